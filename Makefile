@@ -1,0 +1,101 @@
+# locksim — one Makefile. Settings first, then the rules.
+#
+#   make deps     install what is missing (Debian packages, apt-get)
+#   make          build build/locksim
+#   make run      deps + build + the smoke suite on the embedded fake
+#   make test     deps + build + every test (unit, conformance, scenarios)
+#   make bench    deps + build + the benchmark (ratios side by side)
+#   make clean
+#   SAN=1         AddressSanitizer + UndefinedBehaviorSanitizer build (build-san/)
+
+CC      ?= cc
+SAN     ?= 0
+OPT     ?= -O2
+PKGS     = lua5.1 lua5.1-bitop lua5.1-cjson hiredis check inih libfiu libxxhash nettle
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD   := build
+SANFLAGS =
+endif
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP \
+           -I. -Isim -I$(BUILD)/gen $(PKG_CFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS  += $(PKG_LIBS) -lm
+
+# Sources by wildcard per folder. sim/cli/main.c is the only entry point
+# in the library folders.
+LIB_DIRS = sim sim/fake sim/real sim/conform protocols faults reports
+LIB_SRC  = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/scripts_embed.o
+CLI_SRC  = $(wildcard sim/cli/*.c)
+CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC = $(wildcard tests/unit/*.c)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+BENCH_SRC = $(wildcard bench/*.c)
+BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
+LUA_SCRIPTS = $(sort $(wildcard protocols/lua/*.lua))
+DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
+
+BIN      = $(BUILD)/locksim
+LIB      = $(BUILD)/liblocksim.a
+UNIT     = $(BUILD)/unit_tests
+BENCHBIN = $(BUILD)/bench_evals
+
+.PHONY: all deps run test bench clean unit conform
+all: $(BIN) $(UNIT) $(BENCHBIN)
+
+deps:
+	@sh tools/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The protocol scripts are compiled into the binary: one C array per file.
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS)
+$(BUILD)/gen/scripts_embed.o: $(BUILD)/gen/scripts_embed.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+$(UNIT): $(TEST_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
+$(BENCHBIN): $(BENCH_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(LDLIBS)
+
+# The top-level targets install first, then build in a fresh make so that
+# pkg-config sees what deps just installed.
+run: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run_smoke.sh $(BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run_all.sh $(BUILD) $(SAN)
+
+bench: deps
+	@$(MAKE) --no-print-directory all OPT=-O2 SAN=0
+	@sh tests/bench.sh build
+
+unit: all
+	@CK_FORK=$(if $(filter 1,$(SAN)),no,yes) $(UNIT)
+
+clean:
+	rm -rf build build-san
+
+-include $(DEPS)

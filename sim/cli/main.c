@@ -1,0 +1,35 @@
+/* main.c — the locksim command line: dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli/cli.h"
+
+static void usage(FILE *to)
+{
+    fputs("usage: locksim <command> [options]\n"
+          "commands:\n"
+          "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
+          "  version                                          print the version\n",
+          to);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0) {
+        printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "locksim: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,168 @@
+/* cmdtable.c — the fake node's command table and the checks Redis makes
+ * before running a command for a client: known command, arity, the
+ * subscribe-mode restriction. (Scripts make their own checks, with their
+ * own texts, in lua_host.c.) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fake_int.h"
+
+#define W FCMD_WRITE
+#define NS FCMD_NOSCRIPT
+#define PS FCMD_PUBSUB
+
+/* Sorted by name, for bsearch. */
+static const fake_cmd commands[] = {
+    {"decr", 2, W, cmd_decr},
+    {"decrby", 3, W, cmd_decrby},
+    {"del", -2, W, cmd_del},
+    {"echo", 2, 0, cmd_echo},
+    {"eval", -3, NS, cmd_eval},
+    {"evalsha", -3, NS, cmd_evalsha},
+    {"exists", -2, 0, cmd_exists},
+    {"expire", -3, W, cmd_expire},
+    {"expireat", -3, W, cmd_expireat},
+    {"flushall", -1, W, cmd_flushall},
+    {"get", 2, 0, cmd_get},
+    {"hdel", -3, W, cmd_hdel},
+    {"hexists", 3, 0, cmd_hexists},
+    {"hget", 3, 0, cmd_hget},
+    {"hgetall", 2, 0, cmd_hgetall},
+    {"hincrby", 4, W, cmd_hincrby},
+    {"hkeys", 2, 0, cmd_hkeys},
+    {"hlen", 2, 0, cmd_hlen},
+    {"hmget", -3, 0, cmd_hmget},
+    {"hset", -4, W, cmd_hset},
+    {"hsetnx", 4, W, cmd_hsetnx},
+    {"hvals", 2, 0, cmd_hvals},
+    {"incr", 2, W, cmd_incr},
+    {"incrby", 3, W, cmd_incrby},
+    {"lindex", 3, 0, cmd_lindex},
+    {"llen", 2, 0, cmd_llen},
+    {"lpop", -2, W, cmd_lpop},
+    {"lpush", -3, W, cmd_lpush},
+    {"lrange", 4, 0, cmd_lrange},
+    {"lrem", 4, W, cmd_lrem},
+    {"mget", -2, 0, cmd_mget},
+    {"persist", 2, W, cmd_persist},
+    {"pexpire", -3, W, cmd_pexpire},
+    {"pexpireat", -3, W, cmd_pexpireat},
+    {"ping", -1, PS, cmd_ping},
+    {"pttl", 2, 0, cmd_pttl},
+    {"publish", 3, 0, cmd_publish},
+    {"rpop", -2, W, cmd_rpop},
+    {"rpush", -3, W, cmd_rpush},
+    {"script", -2, NS | FCMD_CONTAINER, cmd_script},
+    {"set", -3, W, cmd_set},
+    {"setnx", 3, W, cmd_setnx},
+    {"strlen", 2, 0, cmd_strlen},
+    {"subscribe", -2, NS | PS, cmd_subscribe},
+    {"ttl", 2, 0, cmd_ttl},
+    {"type", 2, 0, cmd_type},
+    {"unsubscribe", -1, NS | PS, cmd_unsubscribe},
+    {"wait", 3, NS, cmd_wait},
+    {"zadd", -4, W, cmd_zadd},
+    {"zcard", 2, 0, cmd_zcard},
+    {"zincrby", 4, W, cmd_zincrby},
+    {"zrange", -4, 0, cmd_zrange},
+    {"zrangebyscore", -4, 0, cmd_zrangebyscore},
+    {"zrem", -3, W, cmd_zrem},
+    {"zscore", 3, 0, cmd_zscore},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const fake_cmd *fake_cmd_lookup(const char *name, size_t len)
+{
+    char lower[32];
+    if (len == 0 || len >= sizeof lower) return NULL;
+    for (size_t i = 0; i < len; i++) {
+        char ch = name[i];
+        if (ch == '\0') return NULL;
+        lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + ('a' - 'A')) : ch;
+    }
+    lower[len] = '\0';
+    size_t lo = 0, hi = NCOMMANDS;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(lower, commands[mid].name);
+        if (r == 0) return &commands[mid];
+        if (r < 0) hi = mid;
+        else lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* "%.*s" semantics: at most max bytes, stopping at a NUL. */
+static size_t cstr_prefix(const char *s, size_t len, size_t max)
+{
+    size_t n = 0;
+    while (n < len && n < max && s[n] != '\0') n++;
+    return n;
+}
+
+static void reply_unknown(fcmd *c)
+{
+    char args[512];
+    size_t alen = 0;
+    for (int i = 1; i < c->argc && alen < 128; i++) {
+        size_t n = cstr_prefix(c->argv[i], c->lens[i], 128 - alen);
+        args[alen++] = '\'';
+        memcpy(args + alen, c->argv[i], n);
+        alen += n;
+        args[alen++] = '\'';
+        args[alen++] = ' ';
+    }
+    args[alen] = '\0';
+    size_t nlen = cstr_prefix(c->argv[0], c->lens[0], 128);
+    fr_errf(c, "ERR unknown command '%.*s', with args beginning with: %s",
+            (int)nlen, c->argv[0], args);
+}
+
+static int arity_ok(const fake_cmd *cmd, int argc)
+{
+    return cmd->arity > 0 ? argc == cmd->arity : argc >= -cmd->arity;
+}
+
+void fake_dispatch(fcmd *c)
+{
+    const fake_cmd *cmd = fake_cmd_lookup(c->argv[0], c->lens[0]);
+    if (cmd == NULL) {
+        reply_unknown(c);
+        return;
+    }
+    if (!arity_ok(cmd, c->argc)) {
+        fr_errf(c, "ERR wrong number of arguments for '%s' command", cmd->name);
+        return;
+    }
+    if (c->conn && c->conn->nchannels > 0 && !(cmd->flags & FCMD_PUBSUB)) {
+        fr_errf(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / "
+                   "(P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context",
+                cmd->name);
+        return;
+    }
+    c->cmd = cmd;
+    c->n->stats.commands++;
+    cmd->fn(c);
+}
+
+/* Script-side checks, in Redis 7.0's order and wording; 0 when cmd may
+ * run, else an error reply has been written. */
+int fake_script_check(fcmd *c, const fake_cmd *cmd)
+{
+    if (cmd == NULL) {
+        fr_err(c, "ERR Unknown Redis command called from script");
+        return -1;
+    }
+    if (!arity_ok(cmd, c->argc)) {
+        fr_err(c, "ERR Wrong number of args calling Redis command from script");
+        return -1;
+    }
+    if (cmd->flags & FCMD_NOSCRIPT) {
+        fr_err(c, "ERR This Redis command is not allowed from script");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,81 @@
+/* fake.h — the embedded fake Redis node: a typed keyspace with Redis 7.0's
+ * commands, replies and error texts, expiry by the node's own clock, pub/sub,
+ * and a Lua 5.1 scripting host that runs scripts exactly as Redis does.
+ *
+ * A node is driven one command at a time (fake_exec); it never blocks and
+ * never reads the wall clock: its time is its sim_clock at the context's
+ * current true time, frozen for the length of a script. */
+#ifndef LOCKSIM_FAKE_H
+#define LOCKSIM_FAKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+typedef struct fake_node fake_node;
+typedef struct fake_conn fake_conn;
+
+/* The version the fake answers as (redis.REDIS_VERSION, INFO). */
+#define FAKE_REDIS_VERSION "7.0.15"
+#define FAKE_REDIS_VERSION_NUM 0x07000f
+
+/* Called for each message pushed to a connection in subscribe mode:
+ * subscribe/unsubscribe confirmations and published messages, as RESP2
+ * arrays. The reply is borrowed: it is freed when the callback returns. */
+typedef void fake_push_fn(void *ud, const sim_reply *msg);
+
+/* Called with the effects of each write, in the form Redis 7 replicates
+ * them (relative expiries made absolute, scripts as their writes wrapped in
+ * MULTI/EXEC). argv is borrowed for the call. */
+typedef void fake_repl_fn(void *ud, int argc, const char *const *argv,
+                          const size_t *lens);
+
+/* Per-node counters. */
+typedef struct fake_stats {
+    uint64_t commands;      /* commands run, from clients and scripts */
+    uint64_t scripts;       /* EVAL/EVALSHA executions */
+    uint64_t script_errors; /* scripts that ended in an error reply */
+    uint64_t expired;       /* keys deleted because their time had come */
+} fake_stats;
+
+/* Creates an empty node named name (used in traces). Its clock starts at
+ * the sim epoch; fake_node_clock() gives it to faults. Cannot fail. */
+fake_node *fake_node_new(sim_ctx *ctx, const char *name);
+/* Frees the node, its connections' subscriptions and its Lua state.
+ * Connections must be freed first. */
+void fake_node_free(fake_node *n);
+const char *fake_node_name(const fake_node *n);
+sim_clock *fake_node_clock(fake_node *n);
+/* The node's time in ms as Redis reads it (frozen inside a script). */
+int64_t fake_node_time_ms(const fake_node *n);
+const fake_stats *fake_node_stats(const fake_node *n);
+/* Installs the replication hook (NULL to remove). */
+void fake_node_set_repl(fake_node *n, fake_repl_fn *fn, void *ud);
+/* Limits per script run: Lua VM instructions and Lua heap bytes. A script
+ * over either is stopped with an error reply (real Redis would keep
+ * running until SCRIPT KILL). 0 keeps the default. */
+void fake_node_set_script_limits(fake_node *n, uint64_t steps, size_t bytes);
+
+/* A client connection. push may be NULL when the connection never
+ * subscribes. */
+fake_conn *fake_conn_new(fake_node *n, fake_push_fn *push, void *ud);
+/* Closes the connection: its subscriptions are dropped. NULL is a no-op. */
+void fake_conn_free(fake_conn *c);
+/* Number of channels c is subscribed to. */
+size_t fake_conn_subscriptions(const fake_conn *c);
+
+/* Runs one command (argv[0] is its name, any case) sent by conn, as
+ * redis-server would, and returns the reply, owned by the caller. Returns
+ * NULL for commands whose replies are pushes (SUBSCRIBE, UNSUBSCRIBE in
+ * subscribe mode): they arrive through the push callback instead. */
+sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
+                     const char *const *argv, const size_t *lens);
+/* The same with NUL-terminated arguments. */
+sim_reply *fake_execv(fake_node *n, fake_conn *conn, int argc,
+                      const char *const *argv);
+
+/* SHA1 of len bytes as 40 lowercase hex characters plus NUL (out[41]). */
+void fake_sha1hex(const char *s, size_t len, char out[41]);
+
+#endif /* LOCKSIM_FAKE_H */

@@ -1,0 +1,119 @@
+/* keyspace.c — the node's keys: lookup with lazy expiry, creation and
+ * deletion of typed values, expiry deadlines.
+ *
+ * Expiry follows Redis 7.0 exactly: a key with deadline `when` (absolute ms
+ * on the node clock) still exists at node time == when (PTTL 0) and is gone
+ * once node time > when. Inside a script the node time is the snapshot taken
+ * when the script started, so a key cannot expire half-way through it. */
+#include <string.h>
+
+#include "fake_int.h"
+
+int64_t fk_now_ms(const fake_node *n)
+{
+    if (n->frozen_ms >= 0) return n->frozen_ms;
+    return sim_clock_now_ms(n->ctx, &n->clock);
+}
+
+void fstr_set(fstr *s, const char *p, size_t len)
+{
+    char *q = sim_xmalloc(len + 1);
+    if (len) memcpy(q, p, len);
+    q[len] = '\0';
+    sim_xfree(s->p);
+    s->p = q;
+    s->len = len;
+}
+
+void fstr_free(fstr *s)
+{
+    sim_xfree(s->p);
+    s->p = NULL;
+    s->len = 0;
+}
+
+static void free_value(fkey *e)
+{
+    switch (e->type) {
+    case FOBJ_STRING: fstr_free(&e->v.str); break;
+    case FOBJ_HASH: fh_free(e); break;
+    case FOBJ_LIST: fl_free(e->v.list); break;
+    case FOBJ_ZSET: fz_free(e->v.zset); break;
+    }
+}
+
+fkey *fk_lookup(fake_node *n, const char *k, size_t klen)
+{
+    fkey *e;
+    HASH_FIND(hh, n->keys, k, klen, e);
+    if (e == NULL) return NULL;
+    if (e->expire_ms >= 0 && fk_now_ms(n) > e->expire_ms) {
+        n->stats.expired++;
+        fk_delete(n, e);
+        return NULL;
+    }
+    return e;
+}
+
+fkey *fk_lookup_type(fcmd *c, int argi, fobj_type type, int *wrong)
+{
+    fkey *e = fk_lookup(c->n, c->argv[argi], c->lens[argi]);
+    *wrong = 0;
+    if (e && e->type != type) {
+        fr_err(c, FERR_WRONGTYPE);
+        *wrong = 1;
+        return NULL;
+    }
+    return e;
+}
+
+fkey *fk_create(fake_node *n, const char *k, size_t klen, fobj_type type)
+{
+    fkey *e = sim_xcalloc(1, sizeof *e + klen + 1);
+    memcpy(e->k, k, klen);
+    e->klen = klen;
+    e->expire_ms = -1;
+    e->type = type;
+    switch (type) {
+    case FOBJ_STRING: fstr_set(&e->v.str, "", 0); break;
+    case FOBJ_HASH: e->v.hash = NULL; break;
+    case FOBJ_LIST: e->v.list = sim_xcalloc(1, sizeof(flist)); break;
+    case FOBJ_ZSET: e->v.zset = sim_xcalloc(1, sizeof(fzset)); break;
+    }
+    HASH_ADD(hh, n->keys, k[0], klen, e);
+    return e;
+}
+
+void fk_delete(fake_node *n, fkey *e)
+{
+    HASH_DEL(n->keys, e);
+    free_value(e);
+    sim_xfree(e);
+}
+
+void fk_set_expire(fake_node *n, fkey *e, int64_t when_ms)
+{
+    (void)n;
+    e->expire_ms = when_ms;
+}
+
+void fk_set_string(fkey *e, const char *v, size_t len)
+{
+    if (e->type != FOBJ_STRING) {
+        free_value(e);
+        memset(&e->v, 0, sizeof e->v);
+        e->type = FOBJ_STRING;
+    }
+    fstr_set(&e->v.str, v, len);
+}
+
+void fk_flush(fake_node *n)
+{
+    fkey *e, *tmp;
+    HASH_ITER(hh, n->keys, e, tmp) fk_delete(n, e);
+}
+
+void fk_free_all(fake_node *n)
+{
+    fk_flush(n);
+}

@@ -1,0 +1,49 @@
+/* lua_host_int.h — the Lua host's state, shared by lua_host.c (the VM, the
+ * sandbox, loading and running scripts) and lua_api.c (the redis.* library
+ * and the replaced base functions). Private to sim/fake. */
+#ifndef LOCKSIM_LUA_HOST_INT_H
+#define LOCKSIM_LUA_HOST_INT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "fake_int.h"
+
+typedef struct lscript {
+    UT_hash_handle hh;
+    char sha[41];
+    int ref; /* the compiled function, in the registry */
+} lscript;
+
+struct lua_host {
+    fake_node *n;
+    lua_State *L;
+    lscript *scripts;
+    int real_globals_ref; /* the unprotected globals table */
+    int readonly_ref;     /* weak-keyed set of protected proxy tables */
+    size_t mem_used;
+    int in_script;        /* 1 while a script runs: limits apply */
+    uint64_t steps;       /* VM instructions counted in this run */
+    int killed;           /* the step limit fired: keep failing */
+    fcmd *cur;            /* the EVAL being run, NULL between runs */
+    const char *cur_sha;
+};
+
+/* Key of the host pointer in the Lua registry. */
+#define LH_REGISTRY_KEY "locksim.lua_host"
+/* Instructions between two count-hook calls. */
+#define LH_HOOK_EVERY 10000
+
+lua_host *lh_from_state(lua_State *L);
+/* Pushes Redis' error table {err = "<CODE> <msg>"} built from text as
+ * luaPushErrorBuff does ("-CODE msg" keeps CODE, plain text gets ERR). */
+void lh_push_error(lua_State *L, const char *text);
+/* Raises the error object on the stack top (never returns). */
+int lh_raise(lua_State *L);
+/* Registers the redis table, math.random/randomseed, pcall, and the
+ * bytecode-refusing loaders into the (still unprotected) globals. */
+void lh_open_api(lua_State *L);
+/* The count hook; also installed on every coroutine a script creates. */
+void lh_count_hook(lua_State *L, lua_Debug *ar);
+
+#endif /* LOCKSIM_LUA_HOST_INT_H */

@@ -1,0 +1,37 @@
+/* real.h — talking to a real redis-server over hiredis: connections,
+ * commands (one at a time or pipelined), replies converted to sim_reply, and
+ * the wall clock. Only this module (and reports) may touch sockets and the
+ * wall clock. */
+#ifndef LOCKSIM_REAL_H
+#define LOCKSIM_REAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+typedef struct real_conn real_conn;
+
+/* Connects to host:port within timeout_ms. Returns NULL and writes the
+ * reason to err (cap bytes) on failure. */
+real_conn *real_connect(const char *host, int port, int timeout_ms, char *err,
+                        size_t cap);
+/* Closes the connection; NULL is a no-op. */
+void real_close(real_conn *c);
+/* Sends one command and waits for its reply (owned by the caller); NULL on
+ * an I/O error, the reason in real_errstr(). */
+sim_reply *real_command(real_conn *c, int argc, const char *const *argv,
+                        const size_t *lens);
+/* Pipelining: queue a command, then collect replies in order. */
+int real_append(real_conn *c, int argc, const char *const *argv, const size_t *lens);
+sim_reply *real_get_reply(real_conn *c);
+const char *real_errstr(const real_conn *c);
+/* Sets the send/receive timeout: a reply not there in ms is an error. */
+int real_set_timeout(real_conn *c, int ms);
+
+/* Wall clock: Unix time in µs (what Redis' clock reads), and a monotonic
+ * clock in µs for pacing and measuring. */
+int64_t real_unix_us(void);
+int64_t real_mono_us(void);
+
+#endif /* LOCKSIM_REAL_H */

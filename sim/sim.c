@@ -1,0 +1,238 @@
+/* sim.c — the sim context: virtual time, the event queue and timers.
+ *
+ * The queue is a binary min-heap of events ordered by (time, seq), where seq
+ * is a counter taken when the event is scheduled, so two runs that schedule
+ * the same events in the same order dispatch them in the same order. Time
+ * only advances when the earliest event is in the future. Cancelled timer
+ * events are marked dead and dropped when they surface. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+sim_ctx *sim_new(uint64_t seed)
+{
+    sim_ctx *ctx = sim_xcalloc(1, sizeof *ctx);
+    ctx->seed = seed;
+    ctx->next_seq = 1;
+    ctx->event_trace = 1;
+    sim_trace_init(ctx);
+    return ctx;
+}
+
+void sim_free(sim_ctx *ctx)
+{
+    if (ctx == NULL) return;
+    for (size_t i = 0; i < ctx->heap_len; i++) {
+        sim_event *ev = ctx->heap[i];
+        if (ev->owner) ev->owner->ev = NULL;
+        sim_xfree(ev);
+    }
+    while (ctx->free_events) {
+        sim_event *ev = ctx->free_events;
+        ctx->free_events = ev->next_free;
+        sim_xfree(ev);
+    }
+    sim_xfree(ctx->heap);
+    sim_streams_free(ctx);
+    sim_trace_free(ctx);
+    sim_xfree(ctx);
+}
+
+uint64_t sim_seed(const sim_ctx *ctx)
+{
+    return ctx->seed;
+}
+
+int64_t sim_now(const sim_ctx *ctx)
+{
+    return ctx->now_us;
+}
+
+/* ------------------------------------------------------------------ heap */
+
+static int ev_before(const sim_event *a, const sim_event *b)
+{
+    if (a->t_us != b->t_us) return a->t_us < b->t_us;
+    return a->seq < b->seq;
+}
+
+static void heap_up(sim_event **h, size_t i)
+{
+    sim_event *ev = h[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!ev_before(ev, h[parent])) break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = ev;
+}
+
+static void heap_down(sim_event **h, size_t len, size_t i)
+{
+    sim_event *ev = h[i];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= len) break;
+        if (child + 1 < len && ev_before(h[child + 1], h[child])) child++;
+        if (!ev_before(h[child], ev)) break;
+        h[i] = h[child];
+        i = child;
+    }
+    h[i] = ev;
+}
+
+static sim_event *heap_pop(sim_ctx *ctx)
+{
+    sim_event *top = ctx->heap[0];
+    ctx->heap_len--;
+    if (ctx->heap_len > 0) {
+        ctx->heap[0] = ctx->heap[ctx->heap_len];
+        heap_down(ctx->heap, ctx->heap_len, 0);
+    }
+    return top;
+}
+
+static void event_release(sim_ctx *ctx, sim_event *ev)
+{
+    ev->next_free = ctx->free_events;
+    ctx->free_events = ev;
+}
+
+/* Drops dead events from the top so heap[0], if any, is live. */
+static void skip_dead(sim_ctx *ctx)
+{
+    while (ctx->heap_len > 0 && ctx->heap[0]->dead) {
+        sim_event *ev = heap_pop(ctx);
+        ctx->dead_count--;
+        event_release(ctx, ev);
+    }
+}
+
+static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
+                           sim_event_fn *fn, void *arg)
+{
+    sim_event *ev = ctx->free_events;
+    if (ev) ctx->free_events = ev->next_free;
+    else ev = sim_xmalloc(sizeof *ev);
+    ev->t_us = t_us < ctx->now_us ? ctx->now_us : t_us;
+    ev->seq = ctx->next_seq++;
+    ev->fn = fn;
+    ev->arg = arg;
+    ev->label = label;
+    ev->owner = NULL;
+    ev->dead = 0;
+    ev->next_free = NULL;
+    if (ctx->heap_len == ctx->heap_cap) {
+        ctx->heap_cap = ctx->heap_cap ? ctx->heap_cap * 2 : 64;
+        ctx->heap = sim_xrealloc(ctx->heap, ctx->heap_cap * sizeof *ctx->heap);
+    }
+    ctx->heap[ctx->heap_len] = ev;
+    heap_up(ctx->heap, ctx->heap_len);
+    ctx->heap_len++;
+    return ev;
+}
+
+void sim_at(sim_ctx *ctx, int64_t t_us, const char *label, sim_event_fn *fn,
+            void *arg)
+{
+    schedule(ctx, t_us, label, fn, arg);
+}
+
+void sim_after(sim_ctx *ctx, int64_t delay_us, const char *label,
+               sim_event_fn *fn, void *arg)
+{
+    int64_t t = delay_us > SIM_TIME_NEVER - ctx->now_us ? SIM_TIME_NEVER
+                                                         : ctx->now_us + delay_us;
+    schedule(ctx, t, label, fn, arg);
+}
+
+/* ---------------------------------------------------------------- timers */
+
+void sim_timer_arm(sim_ctx *ctx, sim_timer *t, int64_t t_us, const char *label,
+                   sim_event_fn *fn, void *arg)
+{
+    sim_timer_cancel(ctx, t);
+    t->ev = schedule(ctx, t_us, label, fn, arg);
+    t->ev->owner = t;
+}
+
+void sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
+{
+    if (t->ev == NULL) return;
+    t->ev->dead = 1;
+    t->ev->owner = NULL;
+    t->ev = NULL;
+    ctx->dead_count++;
+}
+
+int sim_timer_armed(const sim_timer *t)
+{
+    return t->ev != NULL;
+}
+
+int64_t sim_timer_when(const sim_timer *t)
+{
+    return t->ev ? t->ev->t_us : SIM_TIME_NEVER;
+}
+
+/* ------------------------------------------------------------- the loop */
+
+size_t sim_pending(const sim_ctx *ctx)
+{
+    return ctx->heap_len - ctx->dead_count;
+}
+
+uint64_t sim_events_run(const sim_ctx *ctx)
+{
+    return ctx->events_run;
+}
+
+int64_t sim_next_time(sim_ctx *ctx)
+{
+    skip_dead(ctx);
+    return ctx->heap_len ? ctx->heap[0]->t_us : SIM_TIME_NEVER;
+}
+
+static void dispatch(sim_ctx *ctx)
+{
+    sim_event *ev = heap_pop(ctx);
+    ctx->now_us = ev->t_us;
+    if (ev->owner) ev->owner->ev = NULL; /* the timer is idle while it runs */
+    ctx->events_run++;
+    if (ctx->event_trace) sim_trace_event(ctx, ev);
+    sim_event_fn *fn = ev->fn;
+    void *arg = ev->arg;
+    event_release(ctx, ev);
+    fn(ctx, arg);
+}
+
+int sim_step(sim_ctx *ctx)
+{
+    skip_dead(ctx);
+    if (ctx->heap_len == 0) return 0;
+    dispatch(ctx);
+    return 1;
+}
+
+uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
+{
+    uint64_t n = 0;
+    ctx->stopping = 0;
+    for (;;) {
+        skip_dead(ctx);
+        if (ctx->heap_len == 0 || ctx->heap[0]->t_us > until_us) break;
+        dispatch(ctx);
+        n++;
+        if (ctx->stopping) return n;
+    }
+    if (until_us != SIM_TIME_NEVER && until_us > ctx->now_us)
+        ctx->now_us = until_us;
+    return n;
+}
+
+void sim_stop(sim_ctx *ctx)
+{
+    ctx->stopping = 1;
+}

@@ -1,0 +1,53 @@
+/* sim_int.h — the sim context's layout, shared by the kernel's own files
+ * (sim.c, rng.c, trace.c, clock.c). No other file includes it. */
+#ifndef LOCKSIM_SIM_INT_H
+#define LOCKSIM_SIM_INT_H
+
+#include <xxhash.h>
+
+#include "sim.h"
+
+/* A scheduled event. Dead events (cancelled timers) stay in the heap and are
+ * skipped when they reach the top. */
+typedef struct sim_event {
+    int64_t t_us;
+    uint64_t seq;
+    sim_event_fn *fn;
+    void *arg;
+    const char *label;
+    sim_timer *owner; /* the timer that armed it, or NULL */
+    int dead;
+    struct sim_event *next_free;
+} sim_event;
+
+typedef struct sim_stream_entry sim_stream_entry;
+
+struct sim_ctx {
+    uint64_t seed;
+    int64_t now_us;
+    uint64_t next_seq;
+    uint64_t events_run;
+    int stopping;
+
+    sim_event **heap; /* binary min-heap on (t_us, seq) */
+    size_t heap_len, heap_cap, dead_count;
+    sim_event *free_events;
+
+    sim_stream_entry *streams; /* uthash by name, insertion ordered */
+    sim_chooser_fn *chooser;
+    void *chooser_ud;
+    uint64_t choices;
+
+    XXH3_state_t *hash;
+    uint64_t trace_lines;
+    sim_trace_sink_fn *sink;
+    void *sink_ud;
+    int event_trace;
+};
+
+void sim_streams_free(sim_ctx *ctx);
+void sim_trace_init(sim_ctx *ctx);
+void sim_trace_free(sim_ctx *ctx);
+void sim_trace_event(sim_ctx *ctx, const sim_event *ev);
+
+#endif /* LOCKSIM_SIM_INT_H */

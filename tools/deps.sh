@@ -1,0 +1,51 @@
+#!/bin/sh
+# tools/deps.sh — finds what locksim needs and installs the missing Debian
+# packages (make deps). Idempotent: installs nothing when all is present.
+set -u
+
+missing=""
+need_pkg() {   # need_pkg DEBIAN-PACKAGE
+    case " $missing " in *" $1 "*) ;; *) missing="$missing $1" ;; esac
+}
+# Libraries, found through pkg-config (pkg-config itself first).
+command -v pkg-config >/dev/null 2>&1 || need_pkg pkg-config
+for pair in lua5.1:liblua5.1-0-dev lua5.1-bitop:lua-bitop-dev \
+            lua5.1-cjson:lua-cjson-dev hiredis:libhiredis-dev check:check \
+            inih:libinih-dev libfiu:libfiu-dev libxxhash:libxxhash-dev \
+            nettle:nettle-dev; do
+    mod=${pair%%:*}; pkg=${pair#*:}
+    pkg-config --exists "$mod" 2>/dev/null || need_pkg "$pkg"
+done
+# Header-only libraries.
+[ -f /usr/include/uthash.h ] || need_pkg uthash-dev
+# Programs the tests, the benchmark and the reports run.
+for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox; do
+    cmd=${pair%%:*}; pkg=${pair#*:}
+    command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg"
+done
+# Extra tools named by the caller (e.g. LOCKSIM_DEPS_EXTRA="clang:clang").
+for pair in ${LOCKSIM_DEPS_EXTRA:-}; do
+    cmd=${pair%%:*}; pkg=${pair#*:}
+    command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg"
+done
+
+if [ -z "$missing" ]; then
+    echo "deps: all present"
+    exit 0
+fi
+echo "deps: missing Debian packages:$missing"
+if [ "$(id -u)" = 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO="sudo -n"
+else
+    echo "deps: not root and no password-less sudo; run this as root, then 'make' again:" >&2
+    echo "    apt-get update && apt-get install -y$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+    { echo "deps: apt-get install -y$missing failed" >&2; exit 1; }
+echo "deps: installed$missing"
