@@ -5,7 +5,7 @@
  * a component drawing more numbers never shifts another component's draws. */
 #include <string.h>
 
-#include <uthash.h>
+#include "ut.h"
 
 #include "sim_int.h"
 

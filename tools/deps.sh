@@ -12,7 +12,7 @@ command -v pkg-config >/dev/null 2>&1 || need_pkg pkg-config
 for pair in lua5.1:liblua5.1-0-dev lua5.1-bitop:lua-bitop-dev \
             lua5.1-cjson:lua-cjson-dev hiredis:libhiredis-dev check:check \
             inih:libinih-dev libfiu:libfiu-dev libxxhash:libxxhash-dev \
-            nettle:nettle-dev; do
+            nettle:nettle-dev jemalloc:libjemalloc-dev; do
     mod=${pair%%:*}; pkg=${pair#*:}
     pkg-config --exists "$mod" 2>/dev/null || need_pkg "$pkg"
 done

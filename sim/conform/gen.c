@@ -462,6 +462,13 @@ static const script_case scripts[] = {
     {"rawset-G", "rawset(_G, 'x', 1)", "", ""},
     {"redis-nil", "redis = nil", "", ""},
     {"KEYS-assign", "KEYS = {}", "", ""},
+    {"nested-global-write", "local function f() y = 1 end\nf()", "", ""},
+    {"loadstring-write", "local f = loadstring('z = 1')\nf()", "", ""},
+    {"loadstring-read", "local f = loadstring('return nope')\nreturn f()", "", ""},
+    {"string-mt", "return tostring(rawequal(getmetatable('').__index, string))", "", ""},
+    {"string-mt-write", "getmetatable('').__index.x = 1", "", ""},
+    {"string-mt-new", "getmetatable('').foo = 1", "", ""},
+    {"redis-field-write", "redis.call = nil", "", ""},
     {"types", "return {type(bit), type(cjson), type(coroutine), type(unpack), type(loadstring),"
               " type(gcinfo), type(collectgarbage), type(_G), type(rawget), type(select)}", "", ""},
     {"version", "return _VERSION", "", ""},

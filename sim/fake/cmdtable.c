@@ -13,7 +13,7 @@
 #define NS FCMD_NOSCRIPT
 #define PS FCMD_PUBSUB
 
-/* Sorted by name, for bsearch. */
+/* The commands the fake implements (Redis 7.0 names, arities, flags). */
 static const fake_cmd commands[] = {
     {"decr", 2, W, cmd_decr},
     {"decrby", 3, W, cmd_decrby},
@@ -74,25 +74,70 @@ static const fake_cmd commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* Command names, lower-cased and packed big-endian into two words, so a
+ * lookup is a hash probe and two integer compares (no strcmp). */
+typedef struct packed_name {
+    uint64_t hi, lo;
+} packed_name;
+
+static int pack_name(const char *name, size_t len, packed_name *out)
+{
+    uint64_t w[2] = {0, 0};
+    if (len == 0 || len > 16) return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned ch = (unsigned char)name[i];
+        if (ch == 0) return 0;
+        ch |= (unsigned)(ch - 'A' < 26u) << 5; /* ASCII lower case */
+        w[i >> 3] |= (uint64_t)ch << (56 - 8 * (i & 7));
+    }
+    out->hi = w[0];
+    out->lo = w[1];
+    return 1;
+}
+
+#define CMD_SLOTS 256 /* power of two, > 2 * NCOMMANDS */
+
+static unsigned slot_of(const packed_name *p)
+{
+    uint64_t h = (p->hi ^ (p->lo * UINT64_C(0x9e3779b97f4a7c15))) * UINT64_C(0xff51afd7ed558ccd);
+    return (unsigned)(h >> 56) & (CMD_SLOTS - 1);
+}
+
+/* The probe table, built on first use from the static command list. It
+ * is a pure function of that constant list, so building it twice (two
+ * threads racing) writes the same bytes; no run can observe it. */
+typedef struct cmd_slot {
+    packed_name key;
+    const fake_cmd *cmd;
+} cmd_slot;
+
+static const cmd_slot *table(void)
+{
+    static cmd_slot slots[CMD_SLOTS];
+    static int built;
+    if (!built) {
+        for (size_t i = 0; i < NCOMMANDS; i++) {
+            packed_name p;
+            sim_assert(pack_name(commands[i].name, strlen(commands[i].name), &p));
+            unsigned k = slot_of(&p);
+            while (slots[k].cmd) k = (k + 1) & (CMD_SLOTS - 1);
+            slots[k].key = p;
+            slots[k].cmd = &commands[i];
+        }
+        built = 1;
+    }
+    return slots;
+}
+
 const fake_cmd *fake_cmd_lookup(const char *name, size_t len)
 {
-    char lower[32];
-    if (len == 0 || len >= sizeof lower) return NULL;
-    for (size_t i = 0; i < len; i++) {
-        char ch = name[i];
-        if (ch == '\0') return NULL;
-        lower[i] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + ('a' - 'A')) : ch;
+    packed_name p;
+    if (!pack_name(name, len, &p)) return NULL;
+    const cmd_slot *slots = table();
+    for (unsigned k = slot_of(&p);; k = (k + 1) & (CMD_SLOTS - 1)) {
+        if (slots[k].cmd == NULL) return NULL;
+        if (slots[k].key.hi == p.hi && slots[k].key.lo == p.lo) return slots[k].cmd;
     }
-    lower[len] = '\0';
-    size_t lo = 0, hi = NCOMMANDS;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int r = strcmp(lower, commands[mid].name);
-        if (r == 0) return &commands[mid];
-        if (r < 0) hi = mid;
-        else lo = mid + 1;
-    }
-    return NULL;
 }
 
 /* "%.*s" semantics: at most max bytes, stopping at a NUL. */

@@ -7,7 +7,7 @@
 #define LOCKSIM_FAKE_INT_H
 
 #include <lua.h>
-#include <uthash.h>
+#include "ut.h"
 
 #include "fake.h"
 
@@ -187,7 +187,8 @@ void fr_double(fcmd *c, double d);
 int fu_str2ll(const char *s, size_t len, long long *out);
 int fu_str2d(const char *s, size_t len, double *out);  /* getDoubleFromObject */
 size_t fu_d2str(char *buf, size_t cap, double d);         /* %.17g, inf, -inf */
-size_t fu_ll2str(char *buf, long long v);
+size_t fu_ll2str(char *buf, long long v);                 /* NUL-terminated */
+size_t fu_num2str(char *buf, size_t cap, double d);       /* Redis' "%.17g" of a Lua number */
 int32_t fu_rand48(uint64_t *state);
 /* Argument i as long long, or replies FERR_NOTINT and returns -1. */
 int fu_arg_ll(fcmd *c, int i, long long *out);
@@ -297,8 +298,9 @@ int lua_host_load(lua_host *h, const char *body, size_t len, char sha[41],
                   char **err);
 int lua_host_exists(lua_host *h, const char *sha40);
 /* Runs the cached script sha40 with keys and args taken from c->argv,
- * writing its reply into c->sink. The script must be cached. */
-void lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys,
+ * writing its reply into c->sink. Returns -1, writing nothing, when the
+ * cache does not hold sha40. */
+int lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys,
                   int first_arg);
 /* SCRIPT FLUSH: drops the cache and recreates the Lua state. */
 void lua_host_flush(lua_host *h);

@@ -35,7 +35,7 @@ static int collect_args(lua_State *L, int argc, const char **argv, size_t *lens,
     for (int j = 0; j < argc; j++) {
         if (lua_type(L, j + 1) == LUA_TNUMBER) {
             char *d = numbuf + 32 * j;
-            lens[j] = (size_t)snprintf(d, 32, "%.17g", (double)lua_tonumber(L, j + 1));
+            lens[j] = fu_num2str(d, 32, (double)lua_tonumber(L, j + 1));
             argv[j] = d;
         } else {
             argv[j] = lua_tolstring(L, j + 1, &lens[j]);
@@ -67,7 +67,6 @@ static int redis_generic(lua_State *L, int raise)
 
     fsink sink;
     fsink_init_lua(&sink, L);
-    lua_checkstack(L, 8);
     fcmd sub = {.n = h->n, .conn = NULL, .argc = argc, .argv = argv, .lens = lens,
                 .sink = &sink, .from_script = 1};
     if (bad) {
@@ -291,7 +290,8 @@ static int l_pcall(lua_State *L)
     if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
         lua_remove(L, 1);
         if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, "err");
+            lua_pushstring(L, "err");
+            lua_rawget(L, -2);
             if (lua_isstring(L, -1)) lua_replace(L, -2);
             else lua_pop(L, 1);
         }
@@ -299,6 +299,34 @@ static int l_pcall(lua_State *L)
         lua_insert(L, 1);
     }
     return lua_gettop(L);
+}
+
+/* xpcall(f, handler), with the handler run after the error has unwound
+ * instead of at the point of error. Lua 5.1 runs a handler with hooks off
+ * when the error came from a hook, so a looping handler would escape the
+ * step limit; run here, it stays under it. (No script can tell the
+ * difference: the debug library is not available to scripts.) */
+static int l_xpcall(lua_State *L)
+{
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    lua_insert(L, 1); /* [handler, f] */
+    if (lua_pcall(L, 0, LUA_MULTRET, 0) == 0) {
+        lua_pushboolean(L, 1);
+        lua_replace(L, 1);
+        return lua_gettop(L);
+    }
+    if (lh_from_state(L)->killed) return lua_error(L);
+    lua_pushvalue(L, 1);
+    lua_insert(L, -2); /* [handler, handler, err] */
+    if (lua_pcall(L, 1, 1, 0) != 0) {
+        if (lh_from_state(L)->killed) return lua_error(L);
+        lua_pop(L, 1);
+        lua_pushstring(L, "error in error handling");
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
 }
 
 static int refuse_bytecode(lua_State *L, const char *s, size_t len)
@@ -318,7 +346,10 @@ static int l_loadstring(lua_State *L)
     const char *name = luaL_optstring(L, 2, s);
     int r = refuse_bytecode(L, s, len);
     if (r) return r;
-    if (luaL_loadbuffer(L, s, len, name) == 0) return 1;
+    if (luaL_loadbuffer(L, s, len, name) == 0) {
+        lh_protect_chunk(lh_from_state(L), L);
+        return 1;
+    }
     lua_pushnil(L);
     lua_insert(L, -2);
     return 2;
@@ -353,7 +384,10 @@ static int l_load(lua_State *L)
     const char *s = lua_tolstring(L, -1, &len);
     int r = refuse_bytecode(L, s, len);
     if (r) return r;
-    if (luaL_loadbuffer(L, s, len, name) == 0) return 1;
+    if (luaL_loadbuffer(L, s, len, name) == 0) {
+        lh_protect_chunk(lh_from_state(L), L);
+        return 1;
+    }
     lua_pushnil(L);
     lua_insert(L, -2);
     return 2;
@@ -461,6 +495,8 @@ void lh_open_api(lua_State *L)
 
     lua_pushcfunction(L, l_pcall);
     lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
     lua_pushcfunction(L, l_loadstring);
     lua_setglobal(L, "loadstring");
     lua_pushcfunction(L, l_load);

@@ -4,11 +4,13 @@
  * KEYS/ARGV, frozen node time, the reply conversion Lua → RESP2 and the
  * error texts ("... script: <sha>, on @user_script:<line>.").
  *
- * The sandbox: scripts run with a globals table that is an empty proxy; its
- * reads fall through to the real globals, and a missing name raises
- * "Script attempted to access nonexistent global variable"; any write
- * raises "Attempt to modify a readonly table". The library tables are
- * proxied the same way. Limits Redis does not have (it relies on SCRIPT
+ * The sandbox: reading a missing global raises "Script attempted to access
+ * nonexistent global variable", and every write to the globals or to a
+ * library table raises "Attempt to modify a readonly table". Library tables
+ * are empty proxies of the real ones. A script that contains a global
+ * assignment runs with an empty proxy of the globals as its environment;
+ * one that contains none (lua_scan.c) reads the real globals directly,
+ * whose metatable still refuses new names. Limits Redis does not have (it relies on SCRIPT
  * KILL): a VM instruction budget and a heap budget per run. */
 #include <lualib.h>
 #include <stdio.h>
@@ -95,18 +97,26 @@ static int l_rawset(lua_State *L)
     return 1;
 }
 
-/* Replaces the table on the stack top by a read-only proxy of it. */
-static void make_proxy(lua_State *L, int readonly_set)
+/* Pops an __index value and pushes the metatable of a read-only table:
+ * {__index = that value, __newindex = raise, __metatable = false}. */
+static void push_guard_metatable(lua_State *L)
 {
-    int target = lua_gettop(L);
-    lua_newtable(L);                       /* proxy */
-    lua_newtable(L);                       /* its metatable */
-    lua_pushvalue(L, target);
+    lua_newtable(L);
+    lua_insert(L, -2);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, readonly_write);
     lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
+}
+
+/* Replaces the table on the stack top by a read-only proxy of it. */
+static void make_proxy(lua_State *L, int readonly_set)
+{
+    int target = lua_gettop(L);
+    lua_newtable(L);                       /* proxy */
+    lua_pushvalue(L, target);
+    push_guard_metatable(L);
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
     lua_pushboolean(L, 1);
@@ -185,6 +195,12 @@ static void init_state(lua_host *h)
     lua_pushcfunction(L, l_rawset);
     lua_setglobal(L, "rawset");
     lua_pushcfunction(L, err_handler);
+    lua_pushvalue(L, -1);
+    h->handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushstring(L, "KEYS");
+    h->keys_name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushstring(L, "ARGV");
+    h->argv_name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_setglobal(L, "__redis__err__handler");
 
     /* The set of read-only proxies (weak keys). */
@@ -202,20 +218,36 @@ static void init_state(lua_host *h)
         make_proxy(L, ro);
         lua_setglobal(L, protected_libs[i]);
     }
-    /* Missing globals raise; then the globals themselves are proxied. */
-    lua_pushvalue(L, LUA_GLOBALSINDEX);          /* [ro, real] */
-    lua_newtable(L);
-    lua_pushcfunction(L, global_missing);
+    /* Strings find their methods through the (proxied) string table; the
+     * metatable itself takes no new fields. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);                     /* [ro, "", smt] */
+    lua_getglobal(L, "string");
     lua_setfield(L, -2, "__index");
+    lua_newtable(L);
+    lua_pushcfunction(L, readonly_write);
+    lua_setfield(L, -2, "__newindex");
     lua_setmetatable(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, ro);
+    lua_pop(L, 1);                               /* [ro] */
+
+    /* The globals: read directly by scripts that never assign one (see
+     * lua_scan.c); the others get the proxy as their environment. Both
+     * raise on a missing name and on any new one. _G is the proxy. */
+    lua_pushvalue(L, LUA_GLOBALSINDEX);          /* [ro, real] */
     lua_pushvalue(L, -1);
     h->real_globals_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, -1);                        /* [ro, real, real] */
+    lua_pushvalue(L, -1);
     make_proxy(L, ro);                           /* [ro, real, proxy] */
     lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "_G");                   /* real._G = proxy */
-    lua_replace(L, LUA_GLOBALSINDEX);            /* [ro, real] */
+    h->proxy_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_setfield(L, -2, "_G");                   /* real._G = proxy */
+    lua_pushcfunction(L, global_missing);
+    push_guard_metatable(L);
+    lua_setmetatable(L, -2);                     /* [ro, real] */
     lua_pop(L, 2);
+    lua_gc(L, LUA_GCSETPAUSE, 400); /* collect less often: scripts make short-lived garbage */
     lua_sethook(L, lh_count_hook, LUA_MASKCOUNT, LH_HOOK_EVERY);
 }
 
@@ -254,6 +286,13 @@ void lua_host_flush(lua_host *h)
 
 /* ---------------------------------------------------------------- loading */
 
+void lh_protect_chunk(lua_host *h, lua_State *L)
+{
+    if (!lh_assigns_globals(L)) return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->proxy_ref);
+    lua_setfenv(L, -2);
+}
+
 static lscript *find_script(lua_host *h, const char *sha40)
 {
     lscript *s;
@@ -286,6 +325,7 @@ int lua_host_load(lua_host *h, const char *body, size_t len, char sha[41], char 
         *err = sim_xstrdup(buf);
         return -1;
     }
+    lh_protect_chunk(h, L);
     lscript *s = sim_xcalloc(1, sizeof *s);
     memcpy(s->sha, sha, 41);
     s->ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -385,14 +425,19 @@ static void error_to_reply(lua_State *L, fcmd *c, const char *sha)
         fr_err(c, buf);
         return;
     }
-    lua_getfield(L, -1, "err");
-    const char *msg = lua_tostring(L, -1);
-    lua_getfield(L, -2, "source");
-    const char *source = lua_tostring(L, -1);
-    lua_getfield(L, -3, "line");
-    const char *line = lua_tostring(L, -1);
+    /* Raw reads: a metamethod must not run outside the protected call. */
+    lua_pushstring(L, "err");
+    lua_rawget(L, -2);
+    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pushstring(L, "source");
+    lua_rawget(L, -3);
+    const char *source = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pushstring(L, "line");
+    lua_rawget(L, -4);
+    char line[32] = "";
+    if (lua_type(L, -1) == LUA_TNUMBER) snprintf(line, sizeof line, "%d", (int)lua_tonumber(L, -1));
     if (msg == NULL) msg = "ERR unknown error (error object without 'err')";
-    if (source && line)
+    if (source && line[0])
         snprintf(buf, sizeof buf, "%s script: %s, on %s:%s.", msg, sha, source, line);
     else
         snprintf(buf, sizeof buf, "%s", msg);
@@ -400,29 +445,32 @@ static void error_to_reply(lua_State *L, fcmd *c, const char *sha)
     fr_err(c, buf);
 }
 
-static void set_array_global(lua_State *L, int globals, const char *name,
+/* globals[name] = {argv[from], ..., argv[from + count - 1]}; name is the
+ * registry ref of an interned key string. */
+static void set_array_global(lua_State *L, int globals, int name_ref,
                              fcmd *c, int from, int count)
 {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, name_ref);
     lua_createtable(L, count, 0);
     for (int j = 0; j < count; j++) {
         lua_pushlstring(L, c->argv[from + j], c->lens[from + j]);
         lua_rawseti(L, -2, j + 1);
     }
-    lua_setfield(L, globals, name);
+    lua_rawset(L, globals);
 }
 
-void lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys, int first_arg)
+int lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys, int first_arg)
 {
     lua_State *L = h->L;
     lscript *s = find_script(h, sha40);
-    sim_assert(s != NULL);
+    if (s == NULL) return -1;
     lua_checkstack(L, 8);
     lua_rawgeti(L, LUA_REGISTRYINDEX, h->real_globals_ref);
     int globals = lua_gettop(L);
-    set_array_global(L, globals, "KEYS", c, first_arg, numkeys);
-    set_array_global(L, globals, "ARGV", c, first_arg + numkeys,
+    set_array_global(L, globals, h->keys_name_ref, c, first_arg, numkeys);
+    set_array_global(L, globals, h->argv_name_ref, c, first_arg + numkeys,
                      c->argc - first_arg - numkeys);
-    lua_pushcfunction(L, err_handler);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->handler_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
 
     fake_node *n = h->n;
@@ -447,4 +495,5 @@ void lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys, int firs
         lua_to_reply(L, c);
     }
     lua_settop(L, globals - 1);
+    return 0;
 }

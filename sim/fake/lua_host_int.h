@@ -19,8 +19,12 @@ struct lua_host {
     fake_node *n;
     lua_State *L;
     lscript *scripts;
-    int real_globals_ref; /* the unprotected globals table */
+    int real_globals_ref; /* the real globals table (thread globals) */
+    int proxy_ref;        /* its read-only proxy: _G, and env of writers */
     int readonly_ref;     /* weak-keyed set of protected proxy tables */
+    int handler_ref;      /* the error handler closure, made once */
+    int keys_name_ref;    /* the strings "KEYS" and "ARGV", interned once */
+    int argv_name_ref;
     size_t mem_used;
     int in_script;        /* 1 while a script runs: limits apply */
     uint64_t steps;       /* VM instructions counted in this run */
@@ -43,6 +47,12 @@ int lh_raise(lua_State *L);
 /* Registers the redis table, math.random/randomseed, pcall, and the
  * bytecode-refusing loaders into the (still unprotected) globals. */
 void lh_open_api(lua_State *L);
+/* 1 if the function on the stack top (or one nested in it) assigns a
+ * global (lua_scan.c); an unreadable dump counts as yes. */
+int lh_assigns_globals(lua_State *L);
+/* Gives the function on the stack top the read-only proxy as environment
+ * if it assigns globals, so such writes raise as in Redis. */
+void lh_protect_chunk(lua_host *h, lua_State *L);
 /* The count hook; also installed on every coroutine a script creates. */
 void lh_count_hook(lua_State *L, lua_Debug *ar);
 

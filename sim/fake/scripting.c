@@ -22,11 +22,14 @@ static int parse_numkeys(fcmd *c, long long *numkeys)
     return 0;
 }
 
-static void run_script(fcmd *c, const char *sha, long long numkeys)
+/* Runs the cached script sha; returns -1 (no reply written) if the cache
+ * does not hold it. */
+static int run_script(fcmd *c, const char *sha, long long numkeys)
 {
+    if (lua_host_run(c->n->lua, c, sha, (int)numkeys, 3) != 0) return -1;
     c->n->stats.scripts++;
-    lua_host_run(c->n->lua, c, sha, (int)numkeys, 3);
     if (c->sink->top_is_error) c->n->stats.script_errors++;
+    return 0;
 }
 
 void cmd_eval(fcmd *c)
@@ -39,7 +42,7 @@ void cmd_eval(fcmd *c)
         sim_xfree(err);
         return;
     }
-    run_script(c, sha, numkeys);
+    sim_assert(run_script(c, sha, numkeys) == 0);
 }
 
 void cmd_evalsha(fcmd *c)
@@ -51,16 +54,13 @@ void cmd_evalsha(fcmd *c)
         return;
     }
     if (parse_numkeys(c, &numkeys) != 0) return;
-    for (int j = 0; j < 40; j++) {
-        char ch = c->argv[1][j];
-        sha[j] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + ('a' - 'A')) : ch;
-    }
+    /* The common case is a lower-case SHA: try it as given first. */
+    memcpy(sha, c->argv[1], 40);
     sha[40] = '\0';
-    if (!lua_host_exists(c->n->lua, sha)) {
-        fr_err(c, NOSCRIPT_ERR);
-        return;
-    }
-    run_script(c, sha, numkeys);
+    if (run_script(c, sha, numkeys) == 0) return;
+    for (int j = 0; j < 40; j++)
+        if (sha[j] >= 'A' && sha[j] <= 'Z') sha[j] = (char)(sha[j] + ('a' - 'A'));
+    if (run_script(c, sha, numkeys) != 0) fr_err(c, NOSCRIPT_ERR);
 }
 
 static void script_arity_err(fcmd *c, const char *sub)

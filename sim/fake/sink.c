@@ -27,11 +27,11 @@ void fsink_init_lua(fsink *s, lua_State *L)
 
 void fsink_release(fsink *s)
 {
-    sim_reply_free(s->root);
+    if (s->root) sim_reply_free(s->root);
+    if (s->error) sim_xfree(s->error);
+    if (s->frames) sim_xfree(s->frames);
     s->root = NULL;
-    sim_xfree(s->error);
     s->error = NULL;
-    sim_xfree(s->frames);
     s->frames = NULL;
     s->depth = s->cap = 0;
 }

@@ -77,7 +77,29 @@ size_t fu_d2str(char *buf, size_t cap, double d)
 
 size_t fu_ll2str(char *buf, long long v)
 {
-    return (size_t)sprintf(buf, "%lld", v);
+    char tmp[24];
+    size_t n = 0, len = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) buf[len++] = '-';
+    while (n) buf[len++] = tmp[--n];
+    buf[len] = '\0';
+    return len;
+}
+
+size_t fu_num2str(char *buf, size_t cap, double d)
+{
+    /* Integral values print the same under %.17g as under %lld (below
+     * 1e15 in magnitude), and most script arguments are integers. */
+    if (d > -1e15 && d < 1e15) {
+        long long v = (long long)d;
+        if ((double)v == d && !(v == 0 && signbit(d))) return fu_ll2str(buf, v);
+    }
+    int n = snprintf(buf, cap, "%.17g", d);
+    return n < 0 ? 0 : (size_t)n;
 }
 
 /* Redis' redisLrand48: the POSIX lrand48 recurrence on 48 bits. */

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
+# conformance of the fake against a real redis-server. Stops at the first
+# failing stage and exits non-zero.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+build=${1:-build}
+san=${2:-0}
+bin="$build/locksim"
+failed=0
+
+stage() { printf '\n== %s\n' "$*"; }
+
+stage "tidy: determinism lint"
+bash "$here/tidy.sh" || { echo "FAIL: tidy"; exit 1; }
+
+stage "unit tests ($build/unit_tests)"
+if [ "$san" = 1 ]; then export CK_FORK=no; fi
+"$build/unit_tests" || { echo "FAIL: unit tests"; exit 1; }
+
+stage "conformance: fake vs redis-server $(redis-server --version | awk '{print $3}')"
+redis_start || exit 1
+for seed in 1 2; do
+    "$bin" conform --redis "127.0.0.1:$REDIS_PORT" --ops 20000 --seed "$seed" ||
+        { echo "FAIL: conformance (seed $seed)"; failed=1; break; }
+done
+redis_stop_all
+
+if [ "$failed" = 0 ]; then
+    printf '\nall tests passed\n'
+fi
+exit "$failed"

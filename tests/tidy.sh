@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# tidy.sh — the determinism lint: the simulated path (the kernel, the fake
+# node, protocols, faults, checkers) must not read the wall clock or draw
+# randomness outside the sim context. Prints file:line: error: ... and
+# exits 1 on a hit.
+set -u
+cd "$(dirname "$0")/.."
+files=$(ls sim/*.c sim/*.h sim/fake/*.c sim/fake/*.h protocols/*.c faults/*.c \
+           reports/check*.c 2>/dev/null)
+status=0
+check() {   # check PATTERN USE-INSTEAD
+    local hits
+    hits=$(grep -nE "$1" $files 2>/dev/null | grep -vE '^\S+:[0-9]+:\s*(/\*|\*|//)')
+    if [ -n "$hits" ]; then
+        while IFS= read -r h; do
+            echo "${h%%:*}:$(echo "$h" | cut -d: -f2): error: '$3' is banned here, use $2"
+        done <<< "$hits"
+        status=1
+    fi
+}
+check '(^|[^_a-z])rand\(' 'sim_choose() or sim_stream()' 'rand('
+check '(^|[^_a-z])srand\(' 'sim_new(seed)' 'srand('
+check '(^|[^_a-z.])time\(' 'sim_now() or a node clock' 'time('
+check 'gettimeofday' 'sim_now() or a node clock' 'gettimeofday'
+check 'clock_gettime' 'sim_now() or a node clock' 'clock_gettime'
+check 'fiu_enable_random' 'fiu_enable_external with sim_choose()' 'fiu_enable_random'
+[ "$status" = 0 ] && echo "tidy: no wall-clock or unseeded randomness in the simulated path"
+exit "$status"

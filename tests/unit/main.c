@@ -1,0 +1,82 @@
+/* main.c — runs every unit-test suite (Check). CK_FORK=no is set by the
+ * Makefile under SAN=1 so sanitizers see the tests in one process. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests.h"
+
+void tnode_init(tnode *t)
+{
+    memset(t, 0, sizeof *t);
+    t->ctx = sim_new(1);
+    t->node = fake_node_new(t->ctx, "redis0");
+    t->conn = fake_conn_new(t->node, NULL, NULL);
+}
+
+void tnode_done(tnode *t)
+{
+    fake_conn_free(t->conn);
+    fake_node_free(t->node);
+    sim_free(t->ctx);
+}
+
+static const char *run_words(tnode *t, int argc, const char **argv)
+{
+    sim_reply *r = fake_execv(t->node, t->conn, argc, argv);
+    if (r == NULL) snprintf(t->out, sizeof t->out, "(push)");
+    else sim_reply_format(r, t->out, sizeof t->out);
+    sim_reply_free(r);
+    return t->out;
+}
+
+const char *tcmd(tnode *t, const char *line)
+{
+    char buf[1024];
+    const char *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *tok = strtok(buf, " "); tok && argc < 64; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    return run_words(t, argc, argv);
+}
+
+const char *tcmdv(tnode *t, const char *first, ...)
+{
+    const char *argv[64];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 64; a = va_arg(ap, const char *)) argv[argc++] = a;
+    va_end(ap);
+    return run_words(t, argc, argv);
+}
+
+const char *teval(tnode *t, const char *body, int numkeys, const char *words)
+{
+    char buf[1024], nk[16];
+    const char *argv[64];
+    int argc = 0;
+    snprintf(nk, sizeof nk, "%d", numkeys);
+    argv[argc++] = "EVAL";
+    argv[argc++] = body;
+    argv[argc++] = nk;
+    snprintf(buf, sizeof buf, "%s", words ? words : "");
+    for (char *tok = strtok(buf, " "); tok && argc < 64; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    return run_words(t, argc, argv);
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(sim_suite());
+    srunner_add_suite(sr, reply_suite());
+    srunner_add_suite(sr, fake_cmd_suite());
+    srunner_add_suite(sr, fake_expiry_suite());
+    srunner_add_suite(sr, lua_host_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,35 @@
+/* tests.h — the unit-test suites (one per module, each in test_<module>.c)
+ * and small helpers shared by them. */
+#ifndef LOCKSIM_TESTS_H
+#define LOCKSIM_TESTS_H
+
+#include <check.h>
+
+#include "sim.h"
+#include "fake/fake.h"
+
+Suite *sim_suite(void);
+Suite *reply_suite(void);
+Suite *fake_cmd_suite(void);
+Suite *fake_expiry_suite(void);
+Suite *lua_host_suite(void);
+
+/* A node on a fresh context, for command tests. */
+typedef struct tnode {
+    sim_ctx *ctx;
+    fake_node *node;
+    fake_conn *conn;
+    char out[4096];
+} tnode;
+
+void tnode_init(tnode *t);
+void tnode_done(tnode *t);
+/* Runs a command given as space-separated words (no quoting) and returns
+ * the reply in sim_reply_format's form, valid until the next call. */
+const char *tcmd(tnode *t, const char *line);
+/* The same with explicit arguments (NULL-terminated). */
+const char *tcmdv(tnode *t, const char *first, ...);
+/* EVAL body with numkeys and the given words as keys then args. */
+const char *teval(tnode *t, const char *body, int numkeys, const char *words);
+
+#endif /* LOCKSIM_TESTS_H */
