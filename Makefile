@@ -35,7 +35,7 @@ LDLIBS  += $(PKG_LIBS) $(MALLOC_LIBS) -lm
 
 # Sources by wildcard per folder. sim/cli/main.c is the only entry point
 # in the library folders.
-LIB_DIRS = sim sim/fake sim/real sim/conform protocols faults reports
+LIB_DIRS = sim sim/fake sim/real sim/conform sim/scn sim/world sim/run protocols faults reports
 LIB_SRC  = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/scripts_embed.o
 CLI_SRC  = $(wildcard sim/cli/*.c)

@@ -1,10 +1,20 @@
-/* protocol.h — the lock protocols: their server-side scripts (the .lua files
- * of protocols/lua, compiled into the binary) and, in time, their client
- * state machines. */
+/* protocol.h — the lock protocols and the client side of a run: the
+ * protocol table (`locksim list`), the bundled server scripts, and the
+ * client world that runs virtual Redisson processes against the world's
+ * nodes, drives their workload and scripted steps, applies client faults
+ * and records the history. */
 #ifndef LOCKSIM_PROTOCOL_H
 #define LOCKSIM_PROTOCOL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "reports/report.h"
+#include "scn/scn.h"
+#include "sim.h"
+#include "world/world.h"
+
+/* ----------------------------------------------------------- scripts */
 
 /* One bundled script: name is its file name without ".lua". */
 typedef struct proto_script_text {
@@ -19,5 +29,81 @@ extern const size_t proto_script_text_count;
 
 /* The bundled script named name, or NULL. O(number of scripts). */
 const proto_script_text *proto_script_find(const char *name);
+
+/* --------------------------------------------------------- protocols */
+
+typedef struct cl_world cl_world;
+typedef struct cl_proc cl_proc;
+typedef struct cl_thread cl_thread;
+
+/* How an operation ended: ok (acquired / released / answered), value (the
+ * hold depth after it, or a query's answer), err (a static reason). */
+typedef void proto_done_fn(cl_thread *t, int ok, int64_t value, const char *err);
+
+/* The lock as one node stores it. */
+typedef struct proto_store {
+    int held;
+    char owner[64];    /* the holder's lock name, "<id>:<thread>" */
+    int64_t count;     /* its hold count */
+    int64_t expire_ms; /* node-clock deadline, -1 none */
+} proto_store;
+
+/* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
+typedef struct proto_client_defaults {
+    int watchdog_gen;   /* 1: per-lock timer; 2: batched */
+    int retry_attempts;
+    int jitter;         /* 1: EqualJitter(1000, 2000); 0: fixed 1500 ms */
+} proto_client_defaults;
+
+typedef struct proto_def {
+    const char *name;
+    const char *summary;
+    const void *cfg;          /* the protocol's own settings (version) */
+    const proto_client_defaults *defaults;
+    void (*proc_init)(cl_proc *p);
+    void (*proc_free)(cl_proc *p);
+    /* wait_us < 0: lock() (waits for ever); >= 0: tryLock(wait). */
+    void (*acquire)(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us,
+                    proto_done_fn *done);
+    void (*release)(cl_thread *t, int lock, proto_done_fn *done);
+    void (*force_unlock)(cl_thread *t, int lock, proto_done_fn *done);
+    void (*query)(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
+    /* Reads lock from node's store (no side effects). */
+    void (*observe)(cl_world *cw, int node, int lock, proto_store *out);
+    /* The node holding lock (single-node protocols: 0). */
+    int (*node_of)(const cl_world *cw, int lock);
+} proto_def;
+
+/* The protocol named name (with version, e.g. "redisson.lock@2019"), or
+ * NULL. */
+const proto_def *proto_find(const char *name);
+/* All protocols, NULL-terminated, for `locksim list`. */
+extern const proto_def *const proto_all[];
+
+/* --------------------------------------------------- the client world */
+
+/* Creates the clients of scenario s on world w with protocol p; their
+ * events start when cl_world_start() schedules them. h receives the
+ * history. Borrowed: w, s, p, h. */
+cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history *h);
+void cl_world_free(cl_world *cw);
+/* Schedules every thread's workload and scripted steps. */
+void cl_world_start(cl_world *cw);
+/* The duration is over: threads finish what they are doing, start nothing
+ * new, and release what they hold. */
+void cl_world_stop(cl_world *cw);
+/* Client faults (client is 1-based). */
+void cl_crash(cl_world *cw, int client);
+void cl_restart(cl_world *cw, int client);
+void cl_pause(cl_world *cw, int client, int64_t for_us);
+/* Threads in the middle of an operation. */
+int cl_world_busy(const cl_world *cw);
+/* Threads that believe they hold a lock. */
+int cl_world_holding(const cl_world *cw);
+/* Counters of the run so far. */
+void cl_world_counts(const cl_world *cw, uint64_t *acquisitions, uint64_t *failures,
+                     uint64_t *errors);
+/* Records the store's view of every lock (after a fault changed it). */
+void cl_world_observe_all(cl_world *cw);
 
 #endif /* LOCKSIM_PROTOCOL_H */

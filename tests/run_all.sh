@@ -19,6 +19,22 @@ stage "unit tests ($build/unit_tests)"
 if [ "$san" = 1 ]; then export CK_FORK=no; fi
 "$build/unit_tests" || { echo "FAIL: unit tests"; exit 1; }
 
+stage "command line: bad input gets file:line and exit 2"
+bash "$here/cli_errors.sh" "$bin" || { echo "FAIL: command-line errors"; exit 1; }
+
+# The sanitizer build is ~10x slower: fewer seeds there.
+seeds=1..50
+[ "$san" = 1 ] && seeds=1..10
+stage "bundled scenarios, seeds $seeds: every expectation met"
+"$bin" run scenarios/smoke scenarios/redisson --seeds "$seeds" > "${TMPDIR:-/tmp}/locksim-scenarios.$$" ||
+    { grep -B2 -A12 FAIL "${TMPDIR:-/tmp}/locksim-scenarios.$$" | head -60; rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$";
+      echo "FAIL: bundled scenarios"; exit 1; }
+tail -1 "${TMPDIR:-/tmp}/locksim-scenarios.$$"
+rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$"
+
+stage "determinism: same seed, same trace hash"
+bash "$here/determinism.sh" "$bin" "1 2 3" || { echo "FAIL: determinism"; exit 1; }
+
 stage "conformance: fake vs redis-server $(redis-server --version | awk '{print $3}')"
 redis_start || exit 1
 for seed in 1 2; do

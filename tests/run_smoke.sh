@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# run_smoke.sh BIN — what `make run` shows on a fresh machine: the fake node
-# checked against a redis-server started here, for a short sequence.
+# run_smoke.sh BIN — what `make run` shows on a fresh machine: the smoke
+# suite (fast scenarios, every invariant expected to hold) on the embedded
+# fake, with their summaries.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+cd "$(dirname "$0")/.."
 bin=${1:-build/locksim}
-redis_start || exit 1
-"$bin" conform --redis "127.0.0.1:$REDIS_PORT" --ops 5000 --seed 1
+"$bin" run scenarios/smoke --seed 1

@@ -7,5 +7,7 @@
 #define CLI_VERSION "0.1.0"
 
 int cli_conform(int argc, char **argv);
+int cli_run(int argc, char **argv);
+int cli_list(int argc, char **argv);
 
 #endif /* LOCKSIM_CLI_H */

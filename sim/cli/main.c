@@ -8,8 +8,11 @@ static void usage(FILE *to)
 {
     fputs("usage: locksim <command> [options]\n"
           "commands:\n"
+          "  run PATH... [--seed N | --seeds A..B] [--json] [--trace FILE] [-v]\n"
+          "                                   run scenarios (files or folders of *.scn)\n"
+          "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
-          "  version                                          print the version\n",
+          "  version                          print the version\n",
           to);
 }
 
@@ -21,6 +24,8 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;

@@ -75,6 +75,32 @@ sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
 sim_reply *fake_execv(fake_node *n, fake_conn *conn, int argc,
                       const char *const *argv);
 
+/* ---------------------------------------------------------- observing */
+
+/* Value types as TYPE names them. */
+#define FAKE_TYPE_STRING 0
+#define FAKE_TYPE_LIST 1
+#define FAKE_TYPE_HASH 2
+#define FAKE_TYPE_ZSET 3
+
+typedef struct fake_peek {
+    int type;          /* FAKE_TYPE_* */
+    int64_t expire_ms; /* node-clock deadline, -1 none */
+    const char *str;   /* strings: the value (borrowed until the next command) */
+    size_t len;
+    size_t count;      /* hash fields, list or zset members */
+} fake_peek;
+
+/* Looks at key as of the node's current time, without any effect (no lazy
+ * deletion, no stats, no trace): what a checker may observe. Returns 1 if
+ * the key exists. */
+int fake_node_peek(fake_node *n, const char *key, size_t klen, fake_peek *out);
+/* Calls fn for each field of hash key in order until fn returns 0.
+ * Returns 0 if key is not a live hash. */
+int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
+                        int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen),
+                        void *ud);
+
 /* SHA1 of len bytes as 40 lowercase hex characters plus NUL (out[41]). */
 void fake_sha1hex(const char *s, size_t len, char out[41]);
 

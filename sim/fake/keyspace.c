@@ -117,3 +117,44 @@ void fk_free_all(fake_node *n)
 {
     fk_flush(n);
 }
+
+/* ------------------------------------------------------------- observing */
+
+static fkey *peek_live(fake_node *n, const char *k, size_t klen)
+{
+    fkey *e;
+    HASH_FIND(hh, n->keys, k, klen, e);
+    if (e && e->expire_ms >= 0 && fk_now_ms(n) > e->expire_ms) return NULL;
+    return e;
+}
+
+int fake_node_peek(fake_node *n, const char *key, size_t klen, fake_peek *out)
+{
+    fkey *e = peek_live(n, key, klen);
+    memset(out, 0, sizeof *out);
+    if (e == NULL) return 0;
+    out->type = (int)e->type;
+    out->expire_ms = e->expire_ms;
+    switch (e->type) {
+    case FOBJ_STRING:
+        out->str = e->v.str.p;
+        out->len = e->v.str.len;
+        break;
+    case FOBJ_HASH: out->count = HASH_COUNT(e->v.hash); break;
+    case FOBJ_LIST: out->count = e->v.list->len; break;
+    case FOBJ_ZSET: out->count = e->v.zset->len; break;
+    }
+    return 1;
+}
+
+int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
+                        int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen),
+                        void *ud)
+{
+    fkey *e = peek_live(n, key, klen);
+    if (e == NULL || e->type != FOBJ_HASH) return 0;
+    fhash_field *hf, *tmp;
+    HASH_ITER(hh, e->v.hash, hf, tmp)
+        if (!fn(ud, hf->f, hf->flen, hf->val.p, hf->val.len)) break;
+    return 1;
+}

@@ -13,6 +13,8 @@ Suite *reply_suite(void);
 Suite *fake_cmd_suite(void);
 Suite *fake_expiry_suite(void);
 Suite *lua_host_suite(void);
+Suite *scn_suite(void);
+Suite *check_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {

@@ -1,0 +1,267 @@
+/* cl_world.c — the client side of a run: the processes (one per client,
+ * a new incarnation after each restart), the settings resolved for the
+ * protocol's version, client faults, and the store observer that records
+ * into the history what the store holds after each command a node runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_int.h"
+
+/* Every incarnation ever started, to name a lock's holder from its id. */
+typedef struct incarnation {
+    char id[40];
+    int client, inc;
+} incarnation;
+
+struct cl_registry {
+    incarnation *v;
+    size_t n, cap;
+};
+
+static void remember(cl_world *cw, const cl_proc *p)
+{
+    struct cl_registry *r = cw->registry;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 16;
+        r->v = sim_xrealloc(r->v, r->cap * sizeof *r->v);
+    }
+    snprintf(r->v[r->n].id, sizeof r->v[r->n].id, "%s", p->id);
+    r->v[r->n].client = p->client;
+    r->v[r->n].inc = p->inc;
+    r->n++;
+}
+
+/* "<uuid>:<thread>" to (client, inc, thread); 0 when unknown. */
+static int who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread)
+{
+    const char *colon = strrchr(lname, ':');
+    if (colon == NULL) return 0;
+    size_t idlen = (size_t)(colon - lname);
+    const struct cl_registry *r = cw->registry;
+    for (size_t i = r->n; i-- > 0;) {
+        if (strlen(r->v[i].id) != idlen || memcmp(r->v[i].id, lname, idlen) != 0) continue;
+        *client = r->v[i].client;
+        *inc = r->v[i].inc;
+        *thread = atoi(colon + 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------- observation */
+
+/* True time at which a key with node-clock deadline expire_ms is gone
+ * (Redis: once node time > deadline), at the node clock's current rate. */
+static int64_t expiry_true_us(cl_world *cw, int node, int64_t expire_ms)
+{
+    if (expire_ms < 0) return INT64_MAX;
+    sim_clock *c = fake_node_clock(world_node(cw->w, node));
+    return sim_clock_true_at(cw->ctx, c, (expire_ms + 1) * 1000);
+}
+
+static void observe_lock(cl_world *cw, int node, int lock)
+{
+    proto_store st;
+    cw->proto->observe(cw, node, lock, &st);
+    int client = 0, inc = 0, thread = 0;
+    if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
+    int64_t expire = st.held ? expiry_true_us(cw, node, st.expire_ms) : INT64_MAX;
+    int64_t count = st.held ? st.count : 0;
+    if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
+        cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
+        cw->last_expire[lock] == expire)
+        return;
+    cw->observed[lock] = 1;
+    cw->last_client[lock] = client;
+    cw->last_inc[lock] = inc;
+    cw->last_thread[lock] = thread;
+    cw->last_count[lock] = count;
+    cw->last_expire[lock] = expire;
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE, .client = client,
+                    .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire};
+    hist_add(cw->h, &e);
+}
+
+/* Tags carry who sent a command: client, incarnation, thread, lock, and
+ * the thread's operation count. */
+uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount)
+{
+    return ((uint64_t)t->p->client << 44) | ((uint64_t)(t->p->inc & 0xFF) << 36) |
+           ((uint64_t)(t->index & 0x3FF) << 26) | ((uint64_t)(lock & 0xF) << 22) |
+           (opcount & 0x3FFFFF);
+}
+
+static void on_exec(void *ud, int node, uint64_t tag)
+{
+    cl_world *cw = ud;
+    for (int lock = 0; lock < cw->s->nlocks; lock++)
+        if (cw->proto->node_of(cw, lock) == node) observe_lock(cw, node, lock);
+    if (tag == 0) return;
+    int client = (int)(tag >> 44), inc = (int)((tag >> 36) & 0xFF);
+    int thread = (int)((tag >> 26) & 0x3FF), lock = (int)((tag >> 22) & 0xF);
+    if (lock >= cw->s->nlocks || cw->proto->node_of(cw, lock) != node) return;
+    /* The store's count for the sending thread, right after its command. */
+    const struct cl_registry *r = cw->registry;
+    const char *id = NULL;
+    for (size_t i = r->n; i-- > 0;)
+        if (r->v[i].client == client && (r->v[i].inc & 0xFF) == inc) {
+            id = r->v[i].id;
+            break;
+        }
+    if (id == NULL) return;
+    proto_store st;
+    cw->proto->observe(cw, node, lock, &st);
+    char lname[64];
+    snprintf(lname, sizeof lname, "%s:%d", id, thread);
+    int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE_COUNT,
+                    .client = client, .inc = inc, .thread = thread, .lock = lock,
+                    .value = count, .seq = tag};
+    hist_add(cw->h, &e);
+}
+
+void cl_world_observe_all(cl_world *cw)
+{
+    for (int lock = 0; lock < cw->s->nlocks; lock++)
+        observe_lock(cw, cw->proto->node_of(cw, lock), lock);
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+static int client_count(const scenario *s)
+{
+    int n = s->clients;
+    for (size_t i = 0; i < s->nsteps; i++)
+        if (s->steps[i].client > n) n = s->steps[i].client;
+    return n;
+}
+
+cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history *h)
+{
+    cl_world *cw = sim_xcalloc(1, sizeof *cw);
+    cw->w = w;
+    cw->s = s;
+    cw->proto = p;
+    cw->h = h;
+    cw->ctx = world_ctx(w);
+    cw->registry = sim_xcalloc(1, sizeof(struct cl_registry));
+    const proto_client_defaults *d = p->defaults;
+    cw->watchdog_gen = d ? d->watchdog_gen : 2;
+    cw->retry_attempts = s->retry_attempts >= 0 ? s->retry_attempts : (d ? d->retry_attempts : 4);
+    if (s->retry_interval_us >= 0) {
+        cw->jitter = 0;
+        cw->retry_interval_us = s->retry_interval_us;
+    } else {
+        cw->jitter = d ? d->jitter : 1;
+        cw->retry_interval_us = SIM_MS(1500);
+    }
+    cw->nprocs = client_count(s);
+    cw->procs = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->procs);
+    cw->last_inc_of = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->last_inc_of);
+    cw->step_due = sim_xcalloc(s->nsteps + 1, 1);
+    world_set_exec_hook(w, on_exec, cw);
+    return cw;
+}
+
+void cl_world_free(cl_world *cw)
+{
+    if (cw == NULL) return;
+    for (int i = 0; i < cw->nprocs; i++) cl_proc_free(cw->procs[i]);
+    struct cl_registry *r = cw->registry;
+    sim_xfree(r->v);
+    sim_xfree(r);
+    sim_xfree(cw->procs);
+    sim_xfree(cw->last_inc_of);
+    sim_xfree(cw->step_due);
+    sim_xfree(cw->step_ev);
+    sim_xfree(cw);
+}
+
+static void start_proc(cl_world *cw, int client, int inc)
+{
+    cl_proc *p = cl_proc_new(cw, client, inc);
+    cw->procs[client - 1] = p;
+    remember(cw, p);
+    cl_trace(p, p->name, "start id=%s incarnation=%d threads=%d", p->id, inc, p->nthreads);
+    cl_workload_start(p);
+}
+
+void cl_world_start(cl_world *cw)
+{
+    for (int c = 1; c <= cw->nprocs; c++) start_proc(cw, c, 1);
+    cl_steps_schedule(cw);
+    cl_world_observe_all(cw);
+}
+
+void cl_world_stop(cl_world *cw)
+{
+    cw->stopping = 1;
+    for (int i = 0; i < cw->nprocs; i++)
+        if (cw->procs[i]) cl_workload_stop(cw->procs[i]);
+}
+
+int cl_world_busy(const cl_world *cw)
+{
+    int n = 0;
+    for (int i = 0; i < cw->nprocs; i++) {
+        const cl_proc *p = cw->procs[i];
+        if (p == NULL) continue;
+        for (int t = 0; t < p->nthreads; t++) n += p->threads[t].busy;
+    }
+    return n;
+}
+
+int cl_world_holding(const cl_world *cw)
+{
+    int n = 0;
+    for (int i = 0; i < cw->nprocs; i++) {
+        const cl_proc *p = cw->procs[i];
+        if (p == NULL) continue;
+        for (int t = 0; t < p->nthreads; t++)
+            for (int l = 0; l < cw->s->nlocks; l++) n += p->threads[t].depth[l] > 0;
+    }
+    return n;
+}
+
+void cl_world_counts(const cl_world *cw, uint64_t *acquisitions, uint64_t *failures,
+                     uint64_t *errors)
+{
+    *acquisitions = cw->acquisitions;
+    *failures = cw->acquire_failures;
+    *errors = cw->op_errors;
+}
+
+cl_proc *cl_world_proc(cl_world *cw, int client)
+{
+    return client >= 1 && client <= cw->nprocs ? cw->procs[client - 1] : NULL;
+}
+
+/* -------------------------------------------------------------- faults */
+
+void cl_crash(cl_world *cw, int client)
+{
+    cl_proc *p = cl_world_proc(cw, client);
+    if (p == NULL) return;
+    cl_trace(p, p->name, "crash");
+    cl_hist(p, NULL, HIST_INFO, HOP_CRASH, 0, 0, 0, NULL);
+    cw->procs[client - 1] = NULL;
+    cw->last_inc_of[client - 1] = p->inc;
+    cl_proc_free(p);
+}
+
+void cl_restart(cl_world *cw, int client)
+{
+    if (client < 1 || client > cw->nprocs || cw->procs[client - 1] || cw->stopping) return;
+    int inc = cw->last_inc_of[client - 1] + 1;
+    start_proc(cw, client, inc);
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_RESTART,
+                    .client = client, .inc = inc};
+    hist_add(cw->h, &e);
+}
+
+void cl_pause(cl_world *cw, int client, int64_t for_us)
+{
+    cl_proc *p = cl_world_proc(cw, client);
+    if (p) cl_proc_pause(p, for_us);
+}

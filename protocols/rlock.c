@@ -1,0 +1,443 @@
+/* rlock.c — RedissonLock, the reentrant lock with watchdog, client side, in
+ * its two published versions (PROTOCOLS.md §3):
+ *
+ *  redisson.lock       current (4.7.x): merged acquire test, unlock with the
+ *                      unlock latch and a request id, scripts not resent
+ *                      (NR), batched watchdog, jittered retry delay;
+ *  redisson.lock@2019  3.11.x: two-branch acquire, unlock without latch,
+ *                      every script resent on a reply timeout (R),
+ *                      per-lock watchdog timer, fixed 1500 ms retry delay.
+ *
+ * tryLock(wait, lease) and lock(lease) follow the ttl-or-message loop of
+ * §3.3 with waitTime accounted on the client's clock. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cl_int.h"
+#include "rlock.h"
+
+/* Per process: each lock handle's internalLockLeaseTime (ms). */
+typedef struct rlock_proc {
+    int64_t internal_lease_ms[SCN_MAX_LOCKS];
+} rlock_proc;
+
+static const rlock_cfg *cfg_of(const cl_proc *p)
+{
+    return p->cw->proto->cfg;
+}
+
+static rlock_proc *state(cl_proc *p)
+{
+    return p->proto;
+}
+
+void rlock_proc_init(cl_proc *p)
+{
+    rlock_proc *r = sim_xcalloc(1, sizeof *r);
+    for (int i = 0; i < SCN_MAX_LOCKS; i++) r->internal_lease_ms[i] = p->cw->s->watchdog_us / 1000;
+    p->proto = r;
+}
+
+void rlock_proc_free(cl_proc *p)
+{
+    sim_xfree(p->proto);
+    p->proto = NULL;
+}
+
+int rlock_node_of(const cl_world *cw, int lock)
+{
+    (void)cw;
+    (void)lock;
+    return 0;
+}
+
+/* prefixName(p, n): "p:n" when n has a '{', else "p:{n}". */
+void rlock_prefix_name(const char *prefix, const char *name, char *buf, size_t cap)
+{
+    if (strchr(name, '{')) snprintf(buf, cap, "%s:%s", prefix, name);
+    else snprintf(buf, cap, "%s:{%s}", prefix, name);
+}
+
+static const char *lock_key(const cl_thread *t, int lock)
+{
+    return t->p->cw->s->lock_names[lock];
+}
+
+/* ------------------------------------------------------------- acquire */
+
+typedef enum acq_state { ACQ_FIRST, ACQ_SUBSCRIBING, ACQ_LOOP } acq_state;
+
+typedef struct acq_op {
+    cl_thread *t;
+    int lock;
+    int64_t wait_ms;   /* -1: lock() */
+    int64_t lease_ms;  /* <= 0: the watchdog (CUR); -1 only (V2019) */
+    proto_done_fn *done;
+    acq_state state;
+    int64_t rem_ms, mark_ms;
+    cl_sub *sub;
+    char lname[64];
+} acq_op;
+
+static int uses_watchdog(const rlock_cfg *c, int64_t lease_ms)
+{
+    return c->lease0_is_watchdog ? lease_ms <= 0 : lease_ms == -1;
+}
+
+static void acq_send(acq_op *op);
+
+static void acq_end(acq_op *op, int ok, const char *err)
+{
+    cl_thread *t = op->t;
+    cl_proc *p = t->p;
+    if (op->sub) cl_sub_release(p, op->sub);
+    proto_done_fn *done = op->done;
+    cl_free(p, op);
+    done(t, ok, 0, err);
+}
+
+/* Charges the time since mark to rem; 1 when the wait is used up. */
+static int charge(acq_op *op)
+{
+    int64_t now = cl_now_ms(op->t->p);
+    op->rem_ms -= now - op->mark_ms;
+    op->mark_ms = now;
+    return op->rem_ms <= 0;
+}
+
+static void acquired(acq_op *op)
+{
+    cl_proc *p = op->t->p;
+    const rlock_cfg *c = cfg_of(p);
+    if (uses_watchdog(c, op->lease_ms)) {
+        cl_watchdog_add(p, rlock_node_of(p->cw, op->lock), op->lock, op->lname, op->t->index);
+    } else {
+        state(p)->internal_lease_ms[op->lock] = op->lease_ms;
+    }
+    acq_end(op, 1, NULL);
+}
+
+static void on_wait(cl_proc *p, void *ud, int got)
+{
+    (void)p;
+    (void)got;
+    acq_op *op = ud;
+    if (op->wait_ms >= 0 && charge(op)) {
+        acq_end(op, 0, NULL); /* acquireFailed: nothing for this class */
+        return;
+    }
+    acq_send(op);
+}
+
+static void on_subscribed(cl_proc *p, void *ud, int ok)
+{
+    (void)p;
+    acq_op *op = ud;
+    if (!ok) {
+        if (op->wait_ms >= 0) acq_end(op, 0, NULL);
+        else acq_end(op, 0, "RedisTimeoutException: subscribe timeout (7500 ms)");
+        return;
+    }
+    op->state = ACQ_LOOP;
+    if (op->wait_ms >= 0 && charge(op)) {
+        acq_end(op, 0, NULL);
+        return;
+    }
+    acq_send(op);
+}
+
+static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    acq_op *op = ud;
+    const rlock_cfg *c = cfg_of(p);
+    if (err == CL_ERR_TIMEOUT) {
+        /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
+         * and the first attempt raise RedisResponseTimeoutException. */
+        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_end(op, 0, NULL);
+        else acq_end(op, 0, "RedisResponseTimeoutException");
+        return;
+    }
+    if (r->type == SIM_REPLY_ERR) {
+        acq_end(op, 0, "script error");
+        return;
+    }
+    if (r->type == SIM_REPLY_NIL) {
+        acquired(op);
+        return;
+    }
+    int64_t ttl = r->type == SIM_REPLY_INT ? r->integer : -1;
+    if (op->wait_ms >= 0 && charge(op)) {
+        acq_end(op, 0, NULL);
+        return;
+    }
+    if (op->state == ACQ_FIRST) {
+        char entry[192], channel[192];
+        snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
+        rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
+        op->state = ACQ_SUBSCRIBING;
+        int64_t deadline = op->wait_ms >= 0 ? SIM_MS(op->rem_ms) : SIM_MS(7500);
+        op->sub = cl_sub_acquire(p, rlock_node_of(p->cw, op->lock), entry, channel, deadline,
+                                 on_subscribed, op);
+        return;
+    }
+    /* The ttl-bounded wait: a message, or the holder's lease running out. */
+    int64_t wait_us;
+    if (op->wait_ms >= 0) wait_us = SIM_MS(ttl >= 0 && ttl < op->rem_ms ? ttl : op->rem_ms);
+    else wait_us = ttl >= 0 ? SIM_MS(ttl) : -1;
+    cl_sub_wait(p, op->sub, wait_us, on_wait, op);
+}
+
+static void acq_send(acq_op *op)
+{
+    cl_proc *p = op->t->p;
+    const rlock_cfg *c = cfg_of(p);
+    char lease[24];
+    int64_t ms = uses_watchdog(c, op->lease_ms) ? state(p)->internal_lease_ms[op->lock] : op->lease_ms;
+    snprintf(lease, sizeof lease, "%lld", (long long)ms);
+    const char *keys[] = {lock_key(op->t, op->lock)};
+    const char *args[] = {lease, op->lname};
+    op->mark_ms = cl_now_ms(p);
+    cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, 1, keys, 2, args, c->acquire_tr,
+            op->t->op_seq, on_acquire_reply, op);
+}
+
+void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+{
+    cl_proc *p = t->p;
+    acq_op *op = cl_alloc(p, sizeof *op);
+    op->t = t;
+    op->lock = lock;
+    op->wait_ms = wait_us < 0 ? -1 : wait_us / 1000;
+    op->lease_ms = lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;
+    op->done = done;
+    op->rem_ms = op->wait_ms;
+    cl_lock_name(t, op->lname, sizeof op->lname);
+    acq_send(op);
+}
+
+/* ------------------------------------------------------------- release */
+
+typedef struct rel_op {
+    cl_thread *t;
+    int lock;
+    proto_done_fn *done;
+    char latch[256];
+} rel_op;
+
+static void rel_end(rel_op *op, int ok, const char *err)
+{
+    cl_thread *t = op->t;
+    proto_done_fn *done = op->done;
+    cl_free(t->p, op);
+    done(t, ok, 0, err);
+}
+
+/* cancelRenewal(t, res): the registration goes; since 3.27.2 the lease
+ * is reset to the watchdog's when res is nil or 1. */
+static void cancel_renewal(rel_op *op, int reset)
+{
+    cl_proc *p = op->t->p;
+    cl_watchdog_cancel(p, op->lock, op->t->index);
+    if (reset) state(p)->internal_lease_ms[op->lock] = p->cw->s->watchdog_us / 1000;
+}
+
+static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    rel_op *op = ud;
+    const rlock_cfg *c = cfg_of(p);
+    if (err == CL_ERR_TIMEOUT) {
+        cancel_renewal(op, 0);
+        rel_end(op, 0, "RedisResponseTimeoutException");
+        return;
+    }
+    if (r->type == SIM_REPLY_ERR) {
+        cancel_renewal(op, 0);
+        rel_end(op, 0, "script error");
+        return;
+    }
+    if (r->type == SIM_REPLY_NIL) {
+        if (c->unlock_latch) cancel_renewal(op, 1); /* CUR cancels always */
+        rel_end(op, 0, "IllegalMonitorStateException: attempt to unlock lock, not locked by current thread");
+        return;
+    }
+    if (c->unlock_latch) {
+        const char *del[] = {"DEL", op->latch};
+        cl_command(p, rlock_node_of(p->cw, op->lock), 2, del, CL_NORESEND, 0, NULL, NULL);
+    }
+    cancel_renewal(op, c->unlock_latch && r->type == SIM_REPLY_INT && r->integer == 1);
+    rel_end(op, 1, NULL);
+}
+
+/* The unlock latch TTL: max(1, (timeout + retryDelay(retryAttempts)) *
+ * retryAttempts), with the version's delay policy. */
+static int64_t latch_ttl_ms(cl_proc *p)
+{
+    cl_world *cw = p->cw;
+    int64_t a = cw->retry_attempts;
+    int64_t delay_ms;
+    if (cw->jitter) {
+        int64_t d = 1000;
+        for (int64_t i = 0; i < a && d < 2000; i++) d *= 2;
+        if (d > 2000) d = 2000;
+        delay_ms = d / 2 + (int64_t)cl_choose(p, (uint64_t)(d / 2 + 1), "latch ttl jitter");
+    } else {
+        delay_ms = cw->retry_interval_us / 1000;
+    }
+    int64_t ttl = (cw->s->timeout_us / 1000 + delay_ms) * a;
+    return ttl < 1 ? 1 : ttl;
+}
+
+void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
+{
+    cl_proc *p = t->p;
+    const rlock_cfg *c = cfg_of(p);
+    rel_op *op = cl_alloc(p, sizeof *op);
+    op->t = t;
+    op->lock = lock;
+    op->done = done;
+    char lname[64], channel[192], lease[24], ttl[24];
+    cl_lock_name(t, lname, sizeof lname);
+    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
+    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
+    if (c->unlock_latch) {
+        char request[33], latch_base[192];
+        cl_random_hex(p, request);
+        rlock_prefix_name("redisson_unlock_latch", lock_key(t, lock), latch_base, sizeof latch_base);
+        snprintf(op->latch, sizeof op->latch, "%s:%s", latch_base, request);
+        snprintf(ttl, sizeof ttl, "%lld", (long long)latch_ttl_ms(p));
+        const char *keys[] = {lock_key(t, lock), channel, op->latch};
+        const char *args[] = {"0", lease, lname, "publish", ttl};
+        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 3, keys, 5, args, c->unlock_tr, t->op_seq,
+                on_unlock_reply, op);
+    } else {
+        const char *keys[] = {lock_key(t, lock), channel};
+        const char *args[] = {"0", lease, lname};
+        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 2, keys, 3, args, c->unlock_tr, t->op_seq,
+                on_unlock_reply, op);
+    }
+}
+
+/* ------------------------------------------------- forceUnlock, queries */
+
+typedef struct simple_op {
+    cl_thread *t;
+    proto_done_fn *done;
+    scn_op what;
+} simple_op;
+
+static void on_simple_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    simple_op *op = ud;
+    cl_thread *t = op->t;
+    proto_done_fn *done = op->done;
+    scn_op what = op->what;
+    cl_free(p, op);
+    if (err == CL_ERR_TIMEOUT) {
+        done(t, 0, 0, "RedisResponseTimeoutException");
+        return;
+    }
+    if (r->type == SIM_REPLY_ERR) {
+        done(t, 0, 0, "error reply");
+        return;
+    }
+    int64_t v = 0;
+    if (r->type == SIM_REPLY_INT) v = r->integer;
+    else if (r->type == SIM_REPLY_STR) v = strtoll(r->str, NULL, 10);
+    done(t, what == SCN_OP_FORCEUNLOCK ? v == 1 : 1, v, NULL);
+}
+
+void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
+{
+    cl_proc *p = t->p;
+    const rlock_cfg *c = cfg_of(p);
+    simple_op *op = cl_alloc(p, sizeof *op);
+    op->t = t;
+    op->done = done;
+    op->what = SCN_OP_FORCEUNLOCK;
+    cl_watchdog_cancel(p, lock, 0);
+    char channel[192];
+    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
+    const char *keys[] = {lock_key(t, lock), channel};
+    const char *args[] = {"0", "publish"};
+    cl_eval(p, rlock_node_of(p->cw, lock), c->force, 2, keys, c->publish_arg ? 2 : 1, args,
+            CL_RESEND, t->op_seq, on_simple_reply, op);
+}
+
+void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+{
+    cl_proc *p = t->p;
+    simple_op *op = cl_alloc(p, sizeof *op);
+    op->t = t;
+    op->done = done;
+    op->what = what;
+    char lname[64];
+    cl_lock_name(t, lname, sizeof lname);
+    const char *argv[3] = {NULL, lock_key(t, lock), lname};
+    int argc = 3;
+    if (what == SCN_OP_ISLOCKED) {
+        argv[0] = "EXISTS";
+        argc = 2;
+    } else if (what == SCN_OP_HELD) {
+        argv[0] = "HEXISTS";
+    } else {
+        argv[0] = "HGET";
+    }
+    cl_command(p, rlock_node_of(p->cw, lock), argc, argv, CL_RESEND, t->op_seq, on_simple_reply, op);
+}
+
+/* ------------------------------------------------------------ observer */
+
+static int first_field(void *ud, const char *f, size_t flen, const char *v, size_t vlen)
+{
+    proto_store *out = ud;
+    snprintf(out->owner, sizeof out->owner, "%.*s", (int)flen, f);
+    char num[32];
+    snprintf(num, sizeof num, "%.*s", (int)(vlen < 31 ? vlen : 31), v);
+    out->count = strtoll(num, NULL, 10);
+    return 0; /* one field is enough: a Redisson lock hash has one */
+}
+
+void rlock_observe(cl_world *cw, int node, int lock, proto_store *out)
+{
+    memset(out, 0, sizeof *out);
+    out->expire_ms = -1;
+    fake_node *n = world_node(cw->w, node);
+    const char *key = cw->s->lock_names[lock];
+    fake_peek pk;
+    if (!fake_node_peek(n, key, strlen(key), &pk)) return;
+    out->held = 1;
+    out->expire_ms = pk.expire_ms;
+    if (pk.type == FAKE_TYPE_HASH) fake_node_peek_hash(n, key, strlen(key), first_field, out);
+}
+
+/* -------------------------------------------------------- the versions */
+
+const rlock_cfg rlock_current = {
+    .acquire = "lock_acquire",
+    .unlock = "lock_unlock",
+    .force = "lock_force_unlock",
+    .unlock_latch = 1,
+    .publish_arg = 1,
+    .acquire_tr = CL_NORESEND,
+    .unlock_tr = CL_NORESEND,
+    .watchdog_gen = 2,
+    .retry_attempts = 4,
+    .jitter = 1,
+    .try_timeout_fails = 1,
+    .lease0_is_watchdog = 1,
+};
+
+const rlock_cfg rlock_2019 = {
+    .acquire = "lock2019_acquire",
+    .unlock = "lock2019_unlock",
+    .force = "lock2019_force_unlock",
+    .unlock_latch = 0,
+    .publish_arg = 0,
+    .acquire_tr = CL_RESEND,
+    .unlock_tr = CL_RESEND,
+    .watchdog_gen = 1,
+    .retry_attempts = 3,
+    .jitter = 0,
+    .try_timeout_fails = 0,
+    .lease0_is_watchdog = 0,
+};

@@ -1,0 +1,32 @@
+/* rlock.h — RedissonLock's client (rlock.c): its version settings and the
+ * entry points the protocol table uses. Private to protocols/. */
+#ifndef LOCKSIM_RLOCK_H
+#define LOCKSIM_RLOCK_H
+
+#include "cl_int.h"
+
+typedef struct rlock_cfg {
+    const char *acquire, *unlock, *force; /* bundled script names */
+    int unlock_latch;        /* request id + latch key; DEL after success */
+    int publish_arg;         /* scripts take the publish command as ARGV */
+    cl_transport acquire_tr, unlock_tr;
+    int watchdog_gen;
+    int retry_attempts;      /* default retryAttempts */
+    int jitter;              /* EqualJitter retry delay (else fixed 1500 ms) */
+    int try_timeout_fails;   /* 4.7.0: a timeout in tryLock's loop = false */
+    int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
+} rlock_cfg;
+
+extern const rlock_cfg rlock_current, rlock_2019;
+
+void rlock_proc_init(cl_proc *p);
+void rlock_proc_free(cl_proc *p);
+int rlock_node_of(const cl_world *cw, int lock);
+void rlock_prefix_name(const char *prefix, const char *name, char *buf, size_t cap);
+void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done);
+void rlock_release(cl_thread *t, int lock, proto_done_fn *done);
+void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
+void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
+void rlock_observe(cl_world *cw, int node, int lock, proto_store *out);
+
+#endif /* LOCKSIM_RLOCK_H */

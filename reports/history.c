@@ -1,0 +1,80 @@
+/* history.c — the history of a run: events appended in true-time order
+ * (the simulator only moves forward), and their readable form. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+void hist_init(history *h)
+{
+    memset(h, 0, sizeof *h);
+}
+
+void hist_free(history *h)
+{
+    sim_xfree(h->ev);
+    memset(h, 0, sizeof *h);
+}
+
+void hist_add(history *h, const hist_event *e)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 1024;
+        h->ev = sim_xrealloc(h->ev, h->cap * sizeof *h->ev);
+    }
+    h->ev[h->n++] = *e;
+}
+
+static const char *op_name(hist_op op)
+{
+    static const char *const names[] = {"acquire", "release", "forceunlock", "query", "crash",
+                                        "restart", "pause", "resume", "store", "store-count"};
+    return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
+}
+
+size_t hist_format(const hist_event *e, const scenario *s, char *buf, size_t cap)
+{
+    static const char *const kinds[] = {"invoke", "ok", "fail", "info"};
+    const char *lock = s && e->lock >= 0 && e->lock < s->nlocks ? s->lock_names[e->lock] : "?";
+    char who[48];
+    if (e->client > 0 && e->thread > 0) snprintf(who, sizeof who, "c%d.t%d", e->client, e->thread);
+    else if (e->client > 0) snprintf(who, sizeof who, "c%d", e->client);
+    else snprintf(who, sizeof who, "-");
+    int64_t ms = e->t_us / 1000;
+    int n;
+    switch (e->op) {
+    case HOP_STORE:
+        if (e->client == 0)
+            n = snprintf(buf, cap, "%lld.%03llds store: %s is free", (long long)(ms / 1000),
+                         (long long)(ms % 1000), lock);
+        else if (e->client < 0)
+            n = snprintf(buf, cap, "%lld.%03llds store: %s held by an unknown owner",
+                         (long long)(ms / 1000), (long long)(ms % 1000), lock);
+        else if (e->aux == INT64_MAX)
+            n = snprintf(buf, cap, "%lld.%03llds store: %s held by %s (count %lld, no expiry)",
+                         (long long)(ms / 1000), (long long)(ms % 1000), lock, who, (long long)e->value);
+        else
+            n = snprintf(buf, cap, "%lld.%03llds store: %s held by %s (count %lld, expires %lld.%03llds)",
+                         (long long)(ms / 1000), (long long)(ms % 1000), lock, who, (long long)e->value,
+                         (long long)(e->aux / 1000000), (long long)(e->aux / 1000 % 1000));
+        break;
+    case HOP_CRASH:
+    case HOP_RESTART:
+    case HOP_RESUME:
+        n = snprintf(buf, cap, "%lld.%03llds %s %s", (long long)(ms / 1000), (long long)(ms % 1000),
+                     who, op_name(e->op));
+        break;
+    case HOP_PAUSE:
+        n = snprintf(buf, cap, "%lld.%03llds %s pause for %lldms", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, (long long)(e->aux / 1000));
+        break;
+    default:
+        n = snprintf(buf, cap, "%lld.%03llds %s %s %s %s%s%s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, kinds[e->kind], op_name(e->op), lock,
+                     e->err ? ": " : "", e->err ? e->err : "");
+        if (n > 0 && (size_t)n < cap && (e->op == HOP_ACQUIRE || e->op == HOP_RELEASE) && e->kind != HIST_FAIL)
+            n += snprintf(buf + n, cap - (size_t)n, " (depth %lld)", (long long)e->value);
+        break;
+    }
+    return n < 0 ? 0 : (size_t)n;
+}

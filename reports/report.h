@@ -1,0 +1,132 @@
+/* report.h — what a run leaves behind and how it is judged: the history
+ * (invoke / ok / fail / info events on true time, plus observations of the
+ * store), the checkers that read it (they observe, never drive), the
+ * result of a run, and its writers (text summary, JSON line). */
+#ifndef LOCKSIM_REPORT_H
+#define LOCKSIM_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scn/scn.h"
+#include "sim.h"
+
+/* ------------------------------------------------------------- history */
+
+typedef enum hist_kind { HIST_INVOKE, HIST_OK, HIST_FAIL, HIST_INFO } hist_kind;
+
+typedef enum hist_op {
+    HOP_ACQUIRE,      /* invoke: aux = wait (-1 lock()); ok: value = hold depth after */
+    HOP_RELEASE,      /* ok: value = hold depth after */
+    HOP_FORCE_UNLOCK,
+    HOP_QUERY,        /* isLocked / held / holdCount: value = answer */
+    HOP_CRASH,        /* info: the process died */
+    HOP_RESTART,      /* info: a new incarnation started */
+    HOP_PAUSE,        /* info: stop-the-world began; aux = its length */
+    HOP_RESUME,       /* info */
+    HOP_STORE,        /* info: the lock as the store has it now: holder
+                         (client/inc/thread, 0 = free), value = hold count,
+                         aux = true time it expires (INT64_MAX: never) */
+    HOP_STORE_COUNT   /* info: the store's hold count for the acting
+                         thread right after its acquire/release ran:
+                         value = count, aux = the op's sequence number */
+} hist_op;
+
+typedef struct hist_event {
+    int64_t t_us;    /* true time */
+    hist_kind kind;
+    hist_op op;
+    int client;      /* 1-based; 0 = none (free store) */
+    int inc;         /* incarnation of the client process, 1-based */
+    int thread;      /* 1-based */
+    int lock;        /* index in the scenario's lock names */
+    int64_t value;
+    int64_t aux;
+    uint64_t seq;    /* the operation this event belongs to (0: none) */
+    const char *err; /* static text for failures */
+} hist_event;
+
+typedef struct history {
+    hist_event *ev;
+    size_t n, cap;
+} history;
+
+void hist_init(history *h);
+void hist_free(history *h);
+/* Appends a copy of e. */
+void hist_add(history *h, const hist_event *e);
+/* One readable line for an event, e.g. "12.004s c1.t2 ok acquire lock depth=1". */
+size_t hist_format(const hist_event *e, const scenario *s, char *buf, size_t cap);
+
+/* ------------------------------------------------------------ checkers */
+
+typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_verdict;
+
+typedef struct check_violation {
+    scn_invariant inv;
+    int64_t t_us;
+    char detail[512];
+    size_t upto; /* history index of the last event that led there */
+} check_violation;
+
+typedef struct check_result {
+    check_verdict verdict[SCN_INV_COUNT];
+    int checked[SCN_INV_COUNT];   /* 0: the checker did not run (unknown) */
+    check_violation *v;
+    size_t nv, cap;
+} check_result;
+
+void check_result_init(check_result *r);
+void check_result_free(check_result *r);
+/* Records a violation (the verdict becomes violated). */
+void check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Lock names (names[i] for lock i) only word the violations. */
+
+/* No two threads (of any processes) believe they hold the same lock at the
+ * same true time: a hold runs from the ok of a thread's outermost acquire
+ * to the invoke of its last release (or its process's crash). */
+void check_mutex(const history *h, int nlocks, char *const *names, check_result *r);
+/* The store's hold count after each acquire/release equals the depth the
+ * thread believes it has. */
+void check_reentrancy(const history *h, char *const *names, check_result *r);
+/* No thread waits in an acquire for longer than bound_us while the lock is
+ * free in the store (a lost wake-up). end_us is when the run stopped. */
+void check_liveness(const history *h, int nlocks, char *const *names, int64_t bound_us,
+                    int64_t end_us, check_result *r);
+/* At the end, no cycle of threads each waiting for a lock another holds,
+ * and no thread waiting on a lock that nobody alive holds and that never
+ * expires. */
+void check_deadlock(const history *h, int nlocks, char *const *names, int64_t end_us,
+                    check_result *r);
+
+/* ------------------------------------------------------------ results */
+
+typedef struct run_result {
+    const scenario *s;
+    uint64_t seed;
+    const char *backend;
+    int64_t virtual_us;
+    double wall_ms;
+    uint64_t events, evals, commands;
+    uint64_t acquisitions, acquire_failures, op_errors;
+    uint64_t trace_hash;
+    int trace_reproducible;
+    check_result checks;
+    int64_t latency_p50_us, latency_p99_us, latency_max_us;
+    int expectations_met;
+    char expectation_failure[256]; /* the first unmet expectation */
+} run_result;
+
+/* Acquire latencies (ok and fail) from h into r. */
+void report_latency(const history *h, run_result *r);
+/* Judges r->checks against the scenario's [expect]. */
+void report_expectations(run_result *r);
+/* One JSON object on one line (the DESIGN contract, more fields welcome). */
+void report_json(FILE *out, const run_result *r, const history *h);
+/* The human summary of one run. */
+void report_summary(FILE *out, const run_result *r, const history *h, int verbose);
+
+#endif /* LOCKSIM_REPORT_H */

@@ -1,0 +1,213 @@
+/* result.c — a run's result in words and numbers: acquire latency
+ * quantiles, expectations judged against the verdicts, the JSON line of
+ * the DESIGN contract, and the human summary. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "ut.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct open_op {
+    UT_hash_handle hh;
+    uint64_t seq;
+    int64_t t_us;
+} open_op;
+
+void report_latency(const history *h, run_result *r)
+{
+    int64_t *lat = NULL;
+    size_t n = 0, cap = 0;
+    open_op *open = NULL, *o, *tmp;
+    for (size_t k = 0; k < h->n; k++) {
+        const hist_event *e = &h->ev[k];
+        if (e->op != HOP_ACQUIRE) continue;
+        if (e->kind == HIST_INVOKE) {
+            o = sim_xcalloc(1, sizeof *o);
+            o->seq = e->seq;
+            o->t_us = e->t_us;
+            HASH_ADD(hh, open, seq, sizeof o->seq, o);
+            continue;
+        }
+        HASH_FIND(hh, open, &e->seq, sizeof e->seq, o);
+        if (o == NULL) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            lat = sim_xrealloc(lat, cap * sizeof *lat);
+        }
+        lat[n++] = e->t_us - o->t_us;
+        HASH_DEL(open, o);
+        sim_xfree(o);
+    }
+    HASH_ITER(hh, open, o, tmp) {
+        HASH_DEL(open, o);
+        sim_xfree(o);
+    }
+    r->latency_p50_us = r->latency_p99_us = r->latency_max_us = 0;
+    if (n) {
+        qsort(lat, n, sizeof *lat, cmp_i64);
+        r->latency_p50_us = lat[(n - 1) / 2];
+        r->latency_p99_us = lat[(n - 1) * 99 / 100];
+        r->latency_max_us = lat[n - 1];
+    }
+    sim_xfree(lat);
+}
+
+static const char *verdict_name(check_verdict v)
+{
+    return v == CHECK_HELD ? "held" : v == CHECK_VIOLATED ? "violated" : "unknown";
+}
+
+void report_expectations(run_result *r)
+{
+    const scenario *s = r->s;
+    r->expectations_met = 1;
+    r->expectation_failure[0] = '\0';
+    for (int i = 0; i < SCN_INV_COUNT; i++) {
+        scn_expect want = s->expect[i];
+        check_verdict got = r->checks.verdict[i];
+        int ok = want == SCN_EXPECT_NONE || want == SCN_EXPECT_ANY ||
+                 (want == SCN_EXPECT_HELD && got == CHECK_HELD) ||
+                 (want == SCN_EXPECT_VIOLATED && got == CHECK_VIOLATED);
+        if (!ok && r->expectations_met) {
+            r->expectations_met = 0;
+            snprintf(r->expectation_failure, sizeof r->expectation_failure,
+                     "%s expected %s, was %s", scn_invariant_name((scn_invariant)i),
+                     want == SCN_EXPECT_HELD ? "held" : "violated", verdict_name(got));
+        }
+    }
+    if (r->expectations_met && s->min_acquisitions && (int64_t)r->acquisitions < s->min_acquisitions) {
+        r->expectations_met = 0;
+        snprintf(r->expectation_failure, sizeof r->expectation_failure,
+                 "min-acquisitions expected %lld, was %llu", (long long)s->min_acquisitions,
+                 (unsigned long long)r->acquisitions);
+    }
+}
+
+/* A JSON string (escapes quotes, backslashes and control bytes). */
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static double ms(int64_t us)
+{
+    return (double)us / 1000.0;
+}
+
+void report_json(FILE *out, const run_result *r, const history *h)
+{
+    const scenario *s = r->s;
+    fputs("{\"scenario\":", out);
+    json_str(out, s->path);
+    fputs(",\"name\":", out);
+    json_str(out, s->name);
+    fprintf(out, ",\"seed\":%" PRIu64 ",\"backend\":", r->seed);
+    json_str(out, r->backend);
+    fputs(",\"protocol\":", out);
+    json_str(out, s->protocol);
+    fprintf(out,
+            ",\"virtual_ms\":%.3f,\"wall_ms\":%.3f,\"events\":%" PRIu64 ",\"evals\":%" PRIu64
+            ",\"commands\":%" PRIu64 ",\"acquisitions\":%" PRIu64 ",\"acquire_failures\":%" PRIu64
+            ",\"errors\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"trace_reproducible\":%s",
+            ms(r->virtual_us), r->wall_ms, r->events, r->evals, r->commands, r->acquisitions,
+            r->acquire_failures, r->op_errors, r->trace_hash,
+            r->trace_reproducible ? "true" : "false");
+    fputs(",\"invariants\":{", out);
+    int first = 1;
+    for (int i = 0; i < SCN_INV_COUNT; i++) {
+        fprintf(out, "%s\"%s\":\"%s\"", first ? "" : ",", scn_invariant_name((scn_invariant)i),
+                verdict_name(r->checks.verdict[i]));
+        first = 0;
+    }
+    fputs("},\"violations\":[", out);
+    for (size_t i = 0; i < r->checks.nv; i++) {
+        const check_violation *v = &r->checks.v[i];
+        fprintf(out, "%s{\"invariant\":\"%s\",\"at_ms\":%.3f,\"detail\":", i ? "," : "",
+                scn_invariant_name(v->inv), ms(v->t_us));
+        json_str(out, v->detail);
+        /* The last events that led there, oldest first. */
+        fputs(",\"events\":[", out);
+        size_t idx[8], m = 0;
+        for (size_t k = v->upto + 1; h && k-- > 0 && m < 8;)
+            if (k < h->n && h->ev[k].op != HOP_STORE_COUNT) idx[m++] = k;
+        for (size_t j = m; j-- > 0;) {
+            char line[256];
+            hist_format(&h->ev[idx[j]], s, line, sizeof line);
+            if (j + 1 != m) fputc(',', out);
+            json_str(out, line);
+        }
+        fputs("]}", out);
+    }
+    fprintf(out, "],\"expectations_met\":%s", r->expectations_met ? "true" : "false");
+    if (!r->expectations_met) {
+        fputs(",\"expectation_failure\":", out);
+        json_str(out, r->expectation_failure);
+    }
+    fprintf(out, ",\"latency_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n", ms(r->latency_p50_us),
+            ms(r->latency_p99_us), ms(r->latency_max_us));
+}
+
+static void fmt_dur(int64_t us, char *buf, size_t cap)
+{
+    if (us >= 1000000) snprintf(buf, cap, "%.2fs", (double)us / 1e6);
+    else if (us >= 1000) snprintf(buf, cap, "%.1fms", (double)us / 1e3);
+    else snprintf(buf, cap, "%lldus", (long long)us);
+}
+
+void report_summary(FILE *out, const run_result *r, const history *h, int verbose)
+{
+    const scenario *s = r->s;
+    fprintf(out, "%s  seed %" PRIu64 "  %s  [%s]\n", s->path, r->seed, s->protocol,
+            r->expectations_met ? "PASS" : "FAIL");
+    if (!r->expectations_met) fprintf(out, "  expectation not met: %s\n", r->expectation_failure);
+    for (int i = 0; i < SCN_INV_COUNT; i++) {
+        scn_expect want = s->expect[i];
+        fprintf(out, "  %-17s %-8s", scn_invariant_name((scn_invariant)i),
+                verdict_name(r->checks.verdict[i]));
+        if (want == SCN_EXPECT_HELD || want == SCN_EXPECT_VIOLATED)
+            fprintf(out, " (expected %s)", want == SCN_EXPECT_HELD ? "held" : "violated");
+        fputc('\n', out);
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < r->checks.nv && shown < (verbose ? 8u : 1u); i++, shown++) {
+        const check_violation *v = &r->checks.v[i];
+        fprintf(out, "  ! %s at %.3fs: %s\n", scn_invariant_name(v->inv), (double)v->t_us / 1e6, v->detail);
+        if (!verbose) continue;
+        /* The last events that led there (store counts are bookkeeping). */
+        size_t idx[8], m = 0;
+        for (size_t k = v->upto + 1; k-- > 0 && m < 8;)
+            if (k < h->n && h->ev[k].op != HOP_STORE_COUNT) idx[m++] = k;
+        while (m-- > 0) {
+            char line[256];
+            hist_format(&h->ev[idx[m]], s, line, sizeof line);
+            fprintf(out, "      %s\n", line);
+        }
+    }
+    if (r->checks.nv > shown) fprintf(out, "  (%zu more violations)\n", r->checks.nv - shown);
+    char p50[32], p99[32], mx[32];
+    fmt_dur(r->latency_p50_us, p50, sizeof p50);
+    fmt_dur(r->latency_p99_us, p99, sizeof p99);
+    fmt_dur(r->latency_max_us, mx, sizeof mx);
+    fprintf(out, "  acquisitions %" PRIu64 " (%" PRIu64 " not acquired, %" PRIu64
+                 " errors)  acquire latency p50 %s p99 %s max %s\n",
+            r->acquisitions, r->acquire_failures, r->op_errors, p50, p99, mx);
+    fprintf(out, "  events %" PRIu64 "  evals %" PRIu64 "  commands %" PRIu64
+                 "  virtual %.1fs  wall %.0fms  trace %016" PRIx64 "%s\n",
+            r->events, r->evals, r->commands, (double)r->virtual_us / 1e6, r->wall_ms, r->trace_hash,
+            r->trace_reproducible ? "" : " (not reproducible on this backend)");
+}

@@ -1,0 +1,216 @@
+/* test_check.c — every checker on hand-made histories: one that satisfies
+ * it and one that violates it, plus the edge cases that decide (reentry is
+ * not an overlap, a crash ends a hold, a pause does not). */
+#include <string.h>
+
+#include "reports/report.h"
+#include "tests.h"
+
+#define MS(x) ((int64_t)(x) * 1000)
+
+static char *const names[] = {"lock0", "lock1"};
+
+static void ev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int thread,
+               int64_t value, uint64_t seq)
+{
+    hist_event e = {.t_us = MS(t_ms), .kind = kind, .op = op, .client = client, .inc = 1,
+                    .thread = thread, .lock = 0, .value = value, .seq = seq};
+    hist_add(h, &e);
+}
+
+/* The store's view of lock 0: holder client (0 = free) until expire_ms. */
+static void store(history *h, int64_t t_ms, int client, int64_t count, int64_t expire_ms)
+{
+    hist_event e = {.t_us = MS(t_ms), .kind = HIST_INFO, .op = HOP_STORE, .client = client,
+                    .inc = client ? 1 : 0, .thread = client ? 1 : 0, .lock = 0, .value = count,
+                    .aux = expire_ms < 0 ? INT64_MAX : MS(expire_ms)};
+    hist_add(h, &e);
+}
+
+/* acquire ok at a, release invoked at b, by (client, thread 1). */
+static void hold(history *h, int client, int64_t a, int64_t b)
+{
+    ev(h, a - 1, HIST_INVOKE, HOP_ACQUIRE, client, 1, 0, 0);
+    ev(h, a, HIST_OK, HOP_ACQUIRE, client, 1, 1, 0);
+    ev(h, b, HIST_INVOKE, HOP_RELEASE, client, 1, 0, 0);
+    ev(h, b + 1, HIST_OK, HOP_RELEASE, client, 1, 0, 0);
+}
+
+START_TEST(mutex_holds_for_disjoint_holds)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    check_result_init(&r);
+    hold(&h, 1, 10, 20);
+    hold(&h, 2, 30, 40);
+    hold(&h, 1, 50, 60);
+    check_mutex(&h, 1, names, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_HELD);
+    ck_assert_uint_eq(r.nv, 0);
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+START_TEST(mutex_violated_by_overlap)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    check_result_init(&r);
+    ev(&h, 9, HIST_INVOKE, HOP_ACQUIRE, 1, 1, 0, 0);
+    ev(&h, 10, HIST_OK, HOP_ACQUIRE, 1, 1, 1, 0);
+    ev(&h, 14, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+    ev(&h, 15, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+    ev(&h, 20, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
+    check_mutex(&h, 1, names, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    ck_assert_int_eq(r.v[0].t_us, MS(15));
+    ck_assert_uint_eq(r.v[0].upto, 3);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1"));
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c2.t1"));
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+START_TEST(mutex_reentry_crash_and_pause)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    check_result_init(&r);
+    /* Reentry by the same thread is not an overlap. */
+    ev(&h, 10, HIST_OK, HOP_ACQUIRE, 1, 1, 1, 0);
+    ev(&h, 11, HIST_OK, HOP_ACQUIRE, 1, 1, 2, 0);
+    ev(&h, 12, HIST_INVOKE, HOP_RELEASE, 1, 1, 1, 0);
+    /* A crash ends c1's hold: c2 after it is fine. */
+    hist_event crash = {.t_us = MS(20), .kind = HIST_INFO, .op = HOP_CRASH, .client = 1, .inc = 1};
+    hist_add(&h, &crash);
+    ev(&h, 30, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+    check_mutex(&h, 1, names, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_HELD);
+    /* A pause does not end a hold: c3 taking the lock then overlaps c2. */
+    hist_event pause = {.t_us = MS(31), .kind = HIST_INFO, .op = HOP_PAUSE, .client = 2, .inc = 1};
+    hist_add(&h, &pause);
+    ev(&h, 40, HIST_OK, HOP_ACQUIRE, 3, 1, 1, 0);
+    check_result_free(&r);
+    check_result_init(&r);
+    check_mutex(&h, 1, names, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+START_TEST(reentrancy_matches_and_mismatches)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    check_result_init(&r);
+    /* acquire (seq 7): store count 1, thread believes 1 */
+    ev(&h, 10, HIST_INFO, HOP_STORE_COUNT, 1, 1, 1, 7);
+    ev(&h, 11, HIST_OK, HOP_ACQUIRE, 1, 1, 1, 7);
+    /* re-entry (seq 8): the acquire ran twice (a resend): count 3 */
+    ev(&h, 20, HIST_INFO, HOP_STORE_COUNT, 1, 1, 2, 8);
+    ev(&h, 21, HIST_INFO, HOP_STORE_COUNT, 1, 1, 3, 8);
+    check_reentrancy(&h, names, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_REENTRANCY], CHECK_HELD);
+    ev(&h, 22, HIST_OK, HOP_ACQUIRE, 1, 1, 2, 8);
+    check_result_free(&r);
+    check_result_init(&r);
+    check_reentrancy(&h, names, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_REENTRANCY], CHECK_VIOLATED);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "store counts 3"));
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+START_TEST(liveness_free_wait_and_bounded_wait)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    check_result_init(&r);
+    store(&h, 0, 1, 1, 5000);  /* c1 holds until 5 s */
+    ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+    ev(&h, 5200, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0); /* 200 ms after the expiry */
+    store(&h, 5200, 2, 1, 30000);
+    check_liveness(&h, 1, names, MS(1000), MS(40000), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    check_result_free(&r);
+    /* c3 waits from 31 s to 40 s; the lock is free from 30 s: lost wake-up */
+    ev(&h, 31000, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
+    check_result_init(&r);
+    check_liveness(&h, 1, names, MS(1000), MS(40000), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_int_eq(r.v[0].t_us, MS(32000));
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+START_TEST(deadlock_cycle_and_dead_holder)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    /* Two locks: c1 holds #0 and waits for #1; c2 holds #1 and waits #0. */
+    hist_event s0 = {.t_us = 0, .kind = HIST_INFO, .op = HOP_STORE, .client = 1, .inc = 1, .thread = 1,
+                     .lock = 0, .value = 1, .aux = INT64_MAX};
+    hist_event s1 = s0;
+    s1.client = 2;
+    s1.lock = 1;
+    hist_add(&h, &s0);
+    hist_add(&h, &s1);
+    hist_event w1 = {.t_us = MS(10), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                     .thread = 1, .lock = 1};
+    hist_event w2 = w1;
+    w2.client = 2;
+    w2.lock = 0;
+    hist_add(&h, &w1);
+    check_result_init(&r);
+    check_deadlock(&h, 2, names, MS(100), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_HELD); /* only one waits */
+    check_result_free(&r);
+    hist_add(&h, &w2);
+    check_result_init(&r);
+    check_deadlock(&h, 2, names, MS(100), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    check_result_free(&r);
+    hist_free(&h);
+
+    /* A waiter on a lock that a dead process holds with no expiry. */
+    hist_init(&h);
+    hist_add(&h, &s0);
+    hist_event crash = {.t_us = MS(5), .kind = HIST_INFO, .op = HOP_CRASH, .client = 1, .inc = 1};
+    hist_add(&h, &crash);
+    hist_event w3 = {.t_us = MS(10), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 3, .inc = 1,
+                     .thread = 1, .lock = 0};
+    hist_add(&h, &w3);
+    check_result_init(&r);
+    check_deadlock(&h, 1, names, MS(100), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "died"));
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+Suite *check_suite(void)
+{
+    Suite *s = suite_create("check");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, mutex_holds_for_disjoint_holds);
+    tcase_add_test(core, mutex_violated_by_overlap);
+    tcase_add_test(core, mutex_reentry_crash_and_pause);
+    tcase_add_test(core, reentrancy_matches_and_mismatches);
+    tcase_add_test(core, liveness_free_wait_and_bounded_wait);
+    tcase_add_test(core, deadlock_cycle_and_dead_holder);
+    suite_add_tcase(s, core);
+    return s;
+}

@@ -1,0 +1,146 @@
+/* test_scn.c — the scenario language: values with units, distributions,
+ * timed lines, and every kind of bad input reported as path:line with the
+ * offending token. */
+#include <string.h>
+
+#include "scn/scn.h"
+#include "tests.h"
+
+static const char *good =
+    "# a comment\n"
+    "[scenario]\n"
+    "name = demo\n"
+    "duration = 1.5m\n"
+    "seed = 7\n"
+    "[redis]\n"
+    "nodes = 1 ; masters\n"
+    "latency = 100us..2ms\n"
+    "[protocol]\n"
+    "name = redisson.lock\n"
+    "lease = -1\n"
+    "wait = 250ms\n"
+    "[clients]\n"
+    "count = 3\n"
+    "threads = 2\n"
+    "hold = exp(20ms)\n"
+    "think = 5ms\n"
+    "reentry = 25%\n"
+    "[steps]\n"
+    "at = 0s c4 lock\n"
+    "at = 1s c4.t2 trylock wait=2s lease=10s\n"
+    "at = 5s c1 pause for=40s\n"
+    "[faults]\n"
+    "at = 10s crash client=c2\n"
+    "[expect]\n"
+    "mutual-exclusion = violated\n"
+    "liveness = held\n"
+    "liveness-bound = 2s\n";
+
+START_TEST(parses_a_full_scenario)
+{
+    scenario s;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("demo.scn", good, &s, &err), 0);
+    ck_assert_str_eq(s.name, "demo");
+    ck_assert_int_eq(s.duration_us, SIM_SEC(90));
+    ck_assert(s.has_seed && s.seed == 7);
+    ck_assert_int_eq(s.latency.kind, SCN_DIST_UNIFORM);
+    ck_assert_int_eq(s.latency.a_us, 100);
+    ck_assert_int_eq(s.latency.b_us, 2000);
+    ck_assert_int_eq(s.lease_us, SCN_LEASE_WATCHDOG);
+    ck_assert_int_eq(s.wait_us, SIM_MS(250));
+    ck_assert_int_eq(s.hold.kind, SCN_DIST_EXP);
+    ck_assert_int_eq(s.reentry_ppm, 250000);
+    ck_assert_uint_eq(s.nsteps, 4);
+    ck_assert_int_eq(s.steps[1].op, SCN_OP_TRYLOCK);
+    ck_assert_int_eq(s.steps[1].thread, 2);
+    ck_assert_int_eq(s.steps[1].wait_us, SIM_SEC(2));
+    ck_assert_int_eq(s.steps[1].lease_us, SIM_SEC(10));
+    ck_assert_int_eq(s.steps[2].op, SCN_FAULT_PAUSE);
+    ck_assert_int_eq(s.steps[2].for_us, SIM_SEC(40));
+    ck_assert_int_eq(s.steps[3].op, SCN_FAULT_CRASH);
+    ck_assert_int_eq(s.steps[3].client, 2);
+    ck_assert_int_eq(s.steps[3].line, 24);
+    ck_assert_int_eq(s.expect[SCN_INV_MUTEX], SCN_EXPECT_VIOLATED);
+    ck_assert_int_eq(s.liveness_bound_us, SIM_SEC(2));
+    scn_free(&s);
+}
+END_TEST
+
+/* Bad inputs: the text, the line the error must name, and a piece of the
+ * message. */
+static const struct {
+    const char *text;
+    int line;
+    const char *msg;
+} bad[] = {
+    {"[protocol]\nname = redisson.lock\nleese = 10s\n", 3, "unknown key 'leese' in [protocol]"},
+    {"[scenario]\nduration = 10 s\n", 2, "bad duration for 'duration'"},
+    {"[scenario]\nduration = 10sec\n", 2, "bad duration"},
+    {"[clients]\nhold = 50ms..5ms\n", 2, "bad distribution for 'hold'"},
+    {"[clients]\ncount = -3\n", 2, "'count' must be an integer from 0"},
+    {"[clients]\nreentry = 1.5\n", 2, "probability"},
+    {"[bogus]\nx = 1\n", 2, "unknown section [bogus]"},
+    {"[scenario]\nthis is not ini\n", 2, "syntax error"},
+    {"[faults]\nat = 10s explode client=1\n", 2, "unknown fault \"explode\""},
+    {"[steps]\nat = 10s c1 dance\n", 2, "unknown operation \"dance\""},
+    {"[steps]\nat = soon c1 lock\n", 2, "starts with its time"},
+    {"[faults]\nat = 1s pause client=1\n", 2, "pause needs for="},
+    {"[faults]\nat = 1s c1 lock\n", 2, "is a client operation"},
+    {"[expect]\nliveness = maybe\n", 2, "held, violated or any"},
+    {"[protocol]\nlease = forever\n", 2, "bad lease"},
+    {"[scenario]\nduration = 1s\n[protocol]\nname = x\n[steps]\nat = 2s c1 lock\n", 6,
+     "after the end of the run"},
+    {"[scenario]\nduration = 1s\n[protocol]\nname = x\n[clients]\ncount = 1\n[faults]\nat = 0s crash client=5\n",
+     8, "no client 5"},
+    {"[protocol]\nname = redisson.lock\n", 0, "duration is required"},
+};
+
+START_TEST(bad_input_names_file_and_line)
+{
+    scenario s;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("bad.scn", bad[_i].text, &s, &err), -1);
+    ck_assert_msg(err.line == bad[_i].line, "case %d: line %d, want %d (%s)", _i, err.line,
+                  bad[_i].line, err.msg);
+    ck_assert_msg(strstr(err.msg, bad[_i].msg) != NULL, "case %d: message \"%s\" lacks \"%s\"", _i,
+                  err.msg, bad[_i].msg);
+    ck_assert_str_eq(err.path, "bad.scn");
+}
+END_TEST
+
+START_TEST(distributions_draw_in_range)
+{
+    sim_ctx *ctx = sim_new(3);
+    scn_dist u = {SCN_DIST_UNIFORM, 10, 20}, c = {SCN_DIST_CONST, 7, 0}, e = {SCN_DIST_EXP, 1000, 0};
+    int64_t sum = 0;
+    for (int i = 0; i < 2000; i++) {
+        int64_t v = scn_dist_draw(ctx, &u, "u");
+        ck_assert(v >= 10 && v <= 20);
+        ck_assert_int_eq(scn_dist_draw(ctx, &c, "c"), 7);
+        int64_t x = scn_dist_draw(ctx, &e, "e");
+        ck_assert(x >= 0);
+        sum += x;
+    }
+    ck_assert(sum / 2000 > 800 && sum / 2000 < 1200); /* mean 1000 */
+    char buf[64];
+    scn_dist_format(&u, buf, sizeof buf);
+    ck_assert_str_eq(buf, "10us..20us");
+    scn_duration_format(SIM_SEC(90), buf, sizeof buf);
+    ck_assert_str_eq(buf, "90s");
+    sim_free(ctx);
+}
+END_TEST
+
+Suite *scn_suite(void)
+{
+    Suite *s = suite_create("scn");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, parses_a_full_scenario);
+    tcase_add_test(core, distributions_draw_in_range);
+    suite_add_tcase(s, core);
+    TCase *errors = tcase_create("errors");
+    tcase_add_loop_test(errors, bad_input_names_file_and_line, 0, (int)(sizeof bad / sizeof bad[0]));
+    suite_add_tcase(s, errors);
+    return s;
+}
