@@ -1,59 +1,125 @@
-/* schedule.c — turns a scenario's fault lines into timed events and
- * applies them: client crash (no unlock, no watchdog: the process is
- * gone), restart (a new process with a new id), and pause (stop the world
- * for the given time, timers included). */
+/* schedule.c — turns fault lines into timed events and applies them:
+ *
+ *   crash / restart / pause    client=N: the process dies (no unlock, no
+ *                              watchdog) / a new one with a new id starts /
+ *                              stop-the-world; node=X: SIGKILL (data lost
+ *                              unless persistence) / back / SIGSTOP
+ *   clock node=X               offset (the clock reads true + D), drift
+ *                              (ppm from now on), jump (a step of D)
+ *   partition, heal, delay,    network rules (net.c)
+ *   drop, drop-reply,
+ *   drop-pubsub, fiu
+ *   disconnect client=N        its connections drop; it reconnects and
+ *                              resubscribes
+ *   failover                   Sentinel's FAILOVER on a group now
+ *
+ * Every applied fault is written into the trace as its scenario line. */
 #include <stdio.h>
+#include <string.h>
 
-#include "fault.h"
+#include "fault_int.h"
 
 typedef struct fault_ev {
     fault_sched *f;
-    const scn_step *st;
+    scn_step st;
 } fault_ev;
 
 struct fault_sched {
     sim_ctx *ctx;
     world *w;
     cl_world *cw;
+    const scenario *s;
     fault_ev *ev;
     size_t n;
+    fault_net net;
 };
+
+static void apply_clock(sim_ctx *ctx, sim_clock *c, const scn_step *st)
+{
+    switch (st->clock_what) {
+    case SCN_CLOCK_OFFSET: {
+        int64_t want = sim_now(ctx) + SIM_CLOCK_EPOCH_US + st->clock_value;
+        sim_clock_jump(ctx, c, want - sim_clock_now_us(ctx, c));
+        break;
+    }
+    case SCN_CLOCK_DRIFT: sim_clock_set_drift(ctx, c, st->clock_value); break;
+    case SCN_CLOCK_JUMP: sim_clock_jump(ctx, c, st->clock_value); break;
+    }
+}
+
+static int node_of(fault_sched *f, const scn_step *st)
+{
+    return st->node[0] ? world_node_find(f->w, st->node) : -1;
+}
 
 static void apply(sim_ctx *ctx, void *arg)
 {
     fault_ev *e = arg;
-    const scn_step *st = e->st;
+    const scn_step *st = &e->st;
     fault_sched *f = e->f;
+    char line[256];
+    scn_step_format(st, f->s, line, sizeof line);
+    sim_trace(ctx, "fault", "%s%s", line, st->generated ? " (nemesis)" : "");
+    if (f->cw) cl_world_fault(f->cw, line);
+    int node = node_of(f, st);
     switch (st->op) {
     case SCN_FAULT_CRASH:
-        sim_trace(ctx, "fault", "crash client=c%d (line %d)", st->client, st->line);
-        cl_crash(f->cw, st->client);
+        if (node >= 0) world_node_crash(f->w, node);
+        else if (f->cw) cl_crash(f->cw, st->client);
         break;
     case SCN_FAULT_RESTART:
-        sim_trace(ctx, "fault", "restart client=c%d (line %d)", st->client, st->line);
-        cl_restart(f->cw, st->client);
+        if (node >= 0) world_node_restart(f->w, node);
+        else if (f->cw) cl_restart(f->cw, st->client);
         break;
     case SCN_FAULT_PAUSE:
-        sim_trace(ctx, "fault", "pause client=c%d for=%lldus (line %d)", st->client,
-                  (long long)st->for_us, st->line);
-        cl_pause(f->cw, st->client, st->for_us);
+        if (node >= 0) world_node_pause(f->w, node, st->for_us);
+        else if (f->cw) cl_pause(f->cw, st->client, st->for_us);
         break;
+    case SCN_FAULT_CLOCK:
+        if (node >= 0) apply_clock(ctx, fake_node_clock(world_node(f->w, node)), st);
+        else if (f->cw && cl_clock(f->cw, st->client)) apply_clock(ctx, cl_clock(f->cw, st->client), st);
+        break;
+    case SCN_FAULT_HEAL:
+        fault_net_heal(&f->net);
+        break;
+    case SCN_FAULT_PARTITION:
+    case SCN_FAULT_DELAY:
+    case SCN_FAULT_DROP:
+    case SCN_FAULT_DROP_REPLY:
+    case SCN_FAULT_DROP_PUBSUB:
+    case SCN_FAULT_FIU:
+        fault_net_add(&f->net, st, sim_now(ctx));
+        break;
+    case SCN_FAULT_DISCONNECT:
+        if (f->cw) cl_disconnect(f->cw, st->client);
+        break;
+    case SCN_FAULT_FAILOVER: {
+        int group = node >= 0 ? world_group_of(f->w, node) : st->group >= 0 ? st->group : 0;
+        world_failover(f->w, group);
+        break;
+    }
     default:
         break;
     }
+    /* What the store holds may have changed (a crash, a clock step). */
+    if (f->cw) cl_world_observe_all(f->cw);
 }
 
-fault_sched *fault_schedule(sim_ctx *ctx, world *w, cl_world *cw, const scenario *s)
+fault_sched *fault_schedule(sim_ctx *ctx, world *w, cl_world *cw, const scenario *s,
+                            const scn_step *extra, size_t nextra)
 {
     fault_sched *f = sim_xcalloc(1, sizeof *f);
     f->ctx = ctx;
     f->w = w;
     f->cw = cw;
-    f->ev = sim_xcalloc(s->nsteps + 1, sizeof *f->ev);
-    for (size_t i = 0; i < s->nsteps; i++) {
-        const scn_step *st = &s->steps[i];
-        if (st->op < SCN_FAULT_CRASH) continue;
-        f->ev[f->n] = (fault_ev){f, st};
+    f->s = s;
+    f->ev = sim_xcalloc(s->nsteps + nextra + 1, sizeof *f->ev);
+    fault_net_begin(&f->net, ctx, w);
+    for (size_t i = 0; i < s->nsteps + nextra; i++) {
+        const scn_step *st = i < s->nsteps ? &s->steps[i] : &extra[i - s->nsteps];
+        if (st->op < SCN_FIRST_FAULT) continue;
+        f->ev[f->n].f = f;
+        f->ev[f->n].st = *st;
         sim_at(ctx, st->at_us, "fault", apply, &f->ev[f->n]);
         f->n++;
     }
@@ -63,6 +129,7 @@ fault_sched *fault_schedule(sim_ctx *ctx, world *w, cl_world *cw, const scenario
 void fault_sched_free(fault_sched *f)
 {
     if (f == NULL) return;
+    fault_net_end(&f->net);
     sim_xfree(f->ev);
     sim_xfree(f);
 }

@@ -113,8 +113,8 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     base_op *op = ud;
     cl_thread *t = op->t;
-    if (err == CL_ERR_TIMEOUT) {
-        op_end(op, 0, "RedisResponseTimeoutException");
+    if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
+        op_end(op, 0, err == CL_ERR_TIMEOUT ? "RedisResponseTimeoutException" : "RedisConnectionException");
         return;
     }
     int got = (r->type == SIM_REPLY_INT && r->integer == 1) || r->type == SIM_REPLY_STATUS;
@@ -221,7 +221,7 @@ static void on_release(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     cl_thread *t = op->t;
     proto_done_fn *done = op->done;
     cl_free(p, op);
-    if (err == CL_ERR_TIMEOUT) done(t, 0, 0, "RedisResponseTimeoutException");
+    if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION || r == NULL) done(t, 0, 0, "no reply");
     else if (kind_of(p) == BASE_CAD && !(r->type == SIM_REPLY_INT && r->integer == 1))
         done(t, 0, 0, "not the owner any more (compare-and-delete found another token)");
     else done(t, 1, 0, NULL);
@@ -261,7 +261,7 @@ static void on_query(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     cl_thread *t = op->t;
     proto_done_fn *done = op->done;
     cl_free(p, op);
-    if (err == CL_ERR_TIMEOUT) done(t, 0, 0, "RedisResponseTimeoutException");
+    if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION || r == NULL) done(t, 0, 0, "no reply");
     else done(t, 1, r->type == SIM_REPLY_INT ? r->integer : 0, NULL);
 }
 
@@ -277,13 +277,13 @@ static void base_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
 
 /* ------------------------------------------------------------ observer */
 
-static void base_observe(cl_world *cw, int node, int lock, proto_store *out)
+static void base_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
     const char *key = cw->s->lock_names[lock];
     fake_peek pk;
-    if (!fake_node_peek(world_node(cw->w, node), key, strlen(key), &pk)) return;
+    if (!fake_node_peek(world_node(cw->w, world_master(cw->w, group)), key, strlen(key), &pk)) return;
     out->held = 1;
     out->count = 1;
     out->expire_ms = pk.expire_ms;

@@ -70,7 +70,7 @@ struct cl_proc {
     int inc;            /* incarnation, 1-based */
     char id[40];        /* the Redisson connection-manager UUID */
     char name[16];      /* "c3" */
-    sim_clock clock;
+    sim_clock *clock;   /* its machine's clock (cl_world's, per client) */
     int alive, paused;
     cl_event *armed;                   /* events in the sim heap */
     cl_event *queue_head, *queue_tail; /* events held while paused */
@@ -111,6 +111,10 @@ struct cl_world {
     int64_t retry_attempts, retry_interval_us; /* resolved for the version */
     int jitter;         /* retry delay: equal jitter (CUR) or fixed */
     int watchdog_gen;   /* 1: per-lock timers (V2019); 2: batched (CUR) */
+    int synced;         /* lock scripts are pipelined with WAIT */
+    int *masters_known; /* per group: the master clients were told of */
+    sim_clock *clocks;  /* per client machine */
+    int64_t resource_max[SCN_MAX_LOCKS]; /* the fenced resource: highest token seen */
     /* the last store observation per lock, to record changes only */
     int last_client[SCN_MAX_LOCKS], last_inc[SCN_MAX_LOCKS], last_thread[SCN_MAX_LOCKS];
     int64_t last_count[SCN_MAX_LOCKS], last_expire[SCN_MAX_LOCKS];
@@ -154,16 +158,19 @@ void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int loc
 
 /* ------------------------------------------------------------ commands */
 
-/* Transport classes (PROTOCOLS.md 0.6). */
-typedef enum cl_transport {
-    CL_RESEND,   /* R: resent after a reply timeout, up to retryAttempts */
-    CL_NORESEND  /* NR: a reply timeout fails the call */
-} cl_transport;
+/* Transport classes (PROTOCOLS.md 0.6), as flags. */
+typedef int cl_transport;
+#define CL_RESEND 0   /* R: resent after a reply timeout, up to retryAttempts */
+#define CL_NORESEND 1 /* NR: once written, a reply timeout fails the call */
+#define CL_SYNCED 2   /* pipelined with WAIT R 1000: NoSyncedSlaves if none acked */
 
 typedef enum cl_err {
     CL_OK,
-    CL_ERR_TIMEOUT,   /* RedisResponseTimeoutException */
-    CL_ERR_REPLY      /* the reply is an error reply (still passed) */
+    CL_ERR_TIMEOUT,    /* RedisResponseTimeoutException */
+    CL_ERR_REPLY,      /* the reply is an error reply (still passed) */
+    CL_ERR_CONNECTION, /* could not be written: no connection (RedisConnectionException) */
+    CL_ERR_NOSYNC      /* the script ran, no replica acked (NoSyncedSlavesException);
+                          the script's reply is passed */
 } cl_err;
 
 /* Called once per command with its reply (borrowed; NULL on timeout). */
@@ -171,20 +178,24 @@ typedef void cl_cmd_fn(cl_proc *p, void *ud, const sim_reply *reply, cl_err err)
 
 /* Runs the bundled script `script` on node: EVALSHA first, EVAL when the
  * node answers NOSCRIPT. keys/args are copied. */
-void cl_eval(cl_proc *p, int node, const char *script, int nkeys, const char *const *keys,
-             int nargs, const char *const *args, cl_transport tr, uint64_t tag, cl_cmd_fn *fn,
+void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *const *keys,
+             int nargs, const char *const *args, int flags, uint64_t tag, cl_cmd_fn *fn,
              void *ud);
 /* A plain command (argv copied). fn may be NULL (fire and forget). tag
  * names the operation for store observers (0: none). */
-void cl_command(cl_proc *p, int node, int argc, const char *const *argv, cl_transport tr,
+void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int flags,
                 uint64_t tag, cl_cmd_fn *fn, void *ud);
 /* Sends on the pub/sub connection (SUBSCRIBE / UNSUBSCRIBE). */
 void cl_ps_send(cl_proc *p, int node, int argc, const char *const *argv);
 /* Drops the process's pending commands (its death). */
 void cl_commands_free(cl_proc *p);
-/* Opens the process's connections to every node. */
+/* Opens the process's connections to every group's master. */
 void cl_nodes_open(cl_proc *p);
 void cl_nodes_close(cl_proc *p);
+/* The process learned that group's master is node: reconnect there. */
+void cl_node_switch(cl_proc *p, int group, int node);
+/* Both connections to group drop; reconnection follows. */
+void cl_node_drop(cl_proc *p, int group);
 
 /* ------------------------------------------------------------- pub/sub */
 
@@ -208,6 +219,8 @@ void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void
 #define CL_SUB_LOCK 0 /* "0": one permit; "1": a permit per waiter */
 void cl_subs_free(cl_proc *p);
 void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg);
+/* A new pub/sub connection to group: every entry subscribes again. */
+void cl_subs_resubscribe(cl_proc *p, int group);
 
 /* cl_world.c */
 /* The tag of a thread's operation on lock (see on_exec). */

@@ -52,21 +52,28 @@ static int who(const cl_world *cw, const char *lname, int *client, int *inc, int
 /* --------------------------------------------------------- observation */
 
 /* True time at which a key with node-clock deadline expire_ms is gone
- * (Redis: once node time > deadline), at the node clock's current rate. */
-static int64_t expiry_true_us(cl_world *cw, int node, int64_t expire_ms)
+ * (Redis: once node time > deadline), at the group master's clock rate. */
+static int64_t expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
 {
     if (expire_ms < 0) return INT64_MAX;
-    sim_clock *c = fake_node_clock(world_node(cw->w, node));
+    sim_clock *c = fake_node_clock(world_node(cw->w, world_master(cw->w, group)));
     return sim_clock_true_at(cw->ctx, c, (expire_ms + 1) * 1000);
 }
 
-static void observe_lock(cl_world *cw, int node, int lock)
+static void observe_lock(cl_world *cw, int group, int lock)
 {
     proto_store st;
-    cw->proto->observe(cw, node, lock, &st);
+    cw->proto->observe(cw, group, lock, &st);
     int client = 0, inc = 0, thread = 0;
     if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
-    int64_t expire = st.held ? expiry_true_us(cw, node, st.expire_ms) : INT64_MAX;
+    if (!world_node_up(cw->w, world_master(cw->w, group))) {
+        /* No master: the lock cannot be had (not free), whatever it held. */
+        st.held = 1;
+        st.expire_ms = -1;
+        client = -1;
+        inc = thread = 0;
+    }
+    int64_t expire = st.held ? expiry_true_us(cw, group, st.expire_ms) : INT64_MAX;
     int64_t count = st.held ? st.count : 0;
     if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
         cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
@@ -95,12 +102,13 @@ uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount)
 static void on_exec(void *ud, int node, uint64_t tag)
 {
     cl_world *cw = ud;
+    int group = world_group_of(cw->w, node);
     for (int lock = 0; lock < cw->s->nlocks; lock++)
-        if (cw->proto->node_of(cw, lock) == node) observe_lock(cw, node, lock);
+        if (cw->proto->node_of(cw, lock) == group) observe_lock(cw, group, lock);
     if (tag == 0) return;
     int client = (int)(tag >> 44), inc = (int)((tag >> 36) & 0xFF);
     int thread = (int)((tag >> 26) & 0x3FF), lock = (int)((tag >> 22) & 0xF);
-    if (lock >= cw->s->nlocks || cw->proto->node_of(cw, lock) != node) return;
+    if (lock >= cw->s->nlocks || cw->proto->node_of(cw, lock) != group) return;
     /* The store's count for the sending thread, right after its command. */
     const struct cl_registry *r = cw->registry;
     const char *id = NULL;
@@ -111,7 +119,7 @@ static void on_exec(void *ud, int node, uint64_t tag)
         }
     if (id == NULL) return;
     proto_store st;
-    cw->proto->observe(cw, node, lock, &st);
+    cw->proto->observe(cw, group, lock, &st);
     char lname[64];
     snprintf(lname, sizeof lname, "%s:%d", id, thread);
     int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
@@ -128,6 +136,16 @@ void cl_world_observe_all(cl_world *cw)
 }
 
 /* ----------------------------------------------------------- lifecycle */
+
+static void on_master(void *ud, int client, int group, int node)
+{
+    cl_world *cw = ud;
+    (void)client;
+    cw->masters_known[group] = node;
+    for (int i = 0; i < cw->nprocs; i++)
+        if (cw->procs[i]) cl_node_switch(cw->procs[i], group, node);
+    cl_world_observe_all(cw);
+}
 
 static int client_count(const scenario *s)
 {
@@ -159,7 +177,13 @@ cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history 
     cw->nprocs = client_count(s);
     cw->procs = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->procs);
     cw->last_inc_of = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->last_inc_of);
+    cw->clocks = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->clocks);
+    for (int i = 0; i < cw->nprocs; i++) sim_clock_init(&cw->clocks[i]);
     cw->step_due = sim_xcalloc(s->nsteps + 1, 1);
+    cw->masters_known = sim_xcalloc((size_t)s->nodes, sizeof *cw->masters_known);
+    for (int g = 0; g < s->nodes; g++) cw->masters_known[g] = world_master(w, g);
+    cw->synced = s->synced >= 0 ? s->synced : (d ? d->synced : 0);
+    world_set_master_listener(w, on_master, cw);
     world_set_exec_hook(w, on_exec, cw);
     return cw;
 }
@@ -175,6 +199,8 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->last_inc_of);
     sim_xfree(cw->step_due);
     sim_xfree(cw->step_ev);
+    sim_xfree(cw->masters_known);
+    sim_xfree(cw->clocks);
     sim_xfree(cw);
 }
 
@@ -264,4 +290,29 @@ void cl_pause(cl_world *cw, int client, int64_t for_us)
 {
     cl_proc *p = cl_world_proc(cw, client);
     if (p) cl_proc_pause(p, for_us);
+}
+
+void cl_world_fault(cl_world *cw, const char *line)
+{
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_FAULT,
+                    .value = hist_text(cw->h, line)};
+    hist_add(cw->h, &e);
+}
+
+void cl_disconnect(cl_world *cw, int client)
+{
+    cl_proc *p = cl_world_proc(cw, client);
+    if (p == NULL) return;
+    cl_trace(p, p->name, "disconnect: every connection drops");
+    for (int g = 0; g < cw->s->nodes; g++) cl_node_drop(p, g);
+}
+
+sim_clock *cl_clock(cl_world *cw, int client)
+{
+    return client >= 1 && client <= cw->nprocs ? &cw->clocks[client - 1] : NULL;
+}
+
+int cl_world_clients(const cl_world *cw)
+{
+    return cw->nprocs;
 }

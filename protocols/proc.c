@@ -116,9 +116,9 @@ void cl_timer_arm(cl_proc *p, cl_timer *t, int64_t delay_us, const char *label, 
     if (delay_us < 0) delay_us = 0;
     /* Local durations pass at the clock's rate (a drifting clock); jumps of
      * the wall clock do not move them (Java timers use nanoTime). */
-    int64_t true_delay = p->clock.drift_ppm == 0
+    int64_t true_delay = p->clock->drift_ppm == 0
                              ? delay_us
-                             : delay_us * 1000000 / (1000000 + p->clock.drift_ppm);
+                             : delay_us * 1000000 / (1000000 + p->clock->drift_ppm);
     cl_event *e = event_arm(p, sim_now(p->cw->ctx) + true_delay, label, fn, arg);
     e->timer = t;
     t->ev = e;
@@ -214,7 +214,7 @@ cl_proc *cl_proc_new(cl_world *cw, int client, int inc)
     char stream[48];
     snprintf(stream, sizeof stream, "client %d/%d", client, inc);
     p->rng = sim_stream(cw->ctx, stream);
-    sim_clock_init(&p->clock);
+    p->clock = &cw->clocks[client - 1]; /* the machine's clock outlives the process */
     make_uuid(p);
     p->nthreads = cw->s->threads;
     for (size_t i = 0; i < cw->s->nsteps; i++)
@@ -263,7 +263,7 @@ void cl_proc_free(cl_proc *p)
 
 int64_t cl_now_ms(const cl_proc *p)
 {
-    return sim_clock_now_ms(p->cw->ctx, &p->clock);
+    return sim_clock_now_ms(p->cw->ctx, p->clock);
 }
 
 void cl_trace(cl_proc *p, const char *who, const char *fmt, ...)

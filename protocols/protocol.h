@@ -53,6 +53,7 @@ typedef struct proto_client_defaults {
     int watchdog_gen;   /* 1: per-lock timer; 2: batched */
     int retry_attempts;
     int jitter;         /* 1: EqualJitter(1000, 2000); 0: fixed 1500 ms */
+    int synced;         /* lock scripts pipelined with WAIT (3.12.5+) */
 } proto_client_defaults;
 
 typedef struct proto_def {
@@ -68,10 +69,12 @@ typedef struct proto_def {
     void (*release)(cl_thread *t, int lock, proto_done_fn *done);
     void (*force_unlock)(cl_thread *t, int lock, proto_done_fn *done);
     void (*query)(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
-    /* Reads lock from node's store (no side effects). */
-    void (*observe)(cl_world *cw, int node, int lock, proto_store *out);
-    /* The node holding lock (single-node protocols: 0). */
+    /* Reads lock from its group's master's store (no side effects). */
+    void (*observe)(cl_world *cw, int group, int lock, proto_store *out);
+    /* The node group holding lock (single-group protocols: 0). */
     int (*node_of)(const cl_world *cw, int lock);
+    /* The fencing token of t's hold of lock, or 0 (NULL: no tokens). */
+    int64_t (*token)(cl_thread *t, int lock);
 } proto_def;
 
 /* The protocol named name (with version, e.g. "redisson.lock@2019"), or
@@ -96,6 +99,11 @@ void cl_world_stop(cl_world *cw);
 void cl_crash(cl_world *cw, int client);
 void cl_restart(cl_world *cw, int client);
 void cl_pause(cl_world *cw, int client, int64_t for_us);
+/* Every connection of the client drops; it reconnects and resubscribes. */
+void cl_disconnect(cl_world *cw, int client);
+/* The clock of client's machine (it outlives its processes). */
+sim_clock *cl_clock(cl_world *cw, int client);
+int cl_world_clients(const cl_world *cw);
 /* Threads in the middle of an operation. */
 int cl_world_busy(const cl_world *cw);
 /* Threads that believe they hold a lock. */
@@ -105,5 +113,7 @@ void cl_world_counts(const cl_world *cw, uint64_t *acquisitions, uint64_t *failu
                      uint64_t *errors);
 /* Records the store's view of every lock (after a fault changed it). */
 void cl_world_observe_all(cl_world *cw);
+/* Records in the history that a fault (its scenario line) was applied. */
+void cl_world_fault(cl_world *cw, const char *line);
 
 #endif /* LOCKSIM_PROTOCOL_H */

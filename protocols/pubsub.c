@@ -141,6 +141,16 @@ void cl_sub_release(cl_proc *p, cl_sub *s)
     sub_destroy(p, s);
 }
 
+void cl_subs_resubscribe(cl_proc *p, int group)
+{
+    for (cl_sub *s = p->subs; s; s = s->hh.next) {
+        if (s->node != group) continue;
+        s->subscribed = 0;
+        const char *argv[] = {"SUBSCRIBE", s->channel};
+        cl_ps_send(p, group, 2, argv);
+    }
+}
+
 void cl_subs_free(cl_proc *p)
 {
     while (p->subs) sub_destroy(p, p->subs);

@@ -6,8 +6,10 @@
 
 extern const proto_def proto_baseline_setnx, proto_baseline_cad;
 
-static const proto_client_defaults cur_defaults = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1};
-static const proto_client_defaults v2019_defaults = {.watchdog_gen = 1, .retry_attempts = 3, .jitter = 0};
+static const proto_client_defaults cur_defaults = {
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+static const proto_client_defaults v2019_defaults = {
+    .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0};
 
 static const proto_def rlock_cur_def = {
     .name = "redisson.lock",

@@ -26,6 +26,13 @@ static const rlock_cfg *cfg_of(const cl_proc *p)
     return p->cw->proto->cfg;
 }
 
+/* The transport of a lock script: the version's class, plus WAIT for
+ * replicas when synced evaluation is on. */
+static int flags(const cl_proc *p, cl_transport tr)
+{
+    return tr | (p->cw->synced ? CL_SYNCED : 0);
+}
+
 static rlock_proc *state(cl_proc *p)
 {
     return p->proto;
@@ -77,6 +84,8 @@ typedef struct acq_op {
     int64_t rem_ms, mark_ms;
     cl_sub *sub;
     char lname[64];
+    int nosync_retries; /* RETRY-NOSYNC attempts so far */
+    cl_timer retry;
 } acq_op;
 
 static int uses_watchdog(const rlock_cfg *c, int64_t lease_ms)
@@ -90,6 +99,7 @@ static void acq_end(acq_op *op, int ok, const char *err)
 {
     cl_thread *t = op->t;
     cl_proc *p = t->p;
+    cl_timer_cancel(p, &op->retry);
     if (op->sub) cl_sub_release(p, op->sub);
     proto_done_fn *done = op->done;
     cl_free(p, op);
@@ -146,10 +156,60 @@ static void on_subscribed(cl_proc *p, void *ud, int ok)
     acq_send(op);
 }
 
+static void on_rollback(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    (void)p;
+    (void)ud;
+    (void)r;
+    (void)err; /* ROLLBACK-NOSYNC's unlock: its outcome is not checked */
+}
+
+static void on_nosync_retry(cl_proc *p, void *arg)
+{
+    (void)p;
+    acq_send(arg);
+}
+
+/* The acquire ran on the master but no replica acknowledged it: undo it
+ * with one unlock (a fresh request id), then try again (ROLLBACK-NOSYNC,
+ * then RETRY-NOSYNC), or fail once the attempts are used up. */
+static void acq_nosync(acq_op *op, const sim_reply *r)
+{
+    cl_proc *p = op->t->p;
+    if (r && r->type == SIM_REPLY_NIL) {
+        char request[33], latch_base[192], latch[256], channel[192], lease[24], ttl[24];
+        cl_random_hex(p, request);
+        rlock_prefix_name("redisson_unlock_latch", lock_key(op->t, op->lock), latch_base, sizeof latch_base);
+        snprintf(latch, sizeof latch, "%s:%s", latch_base, request);
+        rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
+        snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[op->lock]);
+        snprintf(ttl, sizeof ttl, "%lld", (long long)(p->cw->s->timeout_us / 1000 * 4));
+        const char *keys[] = {lock_key(op->t, op->lock), channel, latch};
+        const char *args[] = {"0", lease, op->lname, "publish", ttl};
+        cl_eval(p, rlock_node_of(p->cw, op->lock), cfg_of(p)->unlock, 3, keys, 5, args,
+                CL_NORESEND, op->t->op_seq, on_rollback, NULL);
+    }
+    if (op->nosync_retries >= p->cw->retry_attempts) {
+        acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
+        return;
+    }
+    op->nosync_retries++;
+    cl_timer_arm(p, &op->retry, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us, "nosync retry",
+                 on_nosync_retry, op);
+}
+
 static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     acq_op *op = ud;
     const rlock_cfg *c = cfg_of(p);
+    if (err == CL_ERR_NOSYNC) {
+        acq_nosync(op, r);
+        return;
+    }
+    if (err == CL_ERR_CONNECTION) {
+        acq_end(op, 0, "RedisConnectionException");
+        return;
+    }
     if (err == CL_ERR_TIMEOUT) {
         /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
          * and the first attempt raise RedisResponseTimeoutException. */
@@ -197,7 +257,7 @@ static void acq_send(acq_op *op)
     const char *keys[] = {lock_key(op->t, op->lock)};
     const char *args[] = {lease, op->lname};
     op->mark_ms = cl_now_ms(p);
-    cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, 1, keys, 2, args, c->acquire_tr,
+    cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, 1, keys, 2, args, flags(p, c->acquire_tr),
             op->t->op_seq, on_acquire_reply, op);
 }
 
@@ -222,12 +282,16 @@ typedef struct rel_op {
     int lock;
     proto_done_fn *done;
     char latch[256];
+    char ttl[24];
+    int nosync_retries;
+    cl_timer retry;
 } rel_op;
 
 static void rel_end(rel_op *op, int ok, const char *err)
 {
     cl_thread *t = op->t;
     proto_done_fn *done = op->done;
+    cl_timer_cancel(t->p, &op->retry);
     cl_free(t->p, op);
     done(t, ok, 0, err);
 }
@@ -241,13 +305,34 @@ static void cancel_renewal(rel_op *op, int reset)
     if (reset) state(p)->internal_lease_ms[op->lock] = p->cw->s->watchdog_us / 1000;
 }
 
+static void rel_send(rel_op *op);
+
+static void on_unlock_retry(cl_proc *p, void *arg)
+{
+    (void)p;
+    rel_send(arg);
+}
+
 static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     rel_op *op = ud;
     const rlock_cfg *c = cfg_of(p);
-    if (err == CL_ERR_TIMEOUT) {
+    if (err == CL_ERR_NOSYNC) {
+        /* RETRY-NOSYNC: cancelRenewal runs after every attempt; the retry
+         * keeps the request id, so the latch answers a replay. */
         cancel_renewal(op, 0);
-        rel_end(op, 0, "RedisResponseTimeoutException");
+        if (op->nosync_retries >= p->cw->retry_attempts) {
+            rel_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the unlock");
+            return;
+        }
+        op->nosync_retries++;
+        cl_timer_arm(p, &op->retry, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us,
+                     "nosync retry", on_unlock_retry, op);
+        return;
+    }
+    if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
+        cancel_renewal(op, 0);
+        rel_end(op, 0, err == CL_ERR_TIMEOUT ? "RedisResponseTimeoutException" : "RedisConnectionException");
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
@@ -287,6 +372,29 @@ static int64_t latch_ttl_ms(cl_proc *p)
     return ttl < 1 ? 1 : ttl;
 }
 
+static void rel_send(rel_op *op)
+{
+    cl_thread *t = op->t;
+    cl_proc *p = t->p;
+    const rlock_cfg *c = cfg_of(p);
+    int lock = op->lock;
+    char lname[64], channel[192], lease[24];
+    cl_lock_name(t, lname, sizeof lname);
+    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
+    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
+    if (c->unlock_latch) {
+        const char *keys[] = {lock_key(t, lock), channel, op->latch};
+        const char *args[] = {"0", lease, lname, "publish", op->ttl};
+        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 3, keys, 5, args, flags(p, c->unlock_tr),
+                t->op_seq, on_unlock_reply, op);
+    } else {
+        const char *keys[] = {lock_key(t, lock), channel};
+        const char *args[] = {"0", lease, lname};
+        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 2, keys, 3, args, flags(p, c->unlock_tr),
+                t->op_seq, on_unlock_reply, op);
+    }
+}
+
 void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
 {
     cl_proc *p = t->p;
@@ -295,26 +403,15 @@ void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
     op->t = t;
     op->lock = lock;
     op->done = done;
-    char lname[64], channel[192], lease[24], ttl[24];
-    cl_lock_name(t, lname, sizeof lname);
-    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
-    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
     if (c->unlock_latch) {
+        /* One request id per unlock() call (since 3.52), reused by retries. */
         char request[33], latch_base[192];
         cl_random_hex(p, request);
         rlock_prefix_name("redisson_unlock_latch", lock_key(t, lock), latch_base, sizeof latch_base);
         snprintf(op->latch, sizeof op->latch, "%s:%s", latch_base, request);
-        snprintf(ttl, sizeof ttl, "%lld", (long long)latch_ttl_ms(p));
-        const char *keys[] = {lock_key(t, lock), channel, op->latch};
-        const char *args[] = {"0", lease, lname, "publish", ttl};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 3, keys, 5, args, c->unlock_tr, t->op_seq,
-                on_unlock_reply, op);
-    } else {
-        const char *keys[] = {lock_key(t, lock), channel};
-        const char *args[] = {"0", lease, lname};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 2, keys, 3, args, c->unlock_tr, t->op_seq,
-                on_unlock_reply, op);
+        snprintf(op->ttl, sizeof op->ttl, "%lld", (long long)latch_ttl_ms(p));
     }
+    rel_send(op);
 }
 
 /* ------------------------------------------------- forceUnlock, queries */
@@ -332,8 +429,12 @@ static void on_simple_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
     proto_done_fn *done = op->done;
     scn_op what = op->what;
     cl_free(p, op);
-    if (err == CL_ERR_TIMEOUT) {
-        done(t, 0, 0, "RedisResponseTimeoutException");
+    if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION || r == NULL) {
+        done(t, 0, 0, err == CL_ERR_TIMEOUT ? "RedisResponseTimeoutException" : "RedisConnectionException");
+        return;
+    }
+    if (err == CL_ERR_NOSYNC) {
+        done(t, 0, 0, "NoSyncedSlavesException");
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
@@ -360,7 +461,7 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
     const char *keys[] = {lock_key(t, lock), channel};
     const char *args[] = {"0", "publish"};
     cl_eval(p, rlock_node_of(p->cw, lock), c->force, 2, keys, c->publish_arg ? 2 : 1, args,
-            CL_RESEND, t->op_seq, on_simple_reply, op);
+            flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
 }
 
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
@@ -397,11 +498,11 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
     return 0; /* one field is enough: a Redisson lock hash has one */
 }
 
-void rlock_observe(cl_world *cw, int node, int lock, proto_store *out)
+void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
-    fake_node *n = world_node(cw->w, node);
+    fake_node *n = world_node(cw->w, world_master(cw->w, group));
     const char *key = cw->s->lock_names[lock];
     fake_peek pk;
     if (!fake_node_peek(n, key, strlen(key), &pk)) return;

@@ -27,6 +27,6 @@ void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, pr
 void rlock_release(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
-void rlock_observe(cl_world *cw, int node, int lock, proto_store *out);
+void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
 
 #endif /* LOCKSIM_RLOCK_H */

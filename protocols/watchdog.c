@@ -103,7 +103,7 @@ static void gen1_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     wd_state *w = state(p, 0);
     wd_entry *e = w ? find(w, lock) : NULL;
     if (e == NULL) return; /* cancelled meanwhile */
-    if (err != CL_OK || r->type != SIM_REPLY_INT) {
+    if ((err != CL_OK && err != CL_ERR_NOSYNC) || r == NULL || r->type != SIM_REPLY_INT) {
         /* V2019 logs the error and stops: the entry stays, unrenewed. */
         cl_trace(p, p->name, "watchdog: renewal of %s failed, renewal stops", p->cw->s->lock_names[lock]);
         return;
@@ -125,8 +125,8 @@ static void gen1_tick(cl_proc *p, void *arg)
     snprintf(lease, sizeof lease, "%lld", (long long)lease_ms(p));
     const char *keys[] = {p->cw->s->lock_names[lock]};
     const char *args[] = {lease, e->threads[0].lname};
-    cl_eval(p, e->node, "lock_renew", 1, keys, 2, args, CL_RESEND, 0, gen1_reply,
-            (void *)(intptr_t)lock);
+    cl_eval(p, e->node, "lock_renew", 1, keys, 2, args, CL_RESEND | (p->cw->synced ? CL_SYNCED : 0), 0,
+            gen1_reply, (void *)(intptr_t)lock);
 }
 
 /* -------------------------------------------------------- generation 2 */
@@ -181,7 +181,7 @@ static void gen2_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     batch_ctx *b = ud;
     wd_state *w = state(p, 0);
-    if (w && err == CL_OK && r->type == SIM_REPLY_ARRAY) {
+    if (w && (err == CL_OK || err == CL_ERR_NOSYNC) && r && r->type == SIM_REPLY_ARRAY) {
         for (int i = 0; i < b->n && (size_t)i < r->elements; i++) {
             if (r->element[i]->type == SIM_REPLY_INT && r->element[i]->integer == 1) continue;
             wd_entry *e = find(w, b->locks[i]);
@@ -234,8 +234,8 @@ static void gen2_tick(cl_proc *p, void *arg)
                 continue;
             }
             (*outstanding)++;
-            cl_eval(p, node, "lock_renew_batch", b->n, keys, b->n + 1, args, CL_RESEND, 0,
-                    gen2_reply, b);
+            cl_eval(p, node, "lock_renew_batch", b->n, keys, b->n + 1, args,
+                    CL_RESEND | (p->cw->synced ? CL_SYNCED : 0), 0, gen2_reply, b);
         }
     }
     if (--*outstanding == 0) { /* nothing was sent */

@@ -17,6 +17,19 @@ static void next_step(cl_thread *t);
 
 /* ----------------------------------------------------------- operations */
 
+/* A write to the fenced resource, now, under the thread's token. */
+static void resource_write(cl_thread *t, int lock)
+{
+    cl_proc *p = t->p;
+    cl_world *cw = p->cw;
+    int64_t token = cw->proto->token ? cw->proto->token(t, lock) : 0;
+    int accept = !(cw->s->reject_stale && token > 0 && token < cw->resource_max[lock]);
+    if (accept && token > cw->resource_max[lock]) cw->resource_max[lock] = token;
+    cl_hist(p, t, accept ? HIST_OK : HIST_FAIL, HOP_WRITE, lock, token, 0, accept ? NULL : "stale token");
+    cl_trace(p, t->name, "write %s token %lld: %s", cw->s->lock_names[lock], (long long)token,
+             accept ? "accepted" : "rejected");
+}
+
 static hist_op hop_of(scn_op op)
 {
     switch (op) {
@@ -70,9 +83,7 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
     t->cur_lock = lock;
     t->op_seq = cl_tag(t, lock, ++t->opcount);
     hist_op hop = hop_of(op);
-    static const char *const names[] = {"lock", "trylock", "unlock", "forceunlock",
-                                        "islocked", "held", "holdcount"};
-    cl_trace(p, t->name, "invoke %s %s", names[op], p->cw->s->lock_names[lock]);
+    cl_trace(p, t->name, "invoke %s %s", scn_op_name(op), p->cw->s->lock_names[lock]);
     switch (op) {
     case SCN_OP_LOCK:
     case SCN_OP_TRYLOCK:
@@ -167,6 +178,7 @@ static void next_random(cl_thread *t)
         }
         break;
     case PH_HOLD:
+        if (s->resource) resource_write(t, lock);
         release_one(t);
         return;
     case PH_RELEASE:
@@ -193,6 +205,11 @@ static void next_step(cl_thread *t)
     if (!cw->step_due[i]) return;
     t->step_next++;
     const scn_step *st = &cw->s->steps[i];
+    if (st->op == SCN_OP_WRITE) {
+        resource_write(t, st->lock);
+        next_step(t);
+        return;
+    }
     int64_t wait = st->has_wait ? st->wait_us : cw->s->wait_us;
     int64_t lease = st->has_lease ? st->lease_us : cw->s->lease_us;
     start_op(t, st->op, st->lock, wait, lease);

@@ -13,7 +13,19 @@ void hist_init(history *h)
 void hist_free(history *h)
 {
     sim_xfree(h->ev);
+    for (size_t i = 0; i < h->ntexts; i++) sim_xfree(h->texts[i]);
+    sim_xfree(h->texts);
     memset(h, 0, sizeof *h);
+}
+
+int64_t hist_text(history *h, const char *text)
+{
+    if (h->ntexts == h->texts_cap) {
+        h->texts_cap = h->texts_cap ? h->texts_cap * 2 : 16;
+        h->texts = sim_xrealloc(h->texts, h->texts_cap * sizeof *h->texts);
+    }
+    h->texts[h->ntexts] = sim_xstrdup(text);
+    return (int64_t)h->ntexts++;
 }
 
 void hist_add(history *h, const hist_event *e)
@@ -27,12 +39,12 @@ void hist_add(history *h, const hist_event *e)
 
 static const char *op_name(hist_op op)
 {
-    static const char *const names[] = {"acquire", "release", "forceunlock", "query", "crash",
-                                        "restart", "pause", "resume", "store", "store-count"};
+    static const char *const names[] = {"acquire", "release", "forceunlock", "query",       "crash",  "restart",
+                                        "pause",   "resume",  "store",       "store-count", "write",  "fault"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
-size_t hist_format(const hist_event *e, const scenario *s, char *buf, size_t cap)
+size_t hist_format(const history *h, const hist_event *e, const scenario *s, char *buf, size_t cap)
 {
     static const char *const kinds[] = {"invoke", "ok", "fail", "info"};
     const char *lock = s && e->lock >= 0 && e->lock < s->nlocks ? s->lock_names[e->lock] : "?";
@@ -67,6 +79,15 @@ size_t hist_format(const hist_event *e, const scenario *s, char *buf, size_t cap
     case HOP_PAUSE:
         n = snprintf(buf, cap, "%lld.%03llds %s pause for %lldms", (long long)(ms / 1000),
                      (long long)(ms % 1000), who, (long long)(e->aux / 1000));
+        break;
+    case HOP_FAULT:
+        n = snprintf(buf, cap, "%lld.%03llds fault: %s", (long long)(ms / 1000), (long long)(ms % 1000),
+                     h && e->value >= 0 && (size_t)e->value < h->ntexts ? h->texts[e->value] : "?");
+        break;
+    case HOP_WRITE:
+        n = snprintf(buf, cap, "%lld.%03llds %s write to the resource under %s with token %lld: %s",
+                     (long long)(ms / 1000), (long long)(ms % 1000), who, lock, (long long)e->value,
+                     e->kind == HIST_OK ? "accepted" : "rejected (stale token)");
         break;
     default:
         n = snprintf(buf, cap, "%lld.%03llds %s %s %s %s%s%s", (long long)(ms / 1000),

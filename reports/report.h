@@ -28,9 +28,13 @@ typedef enum hist_op {
     HOP_STORE,        /* info: the lock as the store has it now: holder
                          (client/inc/thread, 0 = free), value = hold count,
                          aux = true time it expires (INT64_MAX: never) */
-    HOP_STORE_COUNT   /* info: the store's hold count for the acting
+    HOP_STORE_COUNT,  /* info: the store's hold count for the acting
                          thread right after its acquire/release ran:
                          value = count, aux = the op's sequence number */
+    HOP_WRITE,        /* ok / fail: a write to the fenced resource with
+                         token value (0: the protocol has none); ok when
+                         the resource accepted it */
+    HOP_FAULT         /* info: a fault applied; value = its text's index */
 } hist_op;
 
 typedef struct hist_event {
@@ -50,14 +54,18 @@ typedef struct hist_event {
 typedef struct history {
     hist_event *ev;
     size_t n, cap;
+    char **texts;      /* owned strings events refer to (HOP_FAULT) */
+    size_t ntexts, texts_cap;
 } history;
 
 void hist_init(history *h);
 void hist_free(history *h);
 /* Appends a copy of e. */
 void hist_add(history *h, const hist_event *e);
-/* One readable line for an event, e.g. "12.004s c1.t2 ok acquire lock depth=1". */
-size_t hist_format(const hist_event *e, const scenario *s, char *buf, size_t cap);
+/* Keeps a copy of text; returns its index for an event's value. */
+int64_t hist_text(history *h, const char *text);
+/* One readable line for event e of h, e.g. "12.004s c1.t2 ok acquire lock (depth 1)". */
+size_t hist_format(const history *h, const hist_event *e, const scenario *s, char *buf, size_t cap);
 
 /* ------------------------------------------------------------ checkers */
 
@@ -102,6 +110,11 @@ void check_liveness(const history *h, int nlocks, char *const *names, int64_t bo
 void check_deadlock(const history *h, int nlocks, char *const *names, int64_t end_us,
                     check_result *r);
 
+/* The fenced resource: no write it accepted came out of token order, and
+ * no two holders got a write accepted with the same token. Unknown when
+ * the protocol gives no tokens. */
+void check_fencing(const history *h, char *const *names, check_result *r);
+
 /* ------------------------------------------------------------ results */
 
 typedef struct run_result {
@@ -118,6 +131,8 @@ typedef struct run_result {
     int64_t latency_p50_us, latency_p99_us, latency_max_us;
     int expectations_met;
     char expectation_failure[256]; /* the first unmet expectation */
+    scn_step *generated;           /* the faults the nemesis drew (owned) */
+    size_t ngenerated;
 } run_result;
 
 /* Acquire latencies (ok and fail) from h into r. */

@@ -130,6 +130,7 @@ void report_json(FILE *out, const run_result *r, const history *h)
     fputs(",\"invariants\":{", out);
     int first = 1;
     for (int i = 0; i < SCN_INV_COUNT; i++) {
+        if (r->checks.verdict[i] == CHECK_UNKNOWN) continue; /* not judged (fencing: no resource) */
         fprintf(out, "%s\"%s\":\"%s\"", first ? "" : ",", scn_invariant_name((scn_invariant)i),
                 verdict_name(r->checks.verdict[i]));
         first = 0;
@@ -147,11 +148,18 @@ void report_json(FILE *out, const run_result *r, const history *h)
             if (k < h->n && h->ev[k].op != HOP_STORE_COUNT) idx[m++] = k;
         for (size_t j = m; j-- > 0;) {
             char line[256];
-            hist_format(&h->ev[idx[j]], s, line, sizeof line);
+            hist_format(h, &h->ev[idx[j]], s, line, sizeof line);
             if (j + 1 != m) fputc(',', out);
             json_str(out, line);
         }
         fputs("]}", out);
+    }
+    fputs("],\"faults\":[", out);
+    for (size_t i = 0; i < r->ngenerated; i++) {
+        char line[256];
+        scn_step_format(&r->generated[i], s, line, sizeof line);
+        if (i) fputc(',', out);
+        json_str(out, line);
     }
     fprintf(out, "],\"expectations_met\":%s", r->expectations_met ? "true" : "false");
     if (!r->expectations_met) {
@@ -177,6 +185,7 @@ void report_summary(FILE *out, const run_result *r, const history *h, int verbos
     if (!r->expectations_met) fprintf(out, "  expectation not met: %s\n", r->expectation_failure);
     for (int i = 0; i < SCN_INV_COUNT; i++) {
         scn_expect want = s->expect[i];
+        if (r->checks.verdict[i] == CHECK_UNKNOWN && want == SCN_EXPECT_NONE) continue;
         fprintf(out, "  %-17s %-8s", scn_invariant_name((scn_invariant)i),
                 verdict_name(r->checks.verdict[i]));
         if (want == SCN_EXPECT_HELD || want == SCN_EXPECT_VIOLATED)
@@ -194,11 +203,19 @@ void report_summary(FILE *out, const run_result *r, const history *h, int verbos
             if (k < h->n && h->ev[k].op != HOP_STORE_COUNT) idx[m++] = k;
         while (m-- > 0) {
             char line[256];
-            hist_format(&h->ev[idx[m]], s, line, sizeof line);
+            hist_format(h, &h->ev[idx[m]], s, line, sizeof line);
             fprintf(out, "      %s\n", line);
         }
     }
     if (r->checks.nv > shown) fprintf(out, "  (%zu more violations)\n", r->checks.nv - shown);
+    if (r->ngenerated) {
+        fprintf(out, "  nemesis: %zu faults\n", r->ngenerated);
+        for (size_t i = 0; verbose && i < r->ngenerated; i++) {
+            char line[256];
+            scn_step_format(&r->generated[i], s, line, sizeof line);
+            fprintf(out, "      %s\n", line);
+        }
+    }
     char p50[32], p99[32], mx[32];
     fmt_dur(r->latency_p50_us, p50, sizeof p50);
     fmt_dur(r->latency_p99_us, p99, sizeof p99);

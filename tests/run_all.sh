@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
-# conformance of the fake against a real redis-server. Stops at the first
+# command-line errors, every bundled scenario over a seed sweep, nemesis
+# replay, determinism, conformance of the fake against a real redis-server. Stops at the first
 # failing stage and exits non-zero.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,11 +27,14 @@ bash "$here/cli_errors.sh" "$bin" || { echo "FAIL: command-line errors"; exit 1;
 seeds=1..50
 [ "$san" = 1 ] && seeds=1..10
 stage "bundled scenarios, seeds $seeds: every expectation met"
-"$bin" run scenarios/smoke scenarios/redisson --seeds "$seeds" > "${TMPDIR:-/tmp}/locksim-scenarios.$$" ||
+"$bin" run scenarios --seeds "$seeds" > "${TMPDIR:-/tmp}/locksim-scenarios.$$" ||
     { grep -B2 -A12 FAIL "${TMPDIR:-/tmp}/locksim-scenarios.$$" | head -60; rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$";
       echo "FAIL: bundled scenarios"; exit 1; }
 tail -1 "${TMPDIR:-/tmp}/locksim-scenarios.$$"
 rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$"
+
+stage "nemesis: a violating seed replays to the same violation"
+bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; }
 
 stage "determinism: same seed, same trace hash"
 bash "$here/determinism.sh" "$bin" "1 2 3" || { echo "FAIL: determinism"; exit 1; }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "run/run.h"
 #include "sim/cli/cli.h"
@@ -61,7 +62,7 @@ static int collect(const char *path, paths *out)
         if (S_ISDIR(sub.st_mode) || ends_with(de->d_name, ".scn")) paths_add(&found, full);
     }
     closedir(d);
-    qsort(found.v, found.n, sizeof *found.v, cmp_str);
+    if (found.n > 1) qsort(found.v, found.n, sizeof *found.v, cmp_str);
     for (size_t i = 0; i < found.n; i++) {
         collect(found.v[i], out);
         sim_xfree(found.v[i]);
@@ -200,10 +201,14 @@ int cli_list(int argc, char **argv)
     (void)argv;
     printf("protocols:\n");
     for (size_t i = 0; proto_all[i]; i++) printf("  %-22s %s\n", proto_all[i]->name, proto_all[i]->summary);
-    printf("faults:\n"
-           "  crash client=N         the process dies: no unlock, no watchdog\n"
-           "  restart client=N       a new process (new id) takes its place\n"
-           "  pause client=N for=D   stop-the-world: nothing of it runs, timers included\n");
+    printf("faults ([faults] lines: at = TIME FAULT ...):\n");
+    const char *usage, *doc;
+    for (size_t i = 0; scn_fault_help(i, &usage, &doc); i++) printf("  %-50s %s\n", usage, doc);
+    printf("libfiu failure points (fiu POINT p=P [for=D]):\n");
+    for (size_t i = 0; fault_fiu_points[i]; i++) printf("  %s\n", fault_fiu_points[i]);
+    printf("nemesis kinds ([nemesis] kinds = ...):\n ");
+    for (int b = 0; b < SCN_NEM_COUNT; b++) printf(" %s", scn_nemesis_kind_name(1 << b));
+    printf("\n");
     printf("invariants:\n");
     for (int i = 0; i < SCN_INV_COUNT; i++) printf("  %s\n", scn_invariant_name((scn_invariant)i));
     return 0;

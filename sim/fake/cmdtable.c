@@ -188,9 +188,15 @@ void fake_dispatch(fcmd *c)
                 cmd->name);
         return;
     }
+    if ((cmd->flags & FCMD_WRITE) && c->n->replica && !c->n->applying) {
+        fr_err(c, "READONLY You can't write against a read only replica.");
+        return;
+    }
     c->cmd = cmd;
     c->n->stats.commands++;
+    uint64_t dirty = c->n->dirty;
     cmd->fn(c);
+    fk_propagate_cmd(c, dirty);
 }
 
 /* Script-side checks, in Redis 7.0's order and wording; 0 when cmd may
@@ -207,6 +213,10 @@ int fake_script_check(fcmd *c, const fake_cmd *cmd)
     }
     if (cmd->flags & FCMD_NOSCRIPT) {
         fr_err(c, "ERR This Redis command is not allowed from script");
+        return -1;
+    }
+    if ((cmd->flags & FCMD_WRITE) && c->n->replica && !c->n->applying) {
+        fr_err(c, "READONLY You can't write against a read only replica.");
         return -1;
     }
     return 0;

@@ -25,11 +25,19 @@ typedef struct fake_conn fake_conn;
  * arrays. The reply is borrowed: it is freed when the callback returns. */
 typedef void fake_push_fn(void *ud, const sim_reply *msg);
 
-/* Called with the effects of each write, in the form Redis 7 replicates
- * them (relative expiries made absolute, scripts as their writes wrapped in
- * MULTI/EXEC). argv is borrowed for the call. */
-typedef void fake_repl_fn(void *ud, int argc, const char *const *argv,
-                          const size_t *lens);
+/* One write effect, in the form Redis 7 replicates it: relative expiries
+ * made absolute (PEXPIREAT, SET ... PXAT), expired keys as DEL, a script
+ * as the writes it made. */
+typedef struct fake_effect {
+    int argc;
+    char **argv;
+    size_t *lens;
+} fake_effect;
+
+/* Called after each command a client ran with the effects of its writes,
+ * applied atomically on a replica (a script's are one MULTI/EXEC). The
+ * effects are borrowed for the call. */
+typedef void fake_repl_fn(void *ud, const fake_effect *effects, size_t n);
 
 /* Per-node counters. */
 typedef struct fake_stats {
@@ -52,6 +60,21 @@ int64_t fake_node_time_ms(const fake_node *n);
 const fake_stats *fake_node_stats(const fake_node *n);
 /* Installs the replication hook (NULL to remove). */
 void fake_node_set_repl(fake_node *n, fake_repl_fn *fn, void *ud);
+/* Replica mode: clients' writes get READONLY, keys are not deleted when
+ * they expire (the master sends DEL), only hidden. */
+void fake_node_set_replica(fake_node *n, int replica);
+int fake_node_is_replica(const fake_node *n);
+/* Applies a master's effects as the replication link does (writes
+ * allowed, no expiry checks). */
+void fake_node_apply(fake_node *n, const fake_effect *effects, size_t count);
+/* A restart of the node's process: scripts and Lua state are new; the
+ * data is kept only when keep_data (persistence). Connections must have
+ * been freed. */
+void fake_node_reset(fake_node *n, int keep_data);
+/* Full resynchronisation: dst's data becomes a copy of src's (absolute
+ * expiry times copied as they are). */
+void fake_node_copy_data(fake_node *dst, fake_node *src);
+
 /* Limits per script run: Lua VM instructions and Lua heap bytes. A script
  * over either is stopped with an error reply (real Redis would keep
  * running until SCRIPT KILL). 0 keeps the default. */

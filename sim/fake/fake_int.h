@@ -115,6 +115,7 @@ typedef struct fcmd {
     fsink *sink;
     const fake_cmd *cmd;
     int from_script;
+    int propagated;       /* the command queued its own (rewritten) effect */
 } fcmd;
 
 typedef void fake_cmd_fn(fcmd *c);
@@ -149,6 +150,10 @@ struct fake_node {
     uint64_t rand48;    /* math.random state (Redis' redisLrand48) */
     fake_repl_fn *repl;
     void *repl_ud;
+    fake_effect *effects; /* this command's writes, to replicate */
+    size_t neffects, effects_cap;
+    int replica;          /* READONLY for clients; expired keys hidden, not deleted */
+    int applying;         /* applying the master's stream: no expiry at all */
     uint64_t script_steps;
     size_t script_bytes;
 };
@@ -195,6 +200,14 @@ int fu_arg_ll(fcmd *c, int i, long long *out);
 /* Argument i as a NUL-terminated copy in buf (truncated to cap-1). */
 const char *fu_arg_cstr(fcmd *c, int i, char *buf, size_t cap);
 int fu_arg_is(fcmd *c, int i, const char *lower);
+
+/* effects.c — write effects for replication */
+/* Queues one effect (argv copied) if the node replicates. */
+void fk_propagate(fake_node *n, int argc, const char *const *argv, const size_t *lens);
+/* Queues c's own argv if it wrote and queued nothing itself. */
+void fk_propagate_cmd(fcmd *c, uint64_t dirty_before);
+/* Hands the queued effects to the hook and clears them. */
+void fk_flush_effects(fake_node *n);
 
 /* keyspace.c — lookup with lazy expiry, creation, deletion */
 int64_t fk_now_ms(const fake_node *n);

@@ -46,13 +46,15 @@ fkey *fk_lookup(fake_node *n, const char *k, size_t klen)
 {
     fkey *e;
     HASH_FIND(hh, n->keys, k, klen, e);
-    if (e == NULL) return NULL;
-    if (e->expire_ms >= 0 && fk_now_ms(n) > e->expire_ms) {
-        n->stats.expired++;
-        fk_delete(n, e);
-        return NULL;
-    }
-    return e;
+    if (e == NULL || e->expire_ms < 0 || n->applying) return e;
+    if (fk_now_ms(n) <= e->expire_ms) return e;
+    if (n->replica) return NULL; /* hidden; the master's DEL removes it */
+    n->stats.expired++;
+    const char *argv[] = {"DEL", e->k};
+    size_t lens[] = {3, e->klen};
+    fk_propagate(n, 2, argv, lens);
+    fk_delete(n, e);
+    return NULL;
 }
 
 fkey *fk_lookup_type(fcmd *c, int argi, fobj_type type, int *wrong)
@@ -157,4 +159,66 @@ int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
     HASH_ITER(hh, e->v.hash, hf, tmp)
         if (!fn(ud, hf->f, hf->flen, hf->val.p, hf->val.len)) break;
     return 1;
+}
+
+/* ------------------------------------------------------------ full sync */
+
+static void copy_value(fkey *dst, const fkey *src)
+{
+    switch (src->type) {
+    case FOBJ_STRING:
+        fstr_set(&dst->v.str, src->v.str.p, src->v.str.len);
+        break;
+    case FOBJ_HASH: {
+        fhash_field *hf, *tmp;
+        HASH_ITER(hh, src->v.hash, hf, tmp) {
+            fhash_field *c = sim_xcalloc(1, sizeof *c + hf->flen + 1);
+            memcpy(c->f, hf->f, hf->flen);
+            c->flen = hf->flen;
+            fstr_set(&c->val, hf->val.p, hf->val.len);
+            HASH_ADD(hh, dst->v.hash, f[0], c->flen, c);
+        }
+        break;
+    }
+    default:
+        /* Lists and sorted sets are copied command by command below. */
+        break;
+    }
+}
+
+void fake_node_copy_data(fake_node *dst, fake_node *src)
+{
+    fk_flush(dst);
+    fkey *e, *tmp;
+    HASH_ITER(hh, src->keys, e, tmp) {
+        if (e->type == FOBJ_STRING || e->type == FOBJ_HASH) {
+            fkey *d = fk_create(dst, e->k, e->klen, e->type);
+            copy_value(d, e);
+            d->expire_ms = e->expire_ms;
+            continue;
+        }
+        /* Lists and sorted sets: rebuilt through their commands. */
+        int saved = dst->applying;
+        dst->applying = 1;
+        if (e->type == FOBJ_LIST) {
+            for (size_t i = 0; i < e->v.list->len; i++) {
+                const fstr *it = &e->v.list->items[(e->v.list->head + i) % e->v.list->cap];
+                const char *argv[] = {"RPUSH", e->k, it->p};
+                size_t lens[] = {5, e->klen, it->len};
+                sim_reply_free(fake_exec(dst, NULL, 3, argv, lens));
+            }
+        } else {
+            for (size_t i = 0; i < e->v.zset->len; i++) {
+                const fzmember *m = e->v.zset->sorted[i];
+                char score[64];
+                size_t slen = fu_d2str(score, sizeof score, m->score);
+                const char *argv[] = {"ZADD", e->k, score, m->m};
+                size_t lens[] = {4, e->klen, slen, m->mlen};
+                sim_reply_free(fake_exec(dst, NULL, 4, argv, lens));
+            }
+        }
+        dst->applying = saved;
+        fkey *d = fk_lookup(dst, e->k, e->klen);
+        if (d) d->expire_ms = e->expire_ms;
+    }
 }

@@ -77,7 +77,9 @@ static int redis_generic(lua_State *L, int raise)
         if (fake_script_check(&sub, cmd) == 0) {
             sub.cmd = cmd;
             h->n->stats.commands++;
+            uint64_t dirty = h->n->dirty;
             cmd->fn(&sub);
+            fk_propagate_cmd(&sub, dirty);
         }
         sim_assert(sink.done);
     }

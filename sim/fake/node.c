@@ -24,6 +24,11 @@ fake_node *fake_node_new(sim_ctx *ctx, const char *name)
 void fake_node_free(fake_node *n)
 {
     if (n == NULL) return;
+    fake_repl_fn *hook = n->repl;
+    n->repl = NULL;
+    fk_flush_effects(n);
+    n->repl = hook;
+    sim_xfree(n->effects);
     lua_host_free(n->lua);
     fk_free_all(n);
     fps_free_all(n);
@@ -63,6 +68,13 @@ void fake_node_set_script_limits(fake_node *n, uint64_t steps, size_t bytes)
     n->script_bytes = bytes ? bytes : DEFAULT_SCRIPT_BYTES;
 }
 
+void fake_node_reset(fake_node *n, int keep_data)
+{
+    fps_free_all(n);
+    lua_host_flush(n->lua);
+    if (!keep_data) fk_flush(n);
+}
+
 fake_conn *fake_conn_new(fake_node *n, fake_push_fn *push, void *ud)
 {
     fake_conn *c = sim_xcalloc(1, sizeof *c);
@@ -94,6 +106,7 @@ sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
               .sink = &sink};
     if (argc < 1) return sim_reply_err("ERR empty command");
     fake_dispatch(&c);
+    fk_flush_effects(n);
     sim_reply *r = sink.root;
     sink.root = NULL;
     fsink_release(&sink);

@@ -112,8 +112,23 @@ static void expire_generic(fcmd *c, long long basetime, int seconds,
         fr_int(c, 0);
         return;
     }
-    if (when <= fk_now_ms(c->n)) fk_delete(c->n, e);
-    else fk_set_expire(c->n, e, when);
+    /* A deadline already past deletes the key, replicated as DEL; else it
+     * replicates as PEXPIREAT with the absolute time (Redis 7). A replica
+     * applying its master's stream only sets the time. */
+    char abs[32];
+    size_t alen = fu_ll2str(abs, when);
+    if (when <= fk_now_ms(c->n) && !c->n->replica && !c->n->applying) {
+        const char *argv[] = {"DEL", c->argv[1]};
+        size_t lens[] = {3, c->lens[1]};
+        fk_propagate(c->n, 2, argv, lens);
+        fk_delete(c->n, e);
+    } else {
+        const char *argv[] = {"PEXPIREAT", c->argv[1], abs};
+        size_t lens[] = {9, c->lens[1], alen};
+        fk_propagate(c->n, 3, argv, lens);
+        fk_set_expire(c->n, e, when);
+    }
+    c->propagated = 1;
     c->n->dirty++;
     fr_int(c, 1);
     return;

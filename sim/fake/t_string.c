@@ -112,6 +112,24 @@ void cmd_set(fcmd *c)
     if (!(flags & SET_KEEPTTL)) e->expire_ms = -1;
     if (when >= 0) fk_set_expire(c->n, e, when);
     c->n->dirty++;
+    /* Replicated as SET key value [PXAT abs | KEEPTTL]: absolute time. */
+    char abs[32];
+    const char *argv[5] = {"SET", c->argv[1], c->argv[2], NULL, NULL};
+    size_t lens[5] = {3, c->lens[1], c->lens[2], 0, 0};
+    int argc = 3;
+    if (when >= 0) {
+        argv[3] = "PXAT";
+        lens[3] = 4;
+        lens[4] = fu_ll2str(abs, when);
+        argv[4] = abs;
+        argc = 5;
+    } else if (flags & SET_KEEPTTL) {
+        argv[3] = "KEEPTTL";
+        lens[3] = 7;
+        argc = 4;
+    }
+    fk_propagate(c->n, argc, argv, lens);
+    c->propagated = 1;
     if (!(flags & SET_GET)) fr_ok(c);
 }
 

@@ -52,7 +52,14 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     trace_header(ctx, s, seed);
     world *w = world_new(ctx, s);
     cl_world *cw = cl_world_new(w, s, pd, h);
-    fault_sched *faults = fault_schedule(ctx, w, cw, s);
+    scn_step *gen = NULL;
+    size_t ngen = fault_nemesis(ctx, s, &gen);
+    for (size_t i = 0; i < ngen; i++) {
+        char line[256];
+        scn_step_format(&gen[i], s, line, sizeof line);
+        sim_trace(ctx, "nemesis", "%s", line);
+    }
+    fault_sched *faults = fault_schedule(ctx, w, cw, s, gen, ngen);
     cl_world_start(cw);
 
     sim_run(ctx, s->duration_us);
@@ -82,9 +89,12 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     check_reentrancy(h, names, &out->checks);
     check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
     check_deadlock(h, s->nlocks, names, end_us, &out->checks);
+    check_fencing(h, names, &out->checks);
     report_latency(h, out);
     report_expectations(out);
 
+    out->generated = gen;
+    out->ngenerated = ngen;
     cl_world_free(cw);
     fault_sched_free(faults);
     world_free(w);
@@ -96,4 +106,6 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
 void run_result_free(run_result *r)
 {
     check_result_free(&r->checks);
+    sim_xfree(r->generated);
+    r->generated = NULL;
 }

@@ -26,7 +26,8 @@ typedef enum key_kind {
     K_LEASE,    /* int64 µs or -1 ("watchdog" / -1) */
     K_MODE,     /* scn_mode */
     K_LOCKS,    /* comma-separated lock names */
-    K_SEED      /* uint64 + has_seed */
+    K_SEED,     /* uint64 + has_seed */
+    K_KINDS     /* comma list of nemesis kinds -> bits */
 } key_kind;
 
 typedef struct key_def {
@@ -47,6 +48,10 @@ static const key_def keys[] = {
     {"redis", "nodes", K_INT, F(nodes), 1, 15},
     {"redis", "replicas", K_INT, F(replicas), 0, 8},
     {"redis", "latency", K_DIST, F(latency), 0, 0},
+    {"redis", "replication-lag", K_DIST, F(replication_lag), 0, 0},
+    {"redis", "persistence", K_BOOL, F(persistence), 0, 0},
+    {"redis", "down-after", K_DURATION, F(down_after_us), 1, 0},
+    {"redis", "discovery", K_DURATION, F(discovery_us), 0, 0},
     {"protocol", "name", K_STR, F(protocol), 0, 0},
     {"protocol", "lease", K_LEASE, F(lease_us), 0, 0},
     {"protocol", "wait", K_DURATION, F(wait_us), 0, 0},
@@ -58,6 +63,7 @@ static const key_def keys[] = {
     {"protocol", "poll", K_DURATION, F(poll_us), 1000, 0},
     {"protocol", "expire-mode", K_STR, F(expire_mode), 0, 0},
     {"protocol", "renew", K_BOOL, F(renew), 0, 0},
+    {"protocol", "synced", K_BOOL, F(synced), 0, 0},
     {"protocol", "locks", K_LOCKS, 0, 0, 0},
     {"clients", "count", K_INT, F(clients), 0, 100000},
     {"clients", "threads", K_INT, F(threads), 1, 1000},
@@ -67,15 +73,35 @@ static const key_def keys[] = {
     {"clients", "reentry", K_PROB, F(reentry_ppm), 0, 0},
     {"clients", "reentry-depth", K_INT, F(reentry_depth), 1, 64},
     {"clients", "ops", K_INT64, F(ops_per_thread), 0, INT64_MAX},
+    {"resource", "enabled", K_BOOL, F(resource), 0, 0},
+    {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
+    {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
+    {"nemesis", "interval", K_DIST, F(nemesis_interval), 0, 0},
+    {"nemesis", "duration", K_DIST, F(nemesis_duration), 0, 0},
+    {"nemesis", "jump", K_DIST, F(nemesis_jump), 0, 0},
+    {"nemesis", "start", K_DURATION, F(nemesis_start_us), 0, 0},
+    {"nemesis", "stop", K_DURATION, F(nemesis_stop_us), 0, 0},
+    {"nemesis", "p", K_PROB, F(nemesis_p_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
 };
 
-static const char *const sections[] = {"scenario", "redis", "protocol", "clients",
-                                       "steps", "faults", "expect", NULL};
+static const char *const sections[] = {"scenario", "redis", "protocol", "clients", "steps",
+                                       "faults", "nemesis", "resource", "expect", NULL};
+
+static const char *const nemesis_kinds[] = {"pause",      "crash",      "partition",   "clock",
+                                            "node-crash", "node-pause", "failover",    "drop-reply",
+                                            "drop-pubsub", "disconnect", "delay",      NULL};
+
+const char *scn_nemesis_kind_name(int bit)
+{
+    for (int i = 0; nemesis_kinds[i]; i++)
+        if (bit == (1 << i)) return nemesis_kinds[i];
+    return "?";
+}
 
 static const char *const invariant_names[SCN_INV_COUNT] = {
-    "mutual-exclusion", "reentrancy", "liveness", "deadlock"};
+    "mutual-exclusion", "reentrancy", "liveness", "deadlock", "fencing"};
 
 const char *scn_invariant_name(scn_invariant inv)
 {
@@ -217,6 +243,25 @@ static int set_key(parser *p, const key_def *k, const char *v)
         }
         return 1;
     }
+    case K_KINDS: {
+        int bits = 0;
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", v);
+        for (char *save = NULL, *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+            int i;
+            for (i = 0; nemesis_kinds[i]; i++)
+                if (!strcmp(w, nemesis_kinds[i])) break;
+            if (nemesis_kinds[i] == NULL) {
+                fail(p, p->line, "unknown nemesis kind %s (pause, crash, partition, clock, node-crash, "
+                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay)",
+                     tok(w, t, sizeof t));
+                return 0;
+            }
+            bits |= 1 << i;
+        }
+        *(int *)(base + k->off) = bits;
+        return 1;
+    }
     case K_SEED: {
         char *end;
         unsigned long long n = strtoull(v, &end, 10);
@@ -234,43 +279,9 @@ static int set_key(parser *p, const key_def *k, const char *v)
 
 /* ------------------------------------------------------ timed lines */
 
-static const struct {
-    const char *name;
-    scn_op op;
-} op_names[] = {
-    {"lock", SCN_OP_LOCK},           {"trylock", SCN_OP_TRYLOCK},
-    {"unlock", SCN_OP_UNLOCK},       {"forceunlock", SCN_OP_FORCEUNLOCK},
-    {"islocked", SCN_OP_ISLOCKED},   {"held", SCN_OP_HELD},
-    {"holdcount", SCN_OP_HOLDCOUNT}, {"crash", SCN_FAULT_CRASH},
-    {"restart", SCN_FAULT_RESTART},  {"pause", SCN_FAULT_PAUSE},
-};
-
-static int is_fault(scn_op op)
+static int lock_index(void *ud, const char *name)
 {
-    return op >= SCN_FAULT_CRASH;
-}
-
-/* "c3", "c3.t2", "3": client and thread numbers. */
-static int parse_client(const char *s, int *client, int *thread)
-{
-    const char *p = s;
-    if (*p == 'c') p++;
-    if (!isdigit((unsigned char)*p)) return -1;
-    char *end;
-    long c = strtol(p, &end, 10);
-    long t = 1;
-    if (*end == '.') {
-        if (end[1] != 't' || !isdigit((unsigned char)end[2])) return -1;
-        t = strtol(end + 2, &end, 10);
-    }
-    if (*end || c < 1 || c > 100000 || t < 1 || t > 1000) return -1;
-    *client = (int)c;
-    *thread = (int)t;
-    return 0;
-}
-
-static int lock_index(parser *p, const char *name)
-{
+    parser *p = ud;
     for (int i = 0; i < p->s->nlocks; i++)
         if (!strcmp(p->s->lock_names[i], name)) return i;
     if (p->s->nlocks == SCN_MAX_LOCKS) return -1;
@@ -278,97 +289,12 @@ static int lock_index(parser *p, const char *name)
     return p->s->nlocks++;
 }
 
-/* One "key=value" option of a timed line. */
-static int step_option(parser *p, scn_step *st, const char *word)
-{
-    char t[160];
-    const char *eq = strchr(word, '=');
-    if (eq == NULL) {
-        fail(p, p->line, "unexpected word %s (options are written key=value)", tok(word, t, sizeof t));
-        return -1;
-    }
-    size_t klen = (size_t)(eq - word);
-    const char *v = eq + 1;
-    if (klen == 4 && !strncmp(word, "wait", 4)) {
-        if (scn_parse_duration(v, &st->wait_us) != 0 || st->wait_us < 0) goto bad_duration;
-        st->has_wait = 1;
-    } else if (klen == 5 && !strncmp(word, "lease", 5)) {
-        if (!strcmp(v, "-1") || !strcmp(v, "watchdog")) st->lease_us = SCN_LEASE_WATCHDOG;
-        else if (scn_parse_duration(v, &st->lease_us) != 0 || st->lease_us < 0) goto bad_duration;
-        st->has_lease = 1;
-    } else if (klen == 3 && !strncmp(word, "for", 3)) {
-        if (scn_parse_duration(v, &st->for_us) != 0 || st->for_us <= 0) goto bad_duration;
-    } else if (klen == 4 && !strncmp(word, "lock", 4)) {
-        st->lock = lock_index(p, v);
-        if (st->lock < 0) {
-            fail(p, p->line, "at most %d locks", SCN_MAX_LOCKS);
-            return -1;
-        }
-    } else if ((klen == 6 && !strncmp(word, "client", 6))) {
-        if (parse_client(v, &st->client, &st->thread) != 0) {
-            fail(p, p->line, "bad client (got %s; write client=3 or client=c3)", tok(v, t, sizeof t));
-            return -1;
-        }
-    } else {
-        fail(p, p->line, "unknown option %s", tok(word, t, sizeof t));
-        return -1;
-    }
-    return 0;
-bad_duration:
-    fail(p, p->line, "bad duration in %s", tok(word, t, sizeof t));
-    return -1;
-}
-
 static int parse_timed(parser *p, const char *section, const char *value)
 {
-    char buf[512], t[160];
-    snprintf(buf, sizeof buf, "%s", value);
-    char *save = NULL;
-    char *w = strtok_r(buf, " \t", &save);
-    scn_step st = {.line = p->line, .wait_us = -1, .lease_us = -1, .lock = 0, .thread = 1};
-    if (w == NULL || scn_parse_duration(w, &st.at_us) != 0 || st.at_us < 0) {
-        fail(p, p->line, "a timed line starts with its time, e.g. 'at = 10s c1 lock' (got %s)",
-             tok(w ? w : "", t, sizeof t));
-        return 0;
-    }
-    w = strtok_r(NULL, " \t", &save);
-    int client_given = 0;
-    if (w && (w[0] == 'c' && isdigit((unsigned char)w[1]))) {
-        if (parse_client(w, &st.client, &st.thread) != 0) {
-            fail(p, p->line, "bad client %s (write c3 or c3.t2)", tok(w, t, sizeof t));
-            return 0;
-        }
-        client_given = 1;
-        w = strtok_r(NULL, " \t", &save);
-    }
-    if (w == NULL) {
-        fail(p, p->line, "missing operation after the time");
-        return 0;
-    }
-    size_t i;
-    for (i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
-        if (!strcmp(w, op_names[i].name)) break;
-    if (i == sizeof op_names / sizeof op_names[0]) {
-        if (!strcmp(section, "faults") || !client_given)
-            fail(p, p->line, "unknown fault %s", tok(w, t, sizeof t));
-        else
-            fail(p, p->line, "unknown operation %s (lock, trylock, unlock, forceunlock, islocked, "
-                             "held, holdcount, or a fault)", tok(w, t, sizeof t));
-        return 0;
-    }
-    st.op = op_names[i].op;
-    if (!is_fault(st.op) && !strcmp(section, "faults")) {
-        fail(p, p->line, "'%s' is a client operation: write it in [steps]", w);
-        return 0;
-    }
-    while ((w = strtok_r(NULL, " \t", &save)) != NULL)
-        if (step_option(p, &st, w) != 0) return 0;
-    if (st.client == 0) {
-        fail(p, p->line, "'%s' needs a client (c3, or client=3)", op_names[i].name);
-        return 0;
-    }
-    if (st.op == SCN_FAULT_PAUSE && st.for_us == 0) {
-        fail(p, p->line, "pause needs for=DURATION");
+    scn_step st;
+    char msg[400];
+    if (scn_step_parse(section, value, p->line, &st, lock_index, p, msg, sizeof msg) != 0) {
+        fail(p, p->line, "%s", msg);
         return 0;
     }
     scenario *s = p->s;
@@ -410,6 +336,7 @@ static int handler(void *user, const char *section, const char *name, const char
     size_t si;
     for (si = 0; sections[si]; si++)
         if (!strcmp(section, sections[si])) break;
+    if (sections[si] && !strcmp(section, "nemesis")) p->s->nemesis = 1;
     if (sections[si] == NULL) {
         if (*section) fail(p, p->line, "unknown section [%s]", section);
         else fail(p, p->line, "key %s outside any section", tok(name, t, sizeof t));
@@ -483,6 +410,9 @@ static void defaults(scenario *s)
     s->drain_us = SIM_SEC(60);
     s->nodes = 1;
     s->latency = (scn_dist){SCN_DIST_UNIFORM, 100, 500};
+    s->replication_lag = (scn_dist){SCN_DIST_UNIFORM, 200, 2000};
+    s->down_after_us = SIM_SEC(5);
+    s->discovery_us = SIM_SEC(1);
     s->protocol = NULL;
     s->lease_us = SCN_LEASE_WATCHDOG;
     s->wait_us = SIM_SEC(5);
@@ -493,6 +423,8 @@ static void defaults(scenario *s)
     s->retry_interval_us = -1;
     s->poll_us = SIM_MS(100);
     s->renew = 0;
+    s->synced = -1;
+    s->reject_stale = 1;
     s->clients = 0;
     s->threads = 1;
     s->hold = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_MS(10)};
@@ -500,6 +432,73 @@ static void defaults(scenario *s)
     s->start = (scn_dist){SCN_DIST_UNIFORM, 0, SIM_MS(10)};
     s->reentry_depth = 1;
     s->liveness_bound_us = 0;
+    s->nemesis_kinds = SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_CLOCK;
+    s->nemesis_interval = (scn_dist){SCN_DIST_EXP, SIM_SEC(10), 0};
+    s->nemesis_duration = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
+    s->nemesis_jump = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(30)};
+    s->nemesis_start_us = SIM_SEC(1);
+    s->nemesis_stop_us = -1;
+    s->nemesis_p_ppm = 300000;
+}
+
+/* Is name a node of the topology ("redis2", "redis2.r1")? */
+static int is_node(const scenario *s, const char *name)
+{
+    int g, r = 0, n = 0, m = 0;
+    if (strncmp(name, "redis", 5) != 0 || !isdigit((unsigned char)name[5])) return 0;
+    if (sscanf(name, "redis%d%n", &g, &n) != 1) return 0;
+    if (name[n] == '.') {
+        if (sscanf(name + n, ".r%d%n", &r, &m) != 1 || r < 1) return 0;
+        n += m;
+    }
+    return name[n] == '\0' && g < s->nodes && r <= s->replicas;
+}
+
+/* Is name a group of the topology ("group2": redis2 and its replicas)? */
+static int is_group(const scenario *s, const char *name)
+{
+    int g, n = 0;
+    return sscanf(name, "group%d%n", &g, &n) == 1 && name[n] == '\0' && g >= 0 && g < s->nodes;
+}
+
+static int is_client(const char *name, int max_clients)
+{
+    int c, t;
+    return name[0] == 'c' && scn_parse_client(name, &c, &t) == 0 && c <= max_clients && t == 1;
+}
+
+/* A comma list of endpoint names (nodes, groups, clients), or "clients" /
+ * "nodes". */
+static int check_side(parser *p, const scn_step *st, const char *side, int max_clients)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s", side);
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(n, "clients") || !strcmp(n, "nodes") || is_node(p->s, n) || is_group(p->s, n) ||
+            is_client(n, max_clients))
+            continue;
+        fail(p, st->line,
+             "unknown endpoint \"%s\" (nodes are redis0, redis0.r1, ...; groups group0, ...; clients c1, c2, ...)",
+             n);
+        return -1;
+    }
+    return 0;
+}
+
+static void check_names(parser *p, const scn_step *st, int max_clients)
+{
+    const scenario *s = p->s;
+    if (st->node[0] && !is_node(s, st->node))
+        fail(p, st->line, "no node \"%s\" (this topology has redis0..redis%d%s)", st->node, s->nodes - 1,
+             s->replicas ? " with replicas .r1.." : "");
+    else if (st->op == SCN_FAULT_PARTITION)
+        (void)(check_side(p, st, st->side_a, max_clients) || check_side(p, st, st->side_b, max_clients));
+    else if (st->link_a[0])
+        (void)(check_side(p, st, st->link_a, max_clients) || check_side(p, st, st->link_b, max_clients));
+    else if (st->op == SCN_FAULT_FAILOVER && st->group >= s->nodes)
+        fail(p, st->line, "no group %d: the scenario has %d", st->group, s->nodes);
+    else if (st->op == SCN_FAULT_FAILOVER && s->replicas == 0)
+        fail(p, st->line, "failover needs replicas ([redis] replicas = 1 or more)");
 }
 
 /* Checks that need the whole file; line 0 when no one line is at fault. */
@@ -516,9 +515,13 @@ static void validate(parser *p)
         fail(p, 0, "nothing to run: give [clients] count or [steps]");
     if (s->nlocks == 0) s->lock_names[s->nlocks++] = sim_xstrdup("lock");
     if (s->liveness_bound_us == 0) s->liveness_bound_us = SIM_SEC(1);
+    if (s->nemesis_stop_us < 0) s->nemesis_stop_us = s->duration_us - s->duration_us / 5;
+    if (s->nemesis && (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER)) && s->replicas == 0 &&
+        (s->nemesis_kinds & SCN_NEM_FAILOVER))
+        fail(p, 0, "[nemesis] failover needs [redis] replicas");
     int max_clients = s->clients;
     for (size_t j = 0; j < s->nsteps; j++)
-        if (!is_fault(s->steps[j].op) && s->steps[j].client > max_clients)
+        if (s->steps[j].op < SCN_FIRST_FAULT && s->steps[j].client > max_clients)
             max_clients = s->steps[j].client;
     for (size_t i = 0; i < s->nsteps && !p->failed; i++) {
         const scn_step *st = &s->steps[i];
@@ -529,6 +532,8 @@ static void validate(parser *p)
             fail(p, st->line, "this line runs at %s, after the end of the run (duration %s)", at, dur);
         else if (st->client > max_clients)
             fail(p, st->line, "no client %d: the scenario has %d", st->client, max_clients);
+        else
+            check_names(p, st, max_clients);
     }
 }
 

@@ -12,6 +12,8 @@
 
 #include "sim.h"
 
+struct scenario;
+
 /* ------------------------------------------------------------ values */
 
 typedef enum scn_dist_kind {
@@ -48,16 +50,34 @@ typedef enum scn_op {
     SCN_OP_ISLOCKED,
     SCN_OP_HELD,      /* isHeldByCurrentThread */
     SCN_OP_HOLDCOUNT, /* getHoldCount */
+    SCN_OP_WRITE,     /* a write to the fenced resource */
     /* faults (in [faults] or [steps]) */
-    SCN_FAULT_CRASH,
-    SCN_FAULT_RESTART,
-    SCN_FAULT_PAUSE,
+    SCN_FAULT_CRASH,      /* client=N or node=X */
+    SCN_FAULT_RESTART,    /* client=N or node=X */
+    SCN_FAULT_PAUSE,      /* client=N or node=X, for=D */
+    SCN_FAULT_CLOCK,      /* node=X (a node or a client) offset= | drift= | jump= */
+    SCN_FAULT_PARTITION,  /* A|B or A->B [for=D] */
+    SCN_FAULT_HEAL,       /* every partition ends */
+    SCN_FAULT_DELAY,      /* link=A-B by=D [for=D] */
+    SCN_FAULT_DROP,       /* link=A-B p=P [for=D] */
+    SCN_FAULT_DROP_REPLY, /* [client=N] p=P [for=D] */
+    SCN_FAULT_DROP_PUBSUB,/* [client=N] p=P [for=D] */
+    SCN_FAULT_DISCONNECT, /* client=N */
+    SCN_FAULT_FAILOVER,   /* [node=X | group=G] */
+    SCN_FAULT_FIU,        /* POINT p=P [for=D] */
     SCN_OP_COUNT
 } scn_op;
 
-/* One timed line of [steps] or [faults]. */
+#define SCN_FIRST_FAULT SCN_FAULT_CRASH
+
+/* Clock changes. */
+#define SCN_CLOCK_OFFSET 1
+#define SCN_CLOCK_DRIFT 2
+#define SCN_CLOCK_JUMP 3
+
+/* One timed line of [steps] or [faults] (or one the nemesis made). */
 typedef struct scn_step {
-    int line;          /* in the scenario file */
+    int line;          /* in the scenario file (0: generated) */
     int64_t at_us;     /* true time */
     scn_op op;
     int client;        /* 1-based; 0 when the op has no client */
@@ -65,9 +85,27 @@ typedef struct scn_step {
     int lock;          /* index into the scenario's lock names */
     int64_t wait_us;   /* trylock wait; -1 = [protocol] wait */
     int64_t lease_us;  /* -1 = [protocol] lease; SCN_LEASE_WATCHDOG */
-    int64_t for_us;    /* pause length */
+    int64_t for_us;    /* pause length, or how long a rule lasts (0: until healed) */
     int has_wait, has_lease;
+    char node[32];     /* node=: a node name ("redis0", "redis0.r1") or a client ("c2") */
+    char side_a[160], side_b[160]; /* partition sides: comma lists of names */
+    int directed;      /* partition A->B: only that direction */
+    char link_a[32], link_b[32];   /* link=A-B */
+    int p_ppm;         /* probability, parts per million */
+    int64_t by_us;     /* delay */
+    int clock_what;    /* SCN_CLOCK_* */
+    int64_t clock_value; /* offset/jump in µs, drift in ppm */
+    char point[64];    /* fiu point */
+    int group;         /* failover: the node group (-1: from node=, else 0) */
+    int generated;     /* written by the nemesis */
 } scn_step;
+
+/* Writes st as the scenario line that would produce it ("at = 10s ..."). */
+size_t scn_step_format(const scn_step *st, const struct scenario *s, char *buf, size_t cap);
+/* The name of a timed operation ("lock", "drop-reply", ...). */
+const char *scn_op_name(scn_op op);
+/* The i-th fault kind's usage and one-line description; 0 past the end. */
+int scn_fault_help(size_t i, const char **usage, const char **doc);
 
 #define SCN_LEASE_WATCHDOG (-1)
 
@@ -86,6 +124,7 @@ typedef enum scn_invariant {
     SCN_INV_REENTRANCY,  /* reentrancy */
     SCN_INV_LIVENESS,    /* liveness */
     SCN_INV_DEADLOCK,    /* deadlock */
+    SCN_INV_FENCING,     /* fencing: the fenced resource's accepted writes */
     SCN_INV_COUNT
 } scn_invariant;
 
@@ -96,9 +135,26 @@ const char *scn_invariant_name(scn_invariant inv);
 
 #define SCN_MAX_LOCKS 16
 
+/* Fault kinds the nemesis may draw. */
+#define SCN_NEM_PAUSE (1 << 0)       /* a client pauses */
+#define SCN_NEM_CRASH (1 << 1)       /* a client crashes, restarts later */
+#define SCN_NEM_PARTITION (1 << 2)   /* a client is cut from its master */
+#define SCN_NEM_CLOCK (1 << 3)       /* a node's clock jumps forward */
+#define SCN_NEM_NODE_CRASH (1 << 4)  /* a master crashes, restarts later */
+#define SCN_NEM_NODE_PAUSE (1 << 5)  /* a node pauses */
+#define SCN_NEM_FAILOVER (1 << 6)    /* a forced failover */
+#define SCN_NEM_DROP_REPLY (1 << 7)  /* replies to a client are lost for a while */
+#define SCN_NEM_DROP_PUBSUB (1 << 8) /* pub/sub messages are lost for a while */
+#define SCN_NEM_DISCONNECT (1 << 9)  /* a client's connections drop */
+#define SCN_NEM_DELAY (1 << 10)      /* a client's link slows down for a while */
+#define SCN_NEM_COUNT 11
+
+/* The name of nemesis kind bit k ("pause", "node-crash", ...). */
+const char *scn_nemesis_kind_name(int bit);
+
 typedef enum scn_mode { SCN_MODE_LOCK, SCN_MODE_TRYLOCK } scn_mode;
 
-typedef struct scenario {
+struct scenario {
     char *path;
     char *name;
 
@@ -112,6 +168,10 @@ typedef struct scenario {
     int nodes;
     int replicas;
     scn_dist latency;          /* one way, client <-> node */
+    scn_dist replication_lag;  /* one way, master <-> replica */
+    int persistence;           /* data survives a node restart */
+    int64_t down_after_us;     /* Sentinel: master down for this long -> failover */
+    int64_t discovery_us;      /* clients learn a new master after this */
 
     /* [protocol] */
     char *protocol;            /* e.g. "redisson.lock", "redisson.lock@2019" */
@@ -126,6 +186,7 @@ typedef struct scenario {
     int64_t poll_us;           /* baselines: retry interval while waiting */
     char *expire_mode;         /* baseline.setnx: none | separate | atomic */
     int renew;                 /* baseline.cad: run the optional renewer */
+    int synced;                /* -1: the version's default; else WAIT after lock scripts */
     char *lock_names[SCN_MAX_LOCKS];
     int nlocks;
 
@@ -143,11 +204,25 @@ typedef struct scenario {
     scn_step *steps;
     size_t nsteps, steps_cap;
 
+    /* [resource]: a fenced resource touched in every critical section */
+    int resource;              /* threads write to it before releasing */
+    int reject_stale;          /* it refuses tokens below the highest seen */
+
+    /* [nemesis]: faults drawn from the seed */
+    int nemesis;               /* the section is present */
+    int nemesis_kinds;         /* SCN_NEM_* bits */
+    scn_dist nemesis_interval; /* between two faults */
+    scn_dist nemesis_duration; /* of a pause, partition, crash, window */
+    scn_dist nemesis_jump;     /* size of a forward clock jump */
+    int64_t nemesis_start_us, nemesis_stop_us;
+    int nemesis_p_ppm;         /* loss probability of drop-reply / drop-pubsub */
+
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];
     int64_t liveness_bound_us;
     int64_t min_acquisitions;
-} scenario;
+};
+typedef struct scenario scenario;
 
 /* Parse outcome: the first error wins; line 0 means "no line". */
 typedef struct scn_error {

@@ -141,6 +141,7 @@ int64_t scn_dist_draw(sim_ctx *ctx, const scn_dist *d, const char *label)
     return 0;
 }
 
+/* Exact and readable: "90s", "250ms", "3.605355s", "1.5ms", "7us". */
 size_t scn_duration_format(int64_t us, char *buf, size_t cap)
 {
     int64_t a = us < 0 ? -us : us;
@@ -149,8 +150,15 @@ size_t scn_duration_format(int64_t us, char *buf, size_t cap)
     if (a != 0 && a % 3600000000LL == 0) n = snprintf(buf, cap, "%s%lldh", sign, (long long)(a / 3600000000LL));
     else if (a != 0 && a % 60000000 == 0) n = snprintf(buf, cap, "%s%lldm", sign, (long long)(a / 60000000));
     else if (a != 0 && a % 1000000 == 0) n = snprintf(buf, cap, "%s%llds", sign, (long long)(a / 1000000));
-    else if (a != 0 && a % 1000 == 0) n = snprintf(buf, cap, "%s%lldms", sign, (long long)(a / 1000));
-    else n = snprintf(buf, cap, "%s%lldus", sign, (long long)a);
+    else if (a != 0 && a % 1000 == 0 && a < 1000000) n = snprintf(buf, cap, "%s%lldms", sign, (long long)(a / 1000));
+    else if (a >= 1000) {
+        int64_t unit = a >= 1000000 ? 1000000 : 1000;
+        int digits = unit == 1000000 ? 6 : 3;
+        char frac[8];
+        snprintf(frac, sizeof frac, "%0*lld", digits, (long long)(a % unit));
+        for (int k = digits - 1; k > 0 && frac[k] == '0'; k--) frac[k] = '\0';
+        n = snprintf(buf, cap, "%s%lld.%s%s", sign, (long long)(a / unit), frac, unit == 1000000 ? "s" : "ms");
+    } else n = snprintf(buf, cap, "%s%lldus", sign, (long long)a);
     return n < 0 ? 0 : (size_t)n;
 }
 

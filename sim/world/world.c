@@ -1,234 +1,288 @@
-/* world.c — nodes, the network model and connections. Each direction of a
- * connection is a FIFO channel: a message arrives at max(now + latency,
- * arrival of the previous message), so TCP order holds while latencies
- * vary. A node runs a command the moment it arrives. */
+/* world.c — nodes, the network model and client connections. Each
+ * direction of a connection is a FIFO channel: a message arrives at
+ * max(now + latency + policy delay, arrival of the previous message), so
+ * TCP order holds while latencies vary; the policy may drop it instead. A
+ * node runs a command the moment it arrives, unless it is down (the
+ * message is lost, an open is refused) or paused (it waits). */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-#include "world.h"
-
-typedef struct msg msg;
-
-/* Owns every connection ever opened (freed with the world) and every
- * message on the wire (so a world freed mid-run leaks nothing). */
-struct world {
-    sim_ctx *ctx;
-    const scenario *s;
-    int nnodes;
-    fake_node **nodes;
-    char **node_names;
-    world_exec_fn *exec_fn;
-    void *exec_ud;
-    world_conn **conns;
-    size_t nconns, conns_cap;
-    msg *wire; /* messages in flight, doubly linked */
-};
-
-struct world_conn {
-    world *w;
-    int from, node;
-    char *name;
-    char *lat_up, *lat_down; /* PRNG stream names of the two directions */
-    fake_conn *fconn;        /* node side: set when the open arrives */
-    world_reply_fn *on_reply;
-    world_push_fn *on_push;
-    void *ud;
-    int closed;              /* client side gone: deliver nothing more */
-    int64_t last_up_us, last_down_us;
-};
-
-typedef enum msg_kind { MSG_OPEN, MSG_CMD, MSG_CLOSE, MSG_REPLY, MSG_PUSH } msg_kind;
-
-struct msg {
-    world_conn *c;
-    msg_kind kind;
-    int argc;
-    char **argv;
-    size_t *lens;
-    sim_reply *reply;
-    uint64_t tag;
-    msg *prev, *next;
-};
-
-world *world_new(sim_ctx *ctx, const scenario *s)
-{
-    world *w = sim_xcalloc(1, sizeof *w);
-    w->ctx = ctx;
-    w->s = s;
-    w->nnodes = s->nodes;
-    w->nodes = sim_xcalloc((size_t)w->nnodes, sizeof *w->nodes);
-    w->node_names = sim_xcalloc((size_t)w->nnodes, sizeof *w->node_names);
-    for (int i = 0; i < w->nnodes; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "redis%d", i);
-        w->node_names[i] = sim_xstrdup(name);
-        w->nodes[i] = fake_node_new(ctx, name);
-    }
-    return w;
-}
-
-static void msg_free(msg *m);
-
-void world_free(world *w)
-{
-    if (w == NULL) return;
-    while (w->wire) {
-        msg *m = w->wire;
-        w->wire = m->next;
-        msg_free(m);
-    }
-    for (size_t i = 0; i < w->nconns; i++) {
-        world_conn *c = w->conns[i];
-        fake_conn_free(c->fconn);
-        sim_xfree(c->name);
-        sim_xfree(c->lat_up);
-        sim_xfree(c->lat_down);
-        sim_xfree(c);
-    }
-    sim_xfree(w->conns);
-    for (int i = 0; i < w->nnodes; i++) {
-        fake_node_free(w->nodes[i]);
-        sim_xfree(w->node_names[i]);
-    }
-    sim_xfree(w->nodes);
-    sim_xfree(w->node_names);
-    sim_xfree(w);
-}
-
-sim_ctx *world_ctx(const world *w)
-{
-    return w->ctx;
-}
-
-int world_nodes(const world *w)
-{
-    return w->nnodes;
-}
-
-fake_node *world_node(world *w, int i)
-{
-    return w->nodes[i];
-}
-
-const char *world_node_name(const world *w, int i)
-{
-    return w->node_names[i];
-}
-
-uint64_t world_commands(const world *w)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i])->commands;
-    return n;
-}
-
-uint64_t world_evals(const world *w)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i])->scripts;
-    return n;
-}
-
-void world_set_exec_hook(world *w, world_exec_fn *fn, void *ud)
-{
-    w->exec_fn = fn;
-    w->exec_ud = ud;
-}
+#include "world_int.h"
 
 /* ------------------------------------------------------------ messages */
 
-static void msg_free(msg *m)
+msg *world_msg_new(world *w, world_msg_kind kind, int from, int to)
+{
+    msg *m = sim_xcalloc(1, sizeof *m);
+    m->w = w;
+    m->kind = kind;
+    m->from = from;
+    m->to = to;
+    m->link = -1;
+    return m;
+}
+
+void world_hold(wnode *n, msg *m)
+{
+    m->qnext = NULL;
+    if (n->queue_tail) n->queue_tail->qnext = m;
+    else n->queue_head = m;
+    n->queue_tail = m;
+}
+
+void world_msg_free(msg *m)
 {
     for (int i = 0; i < m->argc; i++) sim_xfree(m->argv[i]);
     sim_xfree(m->argv);
     sim_xfree(m->lens);
     sim_reply_free(m->reply);
+    for (size_t i = 0; i < m->neffects; i++) {
+        for (int j = 0; j < m->effects[i].argc; j++) sim_xfree(m->effects[i].argv[j]);
+        sim_xfree(m->effects[i].argv);
+        sim_xfree(m->effects[i].lens);
+    }
+    sim_xfree(m->effects);
     sim_xfree(m);
+}
+
+static void wire_unlink(world *w, msg *m)
+{
+    if (m->prev) m->prev->next = m->next;
+    else w->wire = m->next;
+    if (m->next) m->next->prev = m->prev;
+    m->prev = m->next = NULL;
 }
 
 static void deliver(sim_ctx *ctx, void *arg);
 
-/* Puts m on the wire in its direction; it arrives after the latency and
- * never before the message sent before it on the same connection. */
-static void post(world_conn *c, msg *m, int up)
+static const char *const kind_labels[] = {"net open",  "net cmd",   "net close", "net reply",
+                                          "net push",  "net reset", "net repl",  "net ack"};
+
+void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *last)
 {
-    world *w = c->w;
-    int64_t lat = scn_dist_draw(w->ctx, &w->s->latency, up ? c->lat_up : c->lat_down);
-    int64_t *last = up ? &c->last_up_us : &c->last_down_us;
-    int64_t t = sim_now(w->ctx) + lat;
+    world_verdict v = {0, 0};
+    if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, m->reply, &v);
+    if (v.drop) {
+        sim_trace(w->ctx, "net", "drop %s %s", kind_labels[m->kind], lat);
+        world_msg_free(m);
+        return;
+    }
+    int64_t t = sim_now(w->ctx) + scn_dist_draw(w->ctx, d, lat) + v.extra_us;
     if (t < *last) t = *last;
     *last = t;
     m->prev = NULL;
     m->next = w->wire;
     if (w->wire) w->wire->prev = m;
     w->wire = m;
-    static const char *const labels[] = {"net open", "net cmd", "net close", "net reply", "net push"};
-    sim_at(w->ctx, t, labels[m->kind], deliver, m);
+    sim_at(w->ctx, t, kind_labels[m->kind], deliver, m);
 }
+
+static void post_up(world_conn *c, msg *m)
+{
+    world_post(c->w, m, c->lat_up, &c->w->s->latency, &c->last_up_us);
+}
+
+static void post_down(world_conn *c, msg *m)
+{
+    world_post(c->w, m, c->lat_down, &c->w->s->latency, &c->last_down_us);
+}
+
+/* ------------------------------------------------------------- nodes */
 
 static void on_node_push(void *ud, const sim_reply *push)
 {
     world_conn *c = ud;
-    msg *m = sim_xcalloc(1, sizeof *m);
+    msg *m = world_msg_new(c->w, WORLD_MSG_PUSH, c->node, c->from);
     m->c = c;
-    m->kind = MSG_PUSH;
     m->reply = sim_reply_dup(push);
-    post(c, m, 0);
+    post_down(c, m);
 }
 
-static void at_node(world_conn *c, msg *m)
+void world_conn_reset(world_conn *c)
 {
-    world *w = c->w;
-    fake_node *n = w->nodes[c->node];
-    switch (m->kind) {
-    case MSG_OPEN:
-        c->fconn = fake_conn_new(n, on_node_push, c);
-        break;
-    case MSG_CMD: {
-        if (c->fconn == NULL) break;
-        sim_reply *r = fake_exec(n, c->fconn, m->argc, (const char *const *)m->argv, m->lens);
-        if (w->exec_fn) w->exec_fn(w->exec_ud, c->node, m->tag);
-        if (r == NULL) break; /* answered with pushes (SUBSCRIBE) */
-        msg *back = sim_xcalloc(1, sizeof *back);
-        back->c = c;
-        back->kind = MSG_REPLY;
-        back->reply = r;
-        post(c, back, 0);
-        break;
-    }
-    case MSG_CLOSE:
+    if (c->fconn) {
         fake_conn_free(c->fconn);
         c->fconn = NULL;
+    }
+    repl_drop_waits(c->w, c);
+    while (c->backlog_head) {
+        msg *m = c->backlog_head;
+        c->backlog_head = m->qnext;
+        world_msg_free(m);
+    }
+    c->backlog_tail = NULL;
+    c->blocked = 0;
+    if (c->reset_sent || c->closed) return;
+    c->reset_sent = 1;
+    msg *m = world_msg_new(c->w, WORLD_MSG_RESET, c->node, c->from);
+    m->c = c;
+    post_down(c, m);
+}
+
+void world_run_cmd(world *w, world_conn *c, msg *m)
+{
+    wnode *n = &w->nodes[c->node];
+    if (m->argc == 3 && m->lens[0] == 4 && strncasecmp(m->argv[0], "wait", 4) == 0 && n->master < 0) {
+        repl_wait(w, c, m);
+        return;
+    }
+    sim_reply *r = fake_exec(n->fake, c->fconn, m->argc, (const char *const *)m->argv, m->lens);
+    c->woff = n->offset;
+    if (w->exec_fn && n->master < 0) w->exec_fn(w->exec_ud, c->node, m->tag);
+    if (r == NULL) return; /* answered with pushes (SUBSCRIBE) */
+    msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
+    back->c = c;
+    back->req_id = m->req_id;
+    back->reply = r;
+    post_down(c, back);
+}
+
+/* A message reaches a node that is up and running. */
+static void at_node(world *w, msg *m)
+{
+    world_conn *c = m->c;
+    wnode *n = &w->nodes[c->node];
+    switch (m->kind) {
+    case WORLD_MSG_OPEN:
+        c->fconn = fake_conn_new(n->fake, on_node_push, c);
+        break;
+    case WORLD_MSG_CMD:
+        if (c->fconn == NULL) break; /* the connection was reset */
+        if (c->blocked) {           /* behind a WAIT */
+            m->qnext = NULL;
+            if (c->backlog_tail) c->backlog_tail->qnext = m;
+            else c->backlog_head = m;
+            c->backlog_tail = m;
+            return;
+        }
+        world_run_cmd(w, c, m);
+        break;
+    case WORLD_MSG_CLOSE:
+        if (c->fconn) fake_conn_free(c->fconn);
+        c->fconn = NULL;
+        repl_drop_waits(w, c);
         break;
     default:
         break;
     }
+    world_msg_free(m);
+}
+
+static void to_node(world *w, msg *m)
+{
+    wnode *n = &w->nodes[m->to];
+    if (!n->up) {
+        /* A down node refuses connections and loses what was sent. */
+        if (m->kind == WORLD_MSG_OPEN) world_conn_reset(m->c);
+        world_msg_free(m);
+        return;
+    }
+    if (n->paused) {
+        world_hold(n, m);
+        return;
+    }
+    at_node(w, m);
+}
+
+static void to_client(world *w, msg *m)
+{
+    (void)w;
+    world_conn *c = m->c;
+    if (!c->closed) {
+        switch (m->kind) {
+        case WORLD_MSG_REPLY: c->on_reply(c->ud, m->req_id, m->reply); break;
+        case WORLD_MSG_PUSH: if (c->on_push) c->on_push(c->ud, m->reply); break;
+        case WORLD_MSG_RESET:
+            c->closed = 1; /* nothing more comes from this connection */
+            if (c->on_reset) c->on_reset(c->ud);
+            break;
+        default: break;
+        }
+    }
+    world_msg_free(m);
 }
 
 static void deliver(sim_ctx *ctx, void *arg)
 {
     (void)ctx;
     msg *m = arg;
-    world_conn *c = m->c;
-    world *w = c->w;
-    if (m->prev) m->prev->next = m->next;
-    else w->wire = m->next;
-    if (m->next) m->next->prev = m->prev;
-    if (m->kind == MSG_REPLY || m->kind == MSG_PUSH) {
-        if (!c->closed) {
-            if (m->kind == MSG_REPLY) c->on_reply(c->ud, m->reply);
-            else if (c->on_push) c->on_push(c->ud, m->reply);
-        }
-    } else {
-        at_node(c, m);
+    world *w = m->w;
+    wire_unlink(w, m);
+    switch (m->kind) {
+    case WORLD_MSG_OPEN:
+    case WORLD_MSG_CMD:
+    case WORLD_MSG_CLOSE: to_node(w, m); break;
+    case WORLD_MSG_REPLY:
+    case WORLD_MSG_PUSH:
+    case WORLD_MSG_RESET: to_client(w, m); break;
+    case WORLD_MSG_REPL:
+    case WORLD_MSG_ACK: repl_deliver(w, m); break;
     }
-    msg_free(m);
+}
+
+/* Runs what queued at a node while it was paused, in arrival order. */
+static void end_pause(sim_ctx *ctx, void *arg)
+{
+    wnode *n = arg;
+    (void)ctx;
+    n->paused = 0;
+    world *w = NULL;
+    msg *m = n->queue_head;
+    n->queue_head = n->queue_tail = NULL;
+    while (m) {
+        msg *next = m->qnext;
+        w = m->w;
+        if (m->kind == WORLD_MSG_REPL || m->kind == WORLD_MSG_ACK) repl_deliver(w, m);
+        else to_node(w, m);
+        m = next;
+    }
+}
+
+void world_node_pause(world *w, int node, int64_t for_us)
+{
+    wnode *n = &w->nodes[node];
+    if (!n->up || n->paused) return;
+    n->paused = 1;
+    sim_trace(w->ctx, n->name, "paused for %lldus", (long long)for_us);
+    sim_timer_arm(w->ctx, &n->pause_end, sim_now(w->ctx) + for_us, "node resume", end_pause, n);
+}
+
+void world_node_crash(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    if (!n->up) return;
+    n->up = 0;
+    n->paused = 0;
+    sim_timer_cancel(w->ctx, &n->pause_end);
+    while (n->queue_head) {
+        msg *m = n->queue_head;
+        n->queue_head = m->qnext;
+        world_msg_free(m);
+    }
+    n->queue_tail = NULL;
+    for (size_t i = 0; i < w->nconns; i++)
+        if (w->conns[i]->node == node) world_conn_reset(w->conns[i]);
+    fake_node_reset(n->fake, w->s->persistence);
+    sim_trace(w->ctx, n->name, "crashed%s", w->s->persistence ? " (data persisted)" : ", data lost");
+    repl_master_down(w, node);
+}
+
+void world_node_restart(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    if (n->up) return;
+    n->up = 1;
+    int master = w->groups[n->group].master;
+    sim_trace(w->ctx, n->name, "restarted");
+    if (master != node) repl_attach(w, node, master);
+    else sim_timer_cancel(w->ctx, &w->groups[n->group].failover_timer);
 }
 
 /* --------------------------------------------------------- connections */
 
-world_conn *world_connect(world *w, int from, int node, const char *name,
-                          world_reply_fn *on_reply, world_push_fn *on_push, void *ud)
+world_conn *world_connect(world *w, int from, int node, const char *name, world_reply_fn *on_reply,
+                          world_push_fn *on_push, world_reset_fn *on_reset, void *ud)
 {
     world_conn *c = sim_xcalloc(1, sizeof *c);
     char buf[160];
@@ -242,26 +296,27 @@ world_conn *world_connect(world *w, int from, int node, const char *name,
     c->lat_down = sim_xstrdup(buf);
     c->on_reply = on_reply;
     c->on_push = on_push;
+    c->on_reset = on_reset;
     c->ud = ud;
     if (w->nconns == w->conns_cap) {
         w->conns_cap = w->conns_cap ? w->conns_cap * 2 : 16;
         w->conns = sim_xrealloc(w->conns, w->conns_cap * sizeof *w->conns);
     }
     w->conns[w->nconns++] = c;
-    msg *m = sim_xcalloc(1, sizeof *m);
+    msg *m = world_msg_new(w, WORLD_MSG_OPEN, from, node);
     m->c = c;
-    m->kind = MSG_OPEN;
-    post(c, m, 1);
+    post_up(c, m);
     return c;
 }
 
-void world_send(world_conn *c, int argc, const char *const *argv, const size_t *lens,
-                uint64_t tag)
+void world_send(world_conn *c, int argc, const char *const *argv, const size_t *lens, uint64_t tag,
+                uint64_t req_id)
 {
-    msg *m = sim_xcalloc(1, sizeof *m);
+    if (c->closed) return;
+    msg *m = world_msg_new(c->w, WORLD_MSG_CMD, c->from, c->node);
     m->c = c;
-    m->kind = MSG_CMD;
     m->tag = tag;
+    m->req_id = req_id;
     m->argc = argc;
     m->argv = sim_xmalloc((size_t)argc * sizeof *m->argv);
     m->lens = sim_xmalloc((size_t)argc * sizeof *m->lens);
@@ -269,15 +324,182 @@ void world_send(world_conn *c, int argc, const char *const *argv, const size_t *
         m->argv[i] = sim_xmemdup(argv[i], lens[i]);
         m->lens[i] = lens[i];
     }
-    post(c, m, 1);
+    post_up(c, m);
 }
 
 void world_close(world_conn *c)
 {
-    if (c == NULL || c->closed) return;
+    if (c == NULL || c->closed) {
+        if (c) c->closed = 1;
+        return;
+    }
     c->closed = 1;
-    msg *m = sim_xcalloc(1, sizeof *m);
+    msg *m = world_msg_new(c->w, WORLD_MSG_CLOSE, c->from, c->node);
     m->c = c;
-    m->kind = MSG_CLOSE;
-    post(c, m, 1);
+    post_up(c, m);
+}
+
+int world_conn_node(const world_conn *c)
+{
+    return c->node;
+}
+
+/* ----------------------------------------------------------- lifecycle */
+
+world *world_new(sim_ctx *ctx, const scenario *s)
+{
+    world *w = sim_xcalloc(1, sizeof *w);
+    w->ctx = ctx;
+    w->s = s;
+    w->ngroups = s->nodes;
+    w->nnodes = s->nodes * (1 + s->replicas);
+    w->nodes = sim_xcalloc((size_t)w->nnodes, sizeof *w->nodes);
+    w->groups = sim_xcalloc((size_t)w->ngroups, sizeof *w->groups);
+    for (int g = 0; g < w->ngroups; g++) {
+        int base = g * (1 + s->replicas);
+        w->groups[g].master = base;
+        w->groups[g].announced = base;
+        for (int k = 0; k <= s->replicas; k++) {
+            wnode *n = &w->nodes[base + k];
+            char name[32];
+            if (k == 0) snprintf(name, sizeof name, "redis%d", g);
+            else snprintf(name, sizeof name, "redis%d.r%d", g, k);
+            n->name = sim_xstrdup(name);
+            n->group = g;
+            n->up = 1;
+            n->master = k == 0 ? -1 : base;
+            n->fake = fake_node_new(ctx, name);
+        }
+    }
+    repl_init(w);
+    return w;
+}
+
+void world_free(world *w)
+{
+    if (w == NULL) return;
+    repl_free(w);
+    while (w->wire) {
+        msg *m = w->wire;
+        w->wire = m->next;
+        world_msg_free(m);
+    }
+    for (int i = 0; i < w->nnodes; i++) {
+        wnode *n = &w->nodes[i];
+        sim_timer_cancel(w->ctx, &n->pause_end);
+        while (n->queue_head) {
+            msg *m = n->queue_head;
+            n->queue_head = m->qnext;
+            world_msg_free(m);
+        }
+    }
+    for (size_t i = 0; i < w->nconns; i++) {
+        world_conn *c = w->conns[i];
+        if (c->fconn) fake_conn_free(c->fconn);
+        while (c->backlog_head) {
+            msg *m = c->backlog_head;
+            c->backlog_head = m->qnext;
+            world_msg_free(m);
+        }
+        sim_xfree(c->name);
+        sim_xfree(c->lat_up);
+        sim_xfree(c->lat_down);
+        sim_xfree(c);
+    }
+    sim_xfree(w->conns);
+    for (int i = 0; i < w->nnodes; i++) {
+        fake_node_free(w->nodes[i].fake);
+        sim_xfree(w->nodes[i].name);
+    }
+    for (int g = 0; g < w->ngroups; g++) {
+        sim_timer_cancel(w->ctx, &w->groups[g].failover_timer);
+        sim_timer_cancel(w->ctx, &w->groups[g].discovery_timer);
+    }
+    sim_xfree(w->nodes);
+    sim_xfree(w->groups);
+    sim_xfree(w);
+}
+
+sim_ctx *world_ctx(const world *w)
+{
+    return w->ctx;
+}
+
+void world_set_policy(world *w, world_policy_fn *fn, void *ud)
+{
+    w->policy = fn;
+    w->policy_ud = ud;
+}
+
+void world_set_exec_hook(world *w, world_exec_fn *fn, void *ud)
+{
+    w->exec_fn = fn;
+    w->exec_ud = ud;
+}
+
+void world_set_master_listener(world *w, world_master_fn *fn, void *ud)
+{
+    w->master_fn = fn;
+    w->master_ud = ud;
+}
+
+int world_nodes(const world *w)
+{
+    return w->nnodes;
+}
+
+int world_groups(const world *w)
+{
+    return w->ngroups;
+}
+
+fake_node *world_node(world *w, int node)
+{
+    return w->nodes[node].fake;
+}
+
+const char *world_node_name(const world *w, int node)
+{
+    return w->nodes[node].name;
+}
+
+int world_node_find(const world *w, const char *name)
+{
+    for (int i = 0; i < w->nnodes; i++)
+        if (strcmp(w->nodes[i].name, name) == 0) return i;
+    return -1;
+}
+
+int world_group_of(const world *w, int node)
+{
+    return w->nodes[node].group;
+}
+
+int world_master(const world *w, int group)
+{
+    return w->groups[group].master;
+}
+
+int world_node_up(const world *w, int node)
+{
+    return w->nodes[node].up;
+}
+
+int world_is_replica(const world *w, int node)
+{
+    return w->nodes[node].master >= 0;
+}
+
+uint64_t world_commands(const world *w)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i].fake)->commands;
+    return n;
+}
+
+uint64_t world_evals(const world *w)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i].fake)->scripts;
+    return n;
 }

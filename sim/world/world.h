@@ -1,11 +1,13 @@
-/* world.h — the simulated deployment: Redis nodes (fake), the network
- * between them and the client processes, and the connections clients hold
- * to nodes. Messages travel with a latency drawn per message, in order on
- * each connection (TCP), and run on arrival.
+/* world.h — the simulated deployment: Redis nodes (fake) in groups of one
+ * master and its replicas, the network between them and the client
+ * processes, replication and failover, and the node faults (crash,
+ * restart, pause, clock).
  *
- * The world knows nothing of lock protocols: a client connection delivers
- * replies and pushes to callbacks of the client runtime, which decides
- * what a paused or crashed process does with them. */
+ * Messages travel with a latency drawn per message, in order on each
+ * connection (TCP), and run on arrival. A policy hook (installed by the
+ * fault module) may drop or delay each message. The world knows nothing of
+ * lock protocols: client connections deliver replies, pushes and
+ * connection loss to callbacks of the client runtime. */
 #ifndef LOCKSIM_WORLD_H
 #define LOCKSIM_WORLD_H
 
@@ -19,47 +21,104 @@
 typedef struct world world;
 typedef struct world_conn world_conn;
 
-/* Endpoint numbers: nodes are 0..nodes-1, clients are WORLD_CLIENT(i). */
-#define WORLD_CLIENT_BASE 1000
+/* Endpoints: nodes are 0..world_nodes()-1; client i (1-based) is
+ * WORLD_CLIENT(i). */
+#define WORLD_CLIENT_BASE 100000
 #define WORLD_CLIENT(i) (WORLD_CLIENT_BASE + (i))
+#define WORLD_IS_CLIENT(e) ((e) >= WORLD_CLIENT_BASE)
 
-/* Creates the nodes and the network of scenario s on ctx. The scenario is
- * borrowed for the life of the world. */
+/* What travels on the network (the policy hook sees it). */
+typedef enum world_msg_kind {
+    WORLD_MSG_OPEN,   /* client -> node: connect */
+    WORLD_MSG_CMD,    /* client -> node: a command */
+    WORLD_MSG_CLOSE,  /* client -> node: disconnect */
+    WORLD_MSG_REPLY,  /* node -> client: a reply */
+    WORLD_MSG_PUSH,   /* node -> client: pub/sub message or confirmation */
+    WORLD_MSG_RESET,  /* node -> client: the connection is gone */
+    WORLD_MSG_REPL,   /* master -> replica: a batch of write effects */
+    WORLD_MSG_ACK     /* replica -> master: applied offset */
+} world_msg_kind;
+
+/* The policy's verdict on one message: drop it, or add a delay. */
+typedef struct world_verdict {
+    int drop;
+    int64_t extra_us;
+} world_verdict;
+
+/* Decides the fate of one message from endpoint `from` to `to`; msg is
+ * the reply or push for WORLD_MSG_REPLY / PUSH (else NULL). */
+typedef void world_policy_fn(void *ud, int from, int to, world_msg_kind kind,
+                             const sim_reply *msg, world_verdict *out);
+
+/* Creates the nodes and the network of scenario s on ctx (borrowed for
+ * the life of the world). */
 world *world_new(sim_ctx *ctx, const scenario *s);
 void world_free(world *w);
 sim_ctx *world_ctx(const world *w);
+void world_set_policy(world *w, world_policy_fn *fn, void *ud);
+
+/* ------------------------------------------------------------- nodes */
+
 int world_nodes(const world *w);
-fake_node *world_node(world *w, int i);
-/* The node's name in traces: "redis0", ... */
-const char *world_node_name(const world *w, int i);
+int world_groups(const world *w);
+fake_node *world_node(world *w, int node);
+/* "redis0" (master of group 0 at the start), "redis0.r1" (its replica). */
+const char *world_node_name(const world *w, int node);
+/* The node named name, or -1. */
+int world_node_find(const world *w, const char *name);
+int world_group_of(const world *w, int node);
+/* The group's master as the world (Sentinel) has it now. */
+int world_master(const world *w, int group);
+int world_node_up(const world *w, int node);
+int world_is_replica(const world *w, int node);
+/* Replicas of group's master that are connected (INFO connected_slaves). */
+int world_connected_replicas(const world *w, int group);
 /* Commands executed by all nodes (scripts count once). */
 uint64_t world_commands(const world *w);
 uint64_t world_evals(const world *w);
 
-/* Called with each reply, in request order; the reply is borrowed. */
-typedef void world_reply_fn(void *ud, const sim_reply *reply);
-/* Called with each push (pub/sub message or confirmation); borrowed. */
+/* The node process dies: connections reset, data lost (kept with
+ * [redis] persistence). A crashed master is failed over after down-after
+ * if the group has a replica. */
+void world_node_crash(world *w, int node);
+/* The node comes back (empty unless persistence); a former master whose
+ * group failed over comes back as a replica of the new master. */
+void world_node_restart(world *w, int node);
+/* SIGSTOP for for_us: the node runs nothing; what arrives waits. */
+void world_node_pause(world *w, int node, int64_t for_us);
+/* Sentinel's FAILOVER now: the most up-to-date replica becomes master;
+ * clients learn it after the discovery delay. Returns the new master, or
+ * -1 if the group has no replica to promote. */
+int world_failover(world *w, int group);
+
+/* ------------------------------------------------------- client side */
+
+/* Called with each reply, with the request id it was sent with. */
+typedef void world_reply_fn(void *ud, uint64_t req_id, const sim_reply *reply);
+/* Called with each push (pub/sub message or confirmation). */
 typedef void world_push_fn(void *ud, const sim_reply *msg);
-/* Called after every command a node runs, with the tag it was sent with
+/* Called once when the connection is gone (the node crashed or refused). */
+typedef void world_reset_fn(void *ud);
+/* Called after every command a master runs, with the tag it was sent with
  * (store observers use it). */
 typedef void world_exec_fn(void *ud, int node, uint64_t tag);
+/* Called when a client learns that group's master is now node (after the
+ * discovery delay), once per client. */
+typedef void world_master_fn(void *ud, int client, int group, int node);
 
-/* Opens a connection from client endpoint `from` (WORLD_CLIENT(i)) to
- * node. Replies and pushes are delivered to on_reply/on_push (at arrival
- * time, after the network); name labels the connection in traces
- * ("c1>redis0"). The connection exists on the node once the open message
- * arrives. */
+/* Opens a connection from client endpoint `from` to node. Callbacks run at
+ * arrival time, after the network. name labels it in traces. */
 world_conn *world_connect(world *w, int from, int node, const char *name,
-                          world_reply_fn *on_reply, world_push_fn *on_push, void *ud);
-/* Sends a command (argv copied). Replies come to on_reply in the order
- * the commands were sent; tag is handed to the exec hook when it runs. */
+                          world_reply_fn *on_reply, world_push_fn *on_push,
+                          world_reset_fn *on_reset, void *ud);
+/* Sends a command (argv copied); its reply comes back with req_id. tag is
+ * handed to the exec hook when it runs. */
 void world_send(world_conn *c, int argc, const char *const *argv, const size_t *lens,
-                uint64_t tag);
-/* Closes the connection: the node drops it (and its subscriptions) when
- * the close arrives, after any request sent before. No callback runs for
- * this connection afterwards. */
+                uint64_t tag, uint64_t req_id);
+/* Closes the connection: no callback runs for it afterwards. */
 void world_close(world_conn *c);
+int world_conn_node(const world_conn *c);
 void world_set_exec_hook(world *w, world_exec_fn *fn, void *ud);
-
+void world_set_master_listener(world *w, world_master_fn *fn, void *ud);
 
 #endif /* LOCKSIM_WORLD_H */

@@ -94,6 +94,12 @@ static const struct {
     {"[scenario]\nduration = 1s\n[protocol]\nname = x\n[clients]\ncount = 1\n[faults]\nat = 0s crash client=5\n",
      8, "no client 5"},
     {"[protocol]\nname = redisson.lock\n", 0, "duration is required"},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s partition clients|group3\n", 6, "unknown endpoint \"group3\""},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s crash node=redis0.r1\n", 6, "no node \"redis0.r1\""},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s failover\n", 6, "failover needs replicas"},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s drop link=c1-redis0 p=2\n", 6, "probability"},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s clock node=redis0 tilt=3s\n", 6, "tilt"},
+    {"[nemesis]\nkinds = pause, meteor\n", 2, "meteor"},
 };
 
 START_TEST(bad_input_names_file_and_line)

@@ -15,6 +15,8 @@ Suite *fake_expiry_suite(void);
 Suite *lua_host_suite(void);
 Suite *scn_suite(void);
 Suite *check_suite(void);
+Suite *world_suite(void);
+Suite *faults_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {

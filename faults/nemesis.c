@@ -1,0 +1,157 @@
+/* nemesis.c — faults drawn from the seed, Jepsen-style: from [nemesis]
+ * start to stop, one fault after each draw of `interval`, of a kind drawn
+ * among `kinds`, on a target drawn among the clients or nodes, lasting a
+ * draw of `duration` (a crash is followed by a restart after it; a
+ * partition, a loss or a delay window ends after it). Every draw comes
+ * from the stream "nemesis", so a seed always makes the same faults; they
+ * become ordinary fault lines, written into the trace and the result. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fault_int.h"
+
+typedef struct gen {
+    sim_ctx *ctx;
+    const scenario *s;
+    scn_step *v;
+    size_t n, cap;
+} gen;
+
+static scn_step *add(gen *g, int64_t at, scn_op op)
+{
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 16;
+        g->v = sim_xrealloc(g->v, g->cap * sizeof *g->v);
+    }
+    scn_step *st = &g->v[g->n++];
+    memset(st, 0, sizeof *st);
+    st->at_us = at;
+    st->op = op;
+    st->thread = 1;
+    st->group = -1;
+    st->wait_us = st->lease_us = -1;
+    st->generated = 1;
+    return st;
+}
+
+static int clients(const scenario *s)
+{
+    int n = s->clients;
+    for (size_t i = 0; i < s->nsteps; i++)
+        if (s->steps[i].op < SCN_FIRST_FAULT && s->steps[i].client > n) n = s->steps[i].client;
+    return n;
+}
+
+static uint64_t pick(gen *g, uint64_t n)
+{
+    return sim_choose(g->ctx, n, "nemesis");
+}
+
+static void node_name(const scenario *s, int index, char *buf, size_t cap)
+{
+    int per = 1 + s->replicas;
+    int group = index / per, k = index % per;
+    if (k == 0) snprintf(buf, cap, "redis%d", group);
+    else snprintf(buf, cap, "redis%d.r%d", group, k);
+}
+
+static void one(gen *g, int64_t t, int kind)
+{
+    const scenario *s = g->s;
+    int nc = clients(s);
+    int nn = s->nodes * (1 + s->replicas);
+    int64_t d = scn_dist_draw(g->ctx, &s->nemesis_duration, "nemesis");
+    int client = nc ? 1 + (int)pick(g, (uint64_t)nc) : 0;
+    scn_step *st;
+    switch (kind) {
+    case SCN_NEM_PAUSE:
+        st = add(g, t, SCN_FAULT_PAUSE);
+        st->client = client;
+        st->for_us = d;
+        break;
+    case SCN_NEM_CRASH:
+        add(g, t, SCN_FAULT_CRASH)->client = client;
+        add(g, t + d, SCN_FAULT_RESTART)->client = client;
+        break;
+    case SCN_NEM_PARTITION: {
+        st = add(g, t, SCN_FAULT_PARTITION);
+        snprintf(st->side_a, sizeof st->side_a, "c%d", client);
+        snprintf(st->side_b, sizeof st->side_b, "nodes");
+        st->for_us = d;
+        break;
+    }
+    case SCN_NEM_CLOCK:
+        st = add(g, t, SCN_FAULT_CLOCK);
+        node_name(s, (int)pick(g, (uint64_t)nn), st->node, sizeof st->node);
+        st->clock_what = SCN_CLOCK_JUMP;
+        st->clock_value = scn_dist_draw(g->ctx, &s->nemesis_jump, "nemesis");
+        break;
+    case SCN_NEM_NODE_CRASH: {
+        int group = (int)pick(g, (uint64_t)s->nodes);
+        st = add(g, t, SCN_FAULT_CRASH);
+        node_name(s, group * (1 + s->replicas), st->node, sizeof st->node);
+        scn_step *back = add(g, t + d, SCN_FAULT_RESTART);
+        memcpy(back->node, g->v[g->n - 2].node, sizeof back->node);
+        break;
+    }
+    case SCN_NEM_NODE_PAUSE:
+        st = add(g, t, SCN_FAULT_PAUSE);
+        node_name(s, (int)pick(g, (uint64_t)nn), st->node, sizeof st->node);
+        st->for_us = d;
+        break;
+    case SCN_NEM_FAILOVER:
+        add(g, t, SCN_FAULT_FAILOVER)->group = (int)pick(g, (uint64_t)s->nodes);
+        break;
+    case SCN_NEM_DROP_REPLY:
+    case SCN_NEM_DROP_PUBSUB:
+        st = add(g, t, kind == SCN_NEM_DROP_REPLY ? SCN_FAULT_DROP_REPLY : SCN_FAULT_DROP_PUBSUB);
+        st->client = client;
+        st->p_ppm = s->nemesis_p_ppm;
+        st->for_us = d;
+        break;
+    case SCN_NEM_DISCONNECT:
+        add(g, t, SCN_FAULT_DISCONNECT)->client = client;
+        break;
+    case SCN_NEM_DELAY:
+        st = add(g, t, SCN_FAULT_DELAY);
+        snprintf(st->link_a, sizeof st->link_a, "c%d", client);
+        node_name(s, 0, st->link_b, sizeof st->link_b);
+        st->by_us = d / 10 + 1;
+        st->for_us = d;
+        break;
+    }
+}
+
+static int cmp_at(const void *a, const void *b)
+{
+    const scn_step *x = a, *y = b;
+    if (x->at_us != y->at_us) return x->at_us < y->at_us ? -1 : 1;
+    return x < y ? -1 : 1;
+}
+
+size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out)
+{
+    gen g = {ctx, s, NULL, 0, 0};
+    *out = NULL;
+    if (!s->nemesis || s->nemesis_kinds == 0) return 0;
+    int kinds[16], nk = 0;
+    for (int b = 0; b < SCN_NEM_COUNT; b++) {
+        if (!(s->nemesis_kinds & (1 << b))) continue;
+        if ((1 << b) == SCN_NEM_FAILOVER && s->replicas == 0) continue;
+        if (((1 << b) & (SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY |
+                         SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY)) &&
+            clients(s) == 0)
+            continue;
+        kinds[nk++] = 1 << b;
+    }
+    if (nk == 0) return 0;
+    for (int64_t t = s->nemesis_start_us;;) {
+        t += scn_dist_draw(ctx, &s->nemesis_interval, "nemesis");
+        if (t > s->nemesis_stop_us) break;
+        one(&g, t, kinds[pick(&g, (uint64_t)nk)]);
+    }
+    /* Restarts after the end of the run still happen (the run drains). */
+    if (g.n > 1) qsort(g.v, g.n, sizeof *g.v, cmp_at);
+    *out = g.v;
+    return g.n;
+}

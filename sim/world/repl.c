@@ -1,0 +1,432 @@
+/* repl.c — replication and failover between the world's nodes.
+ *
+ * A master ships the effects of each client command (fake_node's effect
+ * batches) to its replicas, one message per batch, with the replication
+ * lag; a replica applies them in offset order and acknowledges. WAIT n t
+ * counts the replicas whose acknowledged offset reaches the connection's
+ * last write, blocking the connection until enough have or t runs out.
+ * Replication traffic that the network policy would drop is retried
+ * (Redis' replication backlog resends it), so a replica lags, never
+ * diverges. Failover (Sentinel-like) promotes the most up-to-date live
+ * replica: what the old master had not shipped is gone. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_int.h"
+
+#define REPL_RETRY_US SIM_MS(100)
+
+typedef struct repl_hook {
+    world *w;
+    int node;
+} repl_hook;
+
+/* Hook contexts, one per node (index = node). */
+static repl_hook *hooks_of(world *w)
+{
+    return (repl_hook *)w->repl_hooks;
+}
+
+static wlink *find_link(world *w, int master, int replica)
+{
+    for (size_t i = 0; i < w->nlinks; i++)
+        if (w->links[i].master == master && w->links[i].replica == replica) return &w->links[i];
+    return NULL;
+}
+
+static wlink *link_for(world *w, int master, int replica)
+{
+    wlink *l = find_link(w, master, replica);
+    if (l) return l;
+    if (w->nlinks == w->links_cap) {
+        w->links_cap = w->links_cap ? w->links_cap * 2 : 8;
+        w->links = sim_xrealloc(w->links, w->links_cap * sizeof *w->links);
+    }
+    l = &w->links[w->nlinks++];
+    memset(l, 0, sizeof *l);
+    l->master = master;
+    l->replica = replica;
+    char buf[128];
+    snprintf(buf, sizeof buf, "repl %s>%s", w->nodes[master].name, w->nodes[replica].name);
+    l->lat_down = sim_xstrdup(buf);
+    snprintf(buf, sizeof buf, "repl %s<%s", w->nodes[master].name, w->nodes[replica].name);
+    l->lat_up = sim_xstrdup(buf);
+    return l;
+}
+
+static void make_master(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    n->master = -1;
+    fake_node_set_replica(n->fake, 0);
+    fake_node_set_repl(n->fake, repl_on_effects, &hooks_of(w)[node]);
+}
+
+void repl_init(world *w)
+{
+    repl_hook *hooks = sim_xcalloc((size_t)w->nnodes, sizeof *hooks);
+    w->repl_hooks = hooks;
+    for (int i = 0; i < w->nnodes; i++) {
+        hooks[i] = (repl_hook){w, i};
+        wnode *n = &w->nodes[i];
+        if (n->master < 0) {
+            make_master(w, i);
+        } else {
+            fake_node_set_replica(n->fake, 1);
+            link_for(w, n->master, i)->alive = 1;
+        }
+    }
+}
+
+void repl_free(world *w)
+{
+    for (size_t i = 0; i < w->nlinks; i++) {
+        sim_xfree(w->links[i].lat_down);
+        sim_xfree(w->links[i].lat_up);
+        msg *m = w->links[i].held;
+        while (m) {
+            msg *next = m->qnext;
+            world_msg_free(m);
+            m = next;
+        }
+    }
+    sim_xfree(w->links);
+    for (int i = 0; i < w->nnodes; i++) {
+        wnode *n = &w->nodes[i];
+        while (n->waits) {
+            wwait *x = n->waits;
+            n->waits = x->next;
+            sim_timer_cancel(w->ctx, &x->timer);
+            sim_xfree(x);
+        }
+    }
+    sim_xfree(w->repl_hooks);
+}
+
+/* ------------------------------------------------------------- shipping */
+
+static void post_repl(world *w, wlink *l, msg *m);
+
+static void retry_post(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    msg *m = arg;
+    world *w = m->w;
+    wlink *l = &w->links[m->link];
+    post_repl(w, l, m);
+}
+
+/* Replication traffic is not lost: what the policy refuses now is tried
+ * again later (the replica reads it from the backlog). */
+static void post_repl(world *w, wlink *l, msg *m)
+{
+    world_verdict v = {0, 0};
+    if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, NULL, &v);
+    if (v.drop) {
+        sim_at(w->ctx, sim_now(w->ctx) + REPL_RETRY_US, "repl retry", retry_post, m);
+        return;
+    }
+    int down = m->kind == WORLD_MSG_REPL;
+    int64_t extra = v.extra_us;
+    /* world_post would ask the policy again: post with it off. */
+    world_policy_fn *saved = w->policy;
+    w->policy = NULL;
+    int64_t *last = down ? &l->last_down_us : &l->last_up_us;
+    if (extra) *last = *last > sim_now(w->ctx) + extra ? *last : sim_now(w->ctx) + extra;
+    world_post(w, m, down ? l->lat_down : l->lat_up, &w->s->replication_lag, last);
+    w->policy = saved;
+}
+
+void repl_on_effects(void *ud, const fake_effect *effects, size_t n)
+{
+    repl_hook *h = ud;
+    world *w = h->w;
+    wnode *master = &w->nodes[h->node];
+    master->offset++;
+    for (size_t i = 0; i < w->nlinks; i++) {
+        wlink *l = &w->links[i];
+        if (l->master != h->node || !l->alive) continue;
+        msg *m = world_msg_new(w, WORLD_MSG_REPL, h->node, l->replica);
+        m->link = (int)i;
+        m->offset = master->offset;
+        m->neffects = n;
+        m->effects = sim_xcalloc(n, sizeof *m->effects);
+        for (size_t k = 0; k < n; k++) {
+            fake_effect *e = &m->effects[k];
+            e->argc = effects[k].argc;
+            e->argv = sim_xmalloc((size_t)e->argc * sizeof *e->argv);
+            e->lens = sim_xmalloc((size_t)e->argc * sizeof *e->lens);
+            for (int j = 0; j < e->argc; j++) {
+                e->argv[j] = sim_xmemdup(effects[k].argv[j], effects[k].lens[j]);
+                e->lens[j] = effects[k].lens[j];
+            }
+        }
+        post_repl(w, l, m);
+    }
+}
+
+/* ----------------------------------------------------------------- WAIT */
+
+static int acked_count(world *w, int master, uint64_t woff)
+{
+    int n = 0;
+    for (size_t i = 0; i < w->nlinks; i++) {
+        const wlink *l = &w->links[i];
+        if (l->master == master && l->alive && w->nodes[l->replica].up && l->acked >= woff) n++;
+    }
+    return n;
+}
+
+int world_connected_replicas(const world *w, int group)
+{
+    int master = w->groups[group].master, n = 0;
+    for (size_t i = 0; i < w->nlinks; i++) {
+        const wlink *l = &w->links[i];
+        if (l->master == master && l->alive && w->nodes[l->replica].up) n++;
+    }
+    return n;
+}
+
+static void unblock(world *w, world_conn *c)
+{
+    c->blocked = 0;
+    while (c->backlog_head && !c->blocked) {
+        msg *m = c->backlog_head;
+        c->backlog_head = m->qnext;
+        if (c->backlog_head == NULL) c->backlog_tail = NULL;
+        world_run_cmd(w, c, m);
+        world_msg_free(m);
+    }
+}
+
+static void wait_reply(world *w, world_conn *c, uint64_t req_id, int count)
+{
+    msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
+    back->c = c;
+    back->req_id = req_id;
+    back->reply = sim_reply_int(count);
+    world_post(w, back, c->lat_down, &w->s->latency, &c->last_down_us);
+}
+
+static void finish_wait(world *w, wnode *n, wwait *x)
+{
+    for (wwait **pp = &n->waits; *pp; pp = &(*pp)->next) {
+        if (*pp != x) continue;
+        *pp = x->next;
+        break;
+    }
+    sim_timer_cancel(w->ctx, &x->timer);
+    world_conn *c = x->c;
+    wait_reply(w, c, x->req_id, acked_count(w, c->node, c->woff));
+    sim_xfree(x);
+    unblock(w, c);
+}
+
+static void on_wait_timeout(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    wwait *x = arg;
+    world *w = x->c->w;
+    finish_wait(w, &w->nodes[x->c->node], x);
+}
+
+void repl_wait(world *w, world_conn *c, msg *m)
+{
+    wnode *n = &w->nodes[c->node];
+    /* The fake checks the arguments as Redis does (and answers errors). */
+    sim_reply *r = fake_exec(n->fake, c->fconn, m->argc, (const char *const *)m->argv, m->lens);
+    if (r == NULL || r->type == SIM_REPLY_ERR) {
+        msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
+        back->c = c;
+        back->req_id = m->req_id;
+        back->reply = r;
+        world_post(w, back, c->lat_down, &w->s->latency, &c->last_down_us);
+        return;
+    }
+    sim_reply_free(r);
+    long long want = strtoll(m->argv[1], NULL, 10), timeout = strtoll(m->argv[2], NULL, 10);
+    int now = acked_count(w, c->node, c->woff);
+    if (now >= want) {
+        wait_reply(w, c, m->req_id, now);
+        return;
+    }
+    wwait *x = sim_xcalloc(1, sizeof *x);
+    x->c = c;
+    x->req_id = m->req_id;
+    x->want = want;
+    x->next = n->waits;
+    n->waits = x;
+    c->blocked = 1;
+    if (timeout > 0) sim_timer_arm(w->ctx, &x->timer, sim_now(w->ctx) + SIM_MS(timeout), "wait timeout",
+                                   on_wait_timeout, x);
+}
+
+void repl_drop_waits(world *w, world_conn *c)
+{
+    wnode *n = &w->nodes[c->node];
+    for (wwait **pp = &n->waits; *pp;) {
+        wwait *x = *pp;
+        if (x->c != c) {
+            pp = &x->next;
+            continue;
+        }
+        *pp = x->next;
+        sim_timer_cancel(w->ctx, &x->timer);
+        sim_xfree(x);
+    }
+    c->blocked = 0;
+}
+
+static void recheck_waits(world *w, int master)
+{
+    wnode *n = &w->nodes[master];
+    for (wwait *x = n->waits, *next; x; x = next) {
+        next = x->next;
+        if (acked_count(w, master, x->c->woff) >= x->want) finish_wait(w, n, x);
+    }
+}
+
+/* ------------------------------------------------------------- delivery */
+
+static void send_ack(world *w, wlink *l, uint64_t offset)
+{
+    msg *m = world_msg_new(w, WORLD_MSG_ACK, l->replica, l->master);
+    m->link = (int)(l - w->links);
+    m->offset = offset;
+    post_repl(w, l, m);
+}
+
+/* Applies held batches of link l in offset order. */
+static void apply_ready(world *w, wlink *l)
+{
+    wnode *r = &w->nodes[l->replica];
+    for (;;) {
+        msg **pp = &l->held, *m = NULL;
+        for (; *pp; pp = &(*pp)->qnext)
+            if ((*pp)->offset == r->offset + 1) break;
+        if (*pp == NULL) return;
+        m = *pp;
+        *pp = m->qnext;
+        fake_node_apply(r->fake, m->effects, m->neffects);
+        r->offset = m->offset;
+        send_ack(w, l, r->offset);
+        world_msg_free(m);
+    }
+}
+
+void repl_deliver(world *w, msg *m)
+{
+    wlink *l = &w->links[m->link];
+    wnode *to = &w->nodes[m->to];
+    if (!to->up || !l->alive || (m->kind == WORLD_MSG_REPL && to->master != l->master)) {
+        world_msg_free(m); /* the link is gone: a resync will follow */
+        return;
+    }
+    if (to->paused) {
+        world_hold(to, m);
+        return;
+    }
+    if (m->kind == WORLD_MSG_ACK) {
+        if (m->offset > l->acked) l->acked = m->offset;
+        world_msg_free(m);
+        recheck_waits(w, l->master);
+        return;
+    }
+    if (m->offset <= to->offset) { /* already applied (a full sync covered it) */
+        world_msg_free(m);
+        return;
+    }
+    m->qnext = l->held;
+    l->held = m;
+    apply_ready(w, l);
+}
+
+/* ------------------------------------------------------------- topology */
+
+void repl_attach(world *w, int node, int master)
+{
+    wnode *n = &w->nodes[node];
+    n->master = master;
+    fake_node_set_repl(n->fake, NULL, NULL);
+    fake_node_set_replica(n->fake, 1);
+    if (!n->up) return; /* synchronised when it comes back */
+    fake_node_copy_data(n->fake, w->nodes[master].fake);
+    n->offset = w->nodes[master].offset;
+    for (size_t i = 0; i < w->nlinks; i++)
+        if (w->links[i].replica == node) w->links[i].alive = 0;
+    wlink *l = link_for(w, master, node);
+    l->alive = 1;
+    l->acked = n->offset;
+    sim_trace(w->ctx, n->name, "replica of %s (full sync at offset %llu)", w->nodes[master].name,
+              (unsigned long long)n->offset);
+}
+
+static void on_failover_due(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    repl_hook *h = arg;
+    world *w = h->w;
+    int group = w->nodes[h->node].group;
+    if (w->groups[group].master == h->node && !w->nodes[h->node].up) world_failover(w, group);
+}
+
+void repl_master_down(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    for (size_t i = 0; i < w->nlinks; i++)
+        if (w->links[i].replica == node || w->links[i].master == node) w->links[i].alive = 0;
+    while (n->waits) {
+        wwait *x = n->waits;
+        n->waits = x->next;
+        sim_timer_cancel(w->ctx, &x->timer);
+        sim_xfree(x);
+    }
+    wgroup *g = &w->groups[n->group];
+    if (g->master != node || w->s->replicas == 0) return;
+    /* Sentinel sees the master down after down-after, then fails over. */
+    sim_timer_arm(w->ctx, &g->failover_timer, sim_now(w->ctx) + w->s->down_after_us,
+                  "sentinel failover", on_failover_due, &hooks_of(w)[node]);
+}
+
+static void on_discovered(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    repl_hook *h = arg;
+    world *w = h->w;
+    int group = w->nodes[h->node].group;
+    w->groups[group].announced = h->node;
+    sim_trace(w->ctx, "sentinel", "clients learn that %s is the master of group %d",
+              w->nodes[h->node].name, group);
+    if (w->master_fn) w->master_fn(w->master_ud, 0, group, h->node);
+}
+
+int world_failover(world *w, int group)
+{
+    wgroup *g = &w->groups[group];
+    int old = g->master, best = -1;
+    for (int i = 0; i < w->nnodes; i++) {
+        wnode *n = &w->nodes[i];
+        if (n->group != group || i == old || !n->up || n->master != old) continue;
+        if (best < 0 || n->offset > w->nodes[best].offset) best = i;
+    }
+    if (best < 0) {
+        sim_trace(w->ctx, "sentinel", "no replica of %s to promote", w->nodes[old].name);
+        return -1;
+    }
+    sim_timer_cancel(w->ctx, &g->failover_timer);
+    sim_trace(w->ctx, "sentinel", "failover: %s (offset %llu) replaces %s (offset %llu)",
+              w->nodes[best].name, (unsigned long long)w->nodes[best].offset, w->nodes[old].name,
+              (unsigned long long)w->nodes[old].offset);
+    for (size_t i = 0; i < w->nlinks; i++)
+        if (w->links[i].master == old) w->links[i].alive = 0;
+    /* WAITs blocked on the old master end now, with what it had. */
+    while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits);
+    make_master(w, best);
+    g->master = best;
+    for (int i = 0; i < w->nnodes; i++)
+        if (w->nodes[i].group == group && i != best) repl_attach(w, i, best);
+    sim_timer_arm(w->ctx, &g->discovery_timer, sim_now(w->ctx) + w->s->discovery_us,
+                  "sentinel discovery", on_discovered, &hooks_of(w)[best]);
+    return best;
+}

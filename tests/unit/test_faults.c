@@ -1,0 +1,261 @@
+/* test_faults.c — the mechanics of each fault kind, driven through the
+ * fault schedule exactly as a scenario's [faults] lines are: partition
+ * (symmetric, directed, by group) and heal, lossy links, lost replies (the
+ * command still runs), lost pub/sub messages (confirmations still arrive),
+ * delays, a raw libfiu point stalling replication, node clocks (offset,
+ * drift, jump) as Redis expiry sees them, and the nemesis's determinism. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "faults/fault.h"
+#include "tests.h"
+#include "world_fixture.h"
+
+static int64_t counter(world *w, int node)
+{
+    fake_peek pk;
+    if (!fake_node_peek(world_node(w, node), "n", 1, &pk)) return 0;
+    return strtoll(pk.str, NULL, 10);
+}
+
+START_TEST(partition_loses_messages_until_heal)
+{
+    wf_run r;
+    wf_start(&r, 0, 0, "at = 10ms partition c1|redis0\nat = 500ms heal\n", 1);
+    wf_rec c = {0};
+    world_conn *conn = wf_connect(r.w, &c);
+    wf_send(conn, 1, "INCR", "n", NULL);
+    sim_run(r.ctx, SIM_MS(5));
+    ck_assert_int_eq(c.replies, 1);
+    sim_run(r.ctx, SIM_MS(20));
+    wf_send(conn, 2, "INCR", "n", NULL);
+    sim_run(r.ctx, SIM_MS(400));
+    ck_assert_int_eq(c.replies, 1);
+    ck_assert_int_eq(counter(r.w, 0), 1); /* the command never arrived */
+    sim_run(r.ctx, SIM_MS(600));
+    wf_send(conn, 3, "INCR", "n", NULL);
+    sim_run(r.ctx, SIM_MS(700));
+    ck_assert_int_eq(c.replies, 2);
+    ck_assert_str_eq(c.last, "(integer) 2");
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(directed_partition_cuts_one_way)
+{
+    /* redis0 -> c1 is cut: commands arrive and run, replies are lost. */
+    wf_run r;
+    wf_start(&r, 0, 0, "at = 10ms partition redis0->c1\n", 1);
+    wf_rec c = {0};
+    world_conn *conn = wf_connect(r.w, &c);
+    sim_run(r.ctx, SIM_MS(20));
+    for (uint64_t i = 1; i <= 3; i++) wf_send(conn, i, "INCR", "n", NULL);
+    sim_run(r.ctx, SIM_MS(100));
+    ck_assert_int_eq(counter(r.w, 0), 3);
+    ck_assert_int_eq(c.replies, 0);
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(group_partition_cuts_master_and_replicas)
+{
+    wf_run r;
+    wf_start(&r, 1, 0, "at = 10ms partition c1|group0\n", 1);
+    wf_rec a = {0}, b = {0};
+    world_conn *ca = wf_connect(r.w, &a);
+    world_conn *cb = world_connect(r.w, WORLD_CLIENT(1), 1, "c1>redis0.r1", wf_on_reply, wf_on_push, wf_on_reset, &b);
+    sim_run(r.ctx, SIM_MS(20));
+    wf_send(ca, 1, "PING", NULL, NULL);
+    wf_send(cb, 1, "PING", NULL, NULL);
+    sim_run(r.ctx, SIM_MS(100));
+    ck_assert_int_eq(a.replies + b.replies, 0);
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(lossy_link_is_deterministic)
+{
+    int got[2];
+    for (int k = 0; k < 2; k++) {
+        wf_run r;
+        wf_start(&r, 0, 0, "at = 0s drop link=c1-redis0 p=0.5\n", 42);
+        wf_rec c = {0};
+        world_conn *conn = wf_connect(r.w, &c);
+        sim_run(r.ctx, SIM_MS(1));
+        for (uint64_t i = 1; i <= 200; i++) wf_send(conn, i, "INCR", "n", NULL);
+        sim_run(r.ctx, SIM_SEC(1));
+        /* Each command is lost with p, then each reply with p: about a
+         * quarter of the round trips complete. */
+        ck_assert_int_gt(c.replies, 20);
+        ck_assert_int_lt(c.replies, 90);
+        ck_assert_int_gt(counter(r.w, 0), 70);
+        ck_assert_int_lt(counter(r.w, 0), 130);
+        got[k] = c.replies;
+        wf_end(&r);
+    }
+    ck_assert_int_eq(got[0], got[1]);
+}
+END_TEST
+
+START_TEST(drop_reply_runs_the_command)
+{
+    wf_run r;
+    wf_start(&r, 0, 0, "at = 0s drop-reply client=1 p=1\n", 3);
+    wf_rec c1 = {0}, c2 = {0};
+    world_conn *a = wf_connect(r.w, &c1);
+    world_conn *b = world_connect(r.w, WORLD_CLIENT(2), 0, "c2>redis0", wf_on_reply, wf_on_push, wf_on_reset, &c2);
+    sim_run(r.ctx, SIM_MS(1));
+    wf_send(a, 1, "INCR", "n", NULL);
+    wf_send(a, 2, "INCR", "n", NULL);
+    wf_send(b, 1, "INCR", "n", NULL);
+    sim_run(r.ctx, SIM_MS(50));
+    ck_assert_int_eq(counter(r.w, 0), 3); /* all three ran ... */
+    ck_assert_int_eq(c1.replies, 0);      /* ... c1 heard nothing */
+    ck_assert_int_eq(c2.replies, 1);      /* c2 is not covered */
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(drop_pubsub_loses_messages_only)
+{
+    wf_run r;
+    wf_start(&r, 0, 0, "at = 0s drop-pubsub client=1 p=1\n", 4);
+    wf_rec c1 = {0}, c2 = {0}, c2sub = {0};
+    world_conn *a = wf_connect(r.w, &c1);
+    world_conn *b = world_connect(r.w, WORLD_CLIENT(2), 0, "c2>redis0", wf_on_reply, wf_on_push, wf_on_reset, &c2);
+    world_conn *bs = world_connect(r.w, WORLD_CLIENT(2), 0, "c2>redis0 sub", wf_on_reply, wf_on_push, wf_on_reset,
+                                   &c2sub);
+    sim_run(r.ctx, SIM_MS(1));
+    wf_send(a, 1, "SUBSCRIBE", "ch", NULL);
+    wf_send(bs, 1, "SUBSCRIBE", "ch", NULL);
+    sim_run(r.ctx, SIM_MS(10));
+    ck_assert_int_eq(c1.pushes, 1); /* the confirmation arrives */
+    wf_send(b, 2, "PUBLISH", "ch", "0");
+    sim_run(r.ctx, SIM_MS(20));
+    ck_assert_int_eq(c2.replies, 1);
+    ck_assert_str_eq(c2.last, "(integer) 2"); /* Redis delivered to both ... */
+    ck_assert_int_eq(c1.messages, 0);         /* ... c1's copy was lost */
+    ck_assert_int_eq(c2sub.messages, 1);
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(delay_slows_a_link)
+{
+    wf_run r;
+    wf_start(&r, 0, 0, "at = 0s delay link=c1-redis0 by=200ms for=1s\n", 5);
+    wf_rec c = {0};
+    world_conn *conn = wf_connect(r.w, &c);
+    sim_run(r.ctx, SIM_MS(1));
+    wf_send(conn, 1, "PING", NULL, NULL);
+    sim_run(r.ctx, SIM_MS(350));
+    ck_assert_int_eq(c.replies, 0); /* 200 ms each way */
+    sim_run(r.ctx, SIM_MS(500));
+    ck_assert_int_eq(c.replies, 1);
+    /* After the window the link is fast again. */
+    sim_run(r.ctx, SIM_MS(1100));
+    wf_send(conn, 2, "PING", NULL, NULL);
+    sim_run(r.ctx, SIM_MS(1110));
+    ck_assert_int_eq(c.replies, 2);
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(fiu_point_stalls_replication)
+{
+    wf_run r;
+    wf_start(&r, 1, 0, "at = 0s fiu redis/replicate p=1 for=1s\n", 6);
+    wf_rec c = {0};
+    world_conn *conn = wf_connect(r.w, &c);
+    sim_run(r.ctx, SIM_MS(1));
+    wf_send(conn, 1, "SET", "k", "v");
+    sim_run(r.ctx, SIM_MS(800));
+    fake_peek pk;
+    ck_assert(fake_node_peek(world_node(r.w, 0), "k", 1, &pk));
+    ck_assert(!fake_node_peek(world_node(r.w, 1), "k", 1, &pk)); /* held back */
+    sim_run(r.ctx, SIM_MS(1300));
+    ck_assert(fake_node_peek(world_node(r.w, 1), "k", 1, &pk)); /* retried after the window */
+    wf_end(&r);
+}
+END_TEST
+
+static int64_t pttl(world *w)
+{
+    const char *argv[] = {"PTTL", "k"};
+    sim_reply *a = fake_execv(world_node(w, 0), NULL, 2, argv);
+    int64_t v = a->integer;
+    sim_reply_free(a);
+    return v;
+}
+
+START_TEST(node_clock_faults_move_expiry)
+{
+    wf_run r;
+    wf_start(&r, 0, 0,
+               "at = 1s clock node=redis0 offset=+2s\n"
+               "at = 2s clock node=redis0 drift=+500000ppm\n"
+               "at = 4s clock node=redis0 jump=+30s\n",
+               7);
+    const char *set[] = {"SET", "k", "v", "PX", "30000"};
+    sim_reply_free(fake_execv(world_node(r.w, 0), NULL, 5, set));
+    sim_run(r.ctx, SIM_MS(1500));
+    ck_assert_int_eq(pttl(r.w), 30000 - 1500 - 2000); /* offset: a 2 s step */
+    sim_run(r.ctx, SIM_MS(3000));
+    ck_assert_int_eq(pttl(r.w), 30000 - 3000 - 2000 - 500); /* 1.5 s of node time per second */
+    sim_run(r.ctx, SIM_MS(4500));
+    ck_assert_int_eq(pttl(r.w), -2); /* the jump expired it */
+    wf_end(&r);
+}
+END_TEST
+
+START_TEST(nemesis_is_a_function_of_the_seed)
+{
+    scenario s = wf_topo(1, 0,
+                         "[nemesis]\nkinds = pause, crash, partition, clock, node-crash, failover, drop-reply\n"
+                         "interval = exp(5s)\nduration = 1s..10s\n");
+    char a[4096] = "", b[4096] = "", c[4096] = "";
+    char *out[3] = {a, b, c};
+    uint64_t seeds[3] = {11, 11, 12};
+    for (int k = 0; k < 3; k++) {
+        sim_ctx *ctx = sim_new(seeds[k]);
+        scn_step *steps = NULL;
+        size_t n = fault_nemesis(ctx, &s, &steps);
+        ck_assert_int_gt((int)n, 3);
+        for (size_t i = 0; i < n; i++) {
+            char line[256];
+            ck_assert(steps[i].generated);
+            ck_assert(steps[i].op >= SCN_FIRST_FAULT);
+            if (i > 0) ck_assert(steps[i].at_us >= steps[i - 1].at_us);
+            scn_step_format(&steps[i], &s, line, sizeof line);
+            strncat(out[k], line, 4095 - strlen(out[k]));
+            strncat(out[k], "\n", 4095 - strlen(out[k]));
+        }
+        free(steps);
+        sim_free(ctx);
+    }
+    ck_assert_str_eq(a, b);
+    ck_assert_str_ne(a, c);
+    scn_free(&s);
+}
+END_TEST
+
+Suite *faults_suite(void)
+{
+    Suite *s = suite_create("faults");
+    TCase *net = tcase_create("network");
+    tcase_add_test(net, partition_loses_messages_until_heal);
+    tcase_add_test(net, directed_partition_cuts_one_way);
+    tcase_add_test(net, group_partition_cuts_master_and_replicas);
+    tcase_add_test(net, lossy_link_is_deterministic);
+    tcase_add_test(net, drop_reply_runs_the_command);
+    tcase_add_test(net, drop_pubsub_loses_messages_only);
+    tcase_add_test(net, delay_slows_a_link);
+    suite_add_tcase(s, net);
+    TCase *node = tcase_create("node");
+    tcase_add_test(node, fiu_point_stalls_replication);
+    tcase_add_test(node, node_clock_faults_move_expiry);
+    tcase_add_test(node, nemesis_is_a_function_of_the_seed);
+    suite_add_tcase(s, node);
+    return s;
+}
