@@ -11,38 +11,29 @@ static const proto_client_defaults cur_defaults = {
 static const proto_client_defaults v2019_defaults = {
     .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0};
 
-static const proto_def rlock_cur_def = {
-    .name = "redisson.lock",
-    .summary = "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
-    .cfg = &rlock_current,
-    .defaults = &cur_defaults,
-    .proc_init = rlock_proc_init,
-    .proc_free = rlock_proc_free,
-    .acquire = rlock_acquire,
-    .release = rlock_release,
-    .force_unlock = rlock_force_unlock,
-    .query = rlock_query,
-    .observe = rlock_observe,
-    .node_of = rlock_node_of,
-};
+/* The reentrant-lock family shares one client (rlock.c); cfg picks the
+ * version. */
+#define RLOCK_DEF(var, nm, sum, c, defs, tok)                                     \
+    static const proto_def var = {                                              \
+        .name = nm, .summary = sum, .cfg = c, .defaults = defs,                 \
+        .proc_init = rlock_proc_init, .proc_free = rlock_proc_free,             \
+        .acquire = rlock_acquire, .release = rlock_release,                     \
+        .force_unlock = rlock_force_unlock, .query = rlock_query,               \
+        .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,       \
+    }
 
-static const proto_def rlock_2019_def = {
-    .name = "redisson.lock@2019",
-    .summary = "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
-    .cfg = &rlock_2019,
-    .defaults = &v2019_defaults,
-    .proc_init = rlock_proc_init,
-    .proc_free = rlock_proc_free,
-    .acquire = rlock_acquire,
-    .release = rlock_release,
-    .force_unlock = rlock_force_unlock,
-    .query = rlock_query,
-    .observe = rlock_observe,
-    .node_of = rlock_node_of,
-};
+RLOCK_DEF(rlock_cur_def, "redisson.lock",
+          "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
+          &rlock_current, &cur_defaults, NULL);
+RLOCK_DEF(rlock_2019_def, "redisson.lock@2019",
+          "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
+          &rlock_2019, &v2019_defaults, NULL);
+RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
+          "RedissonFencedLock (3.19+): the current lock plus a token per acquisition (fencing)",
+          &rlock_fenced, &cur_defaults, rlock_token);
 
 const proto_def *const proto_all[] = {
-    &rlock_cur_def, &rlock_2019_def, &proto_baseline_setnx, &proto_baseline_cad, NULL,
+    &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_baseline_setnx, &proto_baseline_cad, NULL,
 };
 
 const proto_def *proto_find(const char *name)

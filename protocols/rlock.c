@@ -8,6 +8,9 @@
  *                      every script resent on a reply timeout (R),
  *                      per-lock watchdog timer, fixed 1500 ms retry delay.
  *
+ *  redisson.fencedlock RedissonFencedLock: the current lock whose acquire
+ *                      also draws a token from a counter key (§11).
+ *
  * tryLock(wait, lease) and lock(lease) follow the ttl-or-message loop of
  * §3.3 with waitTime accounted on the client's clock. */
 #include <stdio.h>
@@ -16,9 +19,11 @@
 #include "cl_int.h"
 #include "rlock.h"
 
-/* Per process: each lock handle's internalLockLeaseTime (ms). */
+/* Per process: each lock handle's internalLockLeaseTime (ms), and (fenced
+ * lock) each thread's last token per lock. */
 typedef struct rlock_proc {
     int64_t internal_lease_ms[SCN_MAX_LOCKS];
+    int64_t (*token)[SCN_MAX_LOCKS]; /* [thread-1][lock] */
 } rlock_proc;
 
 static const rlock_cfg *cfg_of(const cl_proc *p)
@@ -42,11 +47,13 @@ void rlock_proc_init(cl_proc *p)
 {
     rlock_proc *r = sim_xcalloc(1, sizeof *r);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) r->internal_lease_ms[i] = p->cw->s->watchdog_us / 1000;
+    r->token = sim_xcalloc((size_t)p->nthreads, sizeof *r->token);
     p->proto = r;
 }
 
 void rlock_proc_free(cl_proc *p)
 {
+    sim_xfree(state(p)->token);
     sim_xfree(p->proto);
     p->proto = NULL;
 }
@@ -221,11 +228,29 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
         acq_end(op, 0, "script error");
         return;
     }
-    if (r->type == SIM_REPLY_NIL) {
-        acquired(op);
-        return;
+    int64_t ttl;
+    if (c->fenced) {
+        /* {-1, token}: acquired; {pttl, -1}: held. A held lock without a
+         * TTL also answers -1 first, which the client takes for success
+         * (PROTOCOLS.md §11). */
+        int64_t first = -1, token = -1;
+        if (r->type == SIM_REPLY_ARRAY && r->elements == 2) {
+            first = r->element[0]->integer;
+            token = r->element[1]->integer;
+        }
+        if (first == -1) {
+            state(p)->token[op->t->index - 1][op->lock] = token;
+            acquired(op);
+            return;
+        }
+        ttl = first;
+    } else {
+        if (r->type == SIM_REPLY_NIL) {
+            acquired(op);
+            return;
+        }
+        ttl = r->type == SIM_REPLY_INT ? r->integer : -1;
     }
-    int64_t ttl = r->type == SIM_REPLY_INT ? r->integer : -1;
     if (op->wait_ms >= 0 && charge(op)) {
         acq_end(op, 0, NULL);
         return;
@@ -254,10 +279,13 @@ static void acq_send(acq_op *op)
     char lease[24];
     int64_t ms = uses_watchdog(c, op->lease_ms) ? state(p)->internal_lease_ms[op->lock] : op->lease_ms;
     snprintf(lease, sizeof lease, "%lld", (long long)ms);
-    const char *keys[] = {lock_key(op->t, op->lock)};
+    char tokens[192];
+    rlock_prefix_name("redisson_lock_token", lock_key(op->t, op->lock), tokens, sizeof tokens);
+    const char *keys[] = {lock_key(op->t, op->lock), tokens};
     const char *args[] = {lease, op->lname};
     op->mark_ms = cl_now_ms(p);
-    cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, 1, keys, 2, args, flags(p, c->acquire_tr),
+    cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, c->fenced ? 2 : 1, keys, 2, args,
+            flags(p, c->acquire_tr),
             op->t->op_seq, on_acquire_reply, op);
 }
 
@@ -269,6 +297,8 @@ void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, pr
     op->lock = lock;
     op->wait_ms = wait_us < 0 ? -1 : wait_us / 1000;
     op->lease_ms = lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;
+    /* lockAndGetToken(lease) does not pass the lease on: the watchdog. */
+    if (cfg_of(p)->fenced && wait_us < 0) op->lease_ms = -1;
     op->done = done;
     op->rem_ms = op->wait_ms;
     cl_lock_name(t, op->lname, sizeof op->lname);
@@ -511,22 +541,21 @@ void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
     if (pk.type == FAKE_TYPE_HASH) fake_node_peek_hash(n, key, strlen(key), first_field, out);
 }
 
+int64_t rlock_token(cl_thread *t, int lock)
+{
+    return state(t->p)->token[t->index - 1][lock];
+}
+
 /* -------------------------------------------------------- the versions */
 
-const rlock_cfg rlock_current = {
-    .acquire = "lock_acquire",
-    .unlock = "lock_unlock",
-    .force = "lock_force_unlock",
-    .unlock_latch = 1,
-    .publish_arg = 1,
-    .acquire_tr = CL_NORESEND,
-    .unlock_tr = CL_NORESEND,
-    .watchdog_gen = 2,
-    .retry_attempts = 4,
-    .jitter = 1,
-    .try_timeout_fails = 1,
-    .lease0_is_watchdog = 1,
-};
+/* The current client's settings (4.7.x), shared with the fenced lock. */
+#define RLOCK_CURRENT_SETTINGS                                                   \
+    .unlock = "lock_unlock", .force = "lock_force_unlock", .unlock_latch = 1,   \
+    .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND,      \
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .try_timeout_fails = 1, \
+    .lease0_is_watchdog = 1
+
+const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_CURRENT_SETTINGS};
 
 const rlock_cfg rlock_2019 = {
     .acquire = "lock2019_acquire",
@@ -542,3 +571,6 @@ const rlock_cfg rlock_2019 = {
     .try_timeout_fails = 0,
     .lease0_is_watchdog = 0,
 };
+
+/* RedissonFencedLock (3.19+): the current lock with the token acquire. */
+const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_CURRENT_SETTINGS, .fenced = 1};

@@ -15,9 +15,10 @@ typedef struct rlock_cfg {
     int jitter;              /* EqualJitter retry delay (else fixed 1500 ms) */
     int try_timeout_fails;   /* 4.7.0: a timeout in tryLock's loop = false */
     int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
+    int fenced;              /* RFencedLock: the acquire also draws a token */
 } rlock_cfg;
 
-extern const rlock_cfg rlock_current, rlock_2019;
+extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced;
 
 void rlock_proc_init(cl_proc *p);
 void rlock_proc_free(cl_proc *p);
@@ -28,5 +29,6 @@ void rlock_release(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
+int64_t rlock_token(cl_thread *t, int lock);
 
 #endif /* LOCKSIM_RLOCK_H */

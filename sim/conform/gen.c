@@ -499,6 +499,7 @@ static const script_case scripts[] = {
     {"lock2019_acquire", NULL, "L", "ln"},
     {"lock2019_unlock", NULL, "LC", "0ln"},
     {"lock2019_force_unlock", NULL, "LC", "0"},
+    {"fenced_acquire_token", NULL, "LF", "ln"},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
 };
@@ -526,6 +527,7 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'L': add(op, pick(g, lock_keys)); break;
     case 'C': add(op, chance(g, 80) ? "redisson_lock__channel:{lock}" : pick(g, channels)); break;
     case 'T': add(op, chance(g, 70) ? "redisson_unlock_latch:{lock}:r1" : pick(g, keys)); break;
+    case 'F': add(op, chance(g, 80) ? "redisson_lock_token:{lock}" : pick(g, keys)); break;
     default: add(op, pick(g, keys)); break;
     }
 }

@@ -122,8 +122,8 @@ void cmd_script(fcmd *c)
             fr_int(c, ok);
         }
     } else if (fu_arg_is(c, 1, "flush")) {
-        if (c->argc > 3) { script_arity_err(c, "flush"); return; }
-        if (c->argc == 3 && !fu_arg_is(c, 2, "sync") && !fu_arg_is(c, 2, "async")) {
+        /* script|flush has arity -2: extra words reach the option check. */
+        if (c->argc > 3 || (c->argc == 3 && !fu_arg_is(c, 2, "sync") && !fu_arg_is(c, 2, "async"))) {
             fr_err(c, "ERR SCRIPT FLUSH only support SYNC|ASYNC option");
             return;
         }

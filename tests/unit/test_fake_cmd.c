@@ -212,6 +212,8 @@ START_TEST(scripting_commands)
     EQ("EVAL x 2 a", "(error) \"ERR Number of keys can't be greater than number of args\"");
     EQ("SCRIPT nope", "(error) \"ERR unknown subcommand 'nope'. Try SCRIPT HELP.\"");
     EQ("SCRIPT LOAD", "(error) \"ERR wrong number of arguments for 'script|load' command\"");
+    EQ("SCRIPT FLUSH bogus extra", "(error) \"ERR SCRIPT FLUSH only support SYNC|ASYNC option\"");
+    EQ("SCRIPT KILL now", "(error) \"ERR wrong number of arguments for 'script|kill' command\"");
     EQ("WAIT 0 0", "(integer) 0");
     EQ("WAIT 0 -1", "(error) \"ERR timeout is negative\"");
     tnode_done(&t);
