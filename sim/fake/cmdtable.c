@@ -140,6 +140,20 @@ const fake_cmd *fake_cmd_lookup(const char *name, size_t len)
     }
 }
 
+const fake_cmd *fk_cmd_find(fake_node *n, const char *name, size_t len)
+{
+    if (len == 0 || len > FK_CMD_CACHE_NAME) return fake_cmd_lookup(name, len);
+    unsigned k = (unsigned)(len * 31u + ((unsigned char)name[0] | 32u) + ((unsigned char)name[len - 1] | 32u) * 7u) &
+                 (FK_CMD_CACHE - 1);
+    fk_cmd_memo *m = &n->cmd_memo[k];
+    if (m->len == len && memcmp(m->name, name, len) == 0) return m->cmd;
+    const fake_cmd *cmd = fake_cmd_lookup(name, len);
+    m->len = len;
+    memcpy(m->name, name, len);
+    m->cmd = cmd;
+    return cmd;
+}
+
 /* "%.*s" semantics: at most max bytes, stopping at a NUL. */
 static size_t cstr_prefix(const char *s, size_t len, size_t max)
 {
@@ -173,7 +187,7 @@ static int arity_ok(const fake_cmd *cmd, int argc)
 
 void fake_dispatch(fcmd *c)
 {
-    const fake_cmd *cmd = fake_cmd_lookup(c->argv[0], c->lens[0]);
+    const fake_cmd *cmd = fk_cmd_find(c->n, c->argv[0], c->lens[0]);
     if (cmd == NULL) {
         reply_unknown(c);
         return;

@@ -137,6 +137,16 @@ struct fake_cmd {
 
 typedef struct lua_host lua_host;
 
+/* A remembered command-name lookup (the lookup is a pure function of the
+ * bytes, so a hit is always right). */
+#define FK_CMD_CACHE 64
+#define FK_CMD_CACHE_NAME 16
+typedef struct fk_cmd_memo {
+    size_t len; /* 0: empty */
+    char name[FK_CMD_CACHE_NAME];
+    const struct fake_cmd *cmd;
+} fk_cmd_memo;
+
 struct fake_node {
     sim_ctx *ctx;
     char *name;
@@ -156,6 +166,7 @@ struct fake_node {
     int applying;         /* applying the master's stream: no expiry at all */
     uint64_t script_steps;
     size_t script_bytes;
+    fk_cmd_memo cmd_memo[FK_CMD_CACHE];
 };
 
 /* --------------------------------------------------------- shared texts */
@@ -206,6 +217,9 @@ int fu_arg_is(fcmd *c, int i, const char *lower);
 void fk_propagate(fake_node *n, int argc, const char *const *argv, const size_t *lens);
 /* Queues c's own argv if it wrote and queued nothing itself. */
 void fk_propagate_cmd(fcmd *c, uint64_t dirty_before);
+/* Does n record its writes' effects for replicas? (Commands skip building
+ * rewritten effects when it does not.) */
+#define fk_replicating(n) ((n)->repl != NULL && !(n)->replica && !(n)->applying)
 /* Hands the queued effects to the hook and clears them. */
 void fk_flush_effects(fake_node *n);
 
@@ -233,6 +247,9 @@ void fz_free(fzset *z);
 
 /* cmdtable.c */
 const fake_cmd *fake_cmd_lookup(const char *name, size_t len);
+/* fake_cmd_lookup through n's memo of recent names (the hot path: scripts
+ * call the same few commands over and over). */
+const fake_cmd *fk_cmd_find(fake_node *n, const char *name, size_t len);
 /* Runs command c->argv through the table with Redis' checks for the
  * caller (client or script). */
 void fake_dispatch(fcmd *c);

@@ -73,7 +73,7 @@ static int redis_generic(lua_State *L, int raise)
         lh_push_error(L, "Lua redis lib command arguments must be strings or integers");
         sink.top_is_error = 1;
     } else {
-        const fake_cmd *cmd = fake_cmd_lookup(argv[0], lens[0]);
+        const fake_cmd *cmd = fk_cmd_find(h->n, argv[0], lens[0]);
         if (fake_script_check(&sub, cmd) == 0) {
             sub.cmd = cmd;
             h->n->stats.commands++;

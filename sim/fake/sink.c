@@ -109,7 +109,7 @@ void fr_nilarray(fcmd *c)
 static void push_field_table(lua_State *L, const char *field, const char *text,
                              size_t len)
 {
-    lua_newtable(L);
+    lua_createtable(L, 0, 1);
     lua_pushstring(L, field);
     lua_pushlstring(L, text, len);
     lua_rawset(L, -3);

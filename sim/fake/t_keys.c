@@ -116,7 +116,7 @@ static void expire_generic(fcmd *c, long long basetime, int seconds,
      * replicates as PEXPIREAT with the absolute time (Redis 7). A replica
      * applying its master's stream only sets the time. */
     char abs[32];
-    size_t alen = fu_ll2str(abs, when);
+    size_t alen = fk_replicating(c->n) ? fu_ll2str(abs, when) : 0;
     if (when <= fk_now_ms(c->n) && !c->n->replica && !c->n->applying) {
         const char *argv[] = {"DEL", c->argv[1]};
         size_t lens[] = {3, c->lens[1]};

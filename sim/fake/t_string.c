@@ -120,7 +120,7 @@ void cmd_set(fcmd *c)
     if (when >= 0) {
         argv[3] = "PXAT";
         lens[3] = 4;
-        lens[4] = fu_ll2str(abs, when);
+        lens[4] = fk_replicating(c->n) ? fu_ll2str(abs, when) : 0;
         argv[4] = abs;
         argc = 5;
     } else if (flags & SET_KEEPTTL) {

@@ -60,7 +60,9 @@ static void make_master(world *w, int node)
     wnode *n = &w->nodes[node];
     n->master = -1;
     fake_node_set_replica(n->fake, 0);
-    fake_node_set_repl(n->fake, repl_on_effects, &hooks_of(w)[node]);
+    /* Without replicas nothing is shipped: the node need not record
+     * its effects at all. */
+    if (w->s->replicas > 0) fake_node_set_repl(n->fake, repl_on_effects, &hooks_of(w)[node]);
 }
 
 void repl_init(world *w)
