@@ -55,10 +55,14 @@ struct cl_thread {
     uint64_t opcount;   /* operations started */
     scn_op cur_op;      /* the running operation */
     int cur_lock;
+    int cur_mode;       /* its read/write side (SCN_RW_*; 0: none) */
+    int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
     /* workload */
     int scripted;       /* runs its [steps], not the random workload */
     int phase;          /* workload.c's state */
     int cycle_lock, cycle_left;
+    int cycle_mode;     /* the cycle's read/write side (0: none) */
+    int64_t cycle_n;    /* the cycle's permits (0: one) */
     size_t *steps;      /* its steps (indexes into the scenario), by time */
     size_t nsteps, step_next;
     cl_timer wake;      /* think / hold timer */

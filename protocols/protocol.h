@@ -75,7 +75,20 @@ typedef struct proto_def {
     int (*node_of)(const cl_world *cw, int lock);
     /* The fencing token of t's hold of lock, or 0 (NULL: no tokens). */
     int64_t (*token)(cl_thread *t, int lock);
+    /* The checkers that apply (bits 1 << SCN_INV_*; 0: the lock family's
+     * mutual-exclusion, reentrancy, liveness, deadlock, fencing). */
+    unsigned invariants;
+    /* Its [protocol] / [clients] options, for `locksim list` (NULL: none
+     * beyond the common ones). */
+    const char *options;
 } proto_def;
+
+#define PROTO_INV(i) (1u << (i))
+#define PROTO_INV_LOCK                                                                         \
+    (PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_REENTRANCY) | PROTO_INV(SCN_INV_LIVENESS) | \
+     PROTO_INV(SCN_INV_DEADLOCK) | PROTO_INV(SCN_INV_FENCING))
+/* The checkers that apply to p. */
+unsigned proto_invariants(const proto_def *p);
 
 /* The protocol named name (with version, e.g. "redisson.lock@2019"), or
  * NULL. */

@@ -36,6 +36,11 @@ const proto_def *const proto_all[] = {
     &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_baseline_setnx, &proto_baseline_cad, NULL,
 };
 
+unsigned proto_invariants(const proto_def *p)
+{
+    return p->invariants ? p->invariants : PROTO_INV_LOCK;
+}
+
 const proto_def *proto_find(const char *name)
 {
     for (size_t i = 0; proto_all[i]; i++)

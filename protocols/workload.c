@@ -74,11 +74,16 @@ static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
     else next_random(t);
 }
 
-static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t lease_us)
+/* mode and n: the read/write side and the permits of the operation
+ * (0: none; protocols that need them read t->cur_mode / t->cur_n). */
+static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t lease_us, int mode,
+                     int64_t n)
 {
     cl_proc *p = t->p;
     const proto_def *pd = p->cw->proto;
     t->busy = 1;
+    t->cur_mode = mode;
+    t->cur_n = n;
     t->cur_op = op;
     t->cur_lock = lock;
     t->op_seq = cl_tag(t, lock, ++t->opcount);
@@ -120,7 +125,7 @@ static void acquire_once(cl_thread *t)
 {
     const scenario *s = t->p->cw->s;
     start_op(t, s->mode == SCN_MODE_LOCK ? SCN_OP_LOCK : SCN_OP_TRYLOCK, t->cycle_lock, s->wait_us,
-             s->lease_us);
+             s->lease_us, t->cycle_mode, t->cycle_n);
 }
 
 static void think(cl_thread *t)
@@ -139,7 +144,7 @@ static void think(cl_thread *t)
 static void release_one(cl_thread *t)
 {
     t->phase = PH_RELEASE;
-    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0);
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->cycle_mode, t->cycle_n);
 }
 
 /* Runs after each random-workload event: a timer, or an operation done. */
@@ -155,6 +160,14 @@ static void next_random(cl_thread *t)
             return;
         }
         t->cycle_lock = s->nlocks > 1 ? (int)sim_choose(p->cw->ctx, (uint64_t)s->nlocks, "lock pick") : 0;
+        /* The cycle's side and permits, drawn only when the scenario asks
+         * (other runs keep their choice sequence). */
+        t->cycle_mode = 0;
+        if (s->read_ppm)
+            t->cycle_mode = sim_choose(p->cw->ctx, SCN_PPM, "read or write") < (uint64_t)s->read_ppm ? SCN_RW_READ
+                                                                                                  : SCN_RW_WRITE;
+        t->cycle_n = 0;
+        if (s->acquire_permits.b_us > 1) t->cycle_n = scn_dist_draw(p->cw->ctx, &s->acquire_permits, "permits");
         t->phase = PH_ACQUIRE;
         acquire_once(t);
         return;
@@ -212,7 +225,7 @@ static void next_step(cl_thread *t)
     }
     int64_t wait = st->has_wait ? st->wait_us : cw->s->wait_us;
     int64_t lease = st->has_lease ? st->lease_us : cw->s->lease_us;
-    start_op(t, st->op, st->lock, wait, lease);
+    start_op(t, st->op, st->lock, wait, lease, st->mode, st->permits);
 }
 
 static void step_kick(cl_proc *p, void *arg)

@@ -200,7 +200,16 @@ int cli_list(int argc, char **argv)
     (void)argc;
     (void)argv;
     printf("protocols:\n");
-    for (size_t i = 0; proto_all[i]; i++) printf("  %-22s %s\n", proto_all[i]->name, proto_all[i]->summary);
+    for (size_t i = 0; proto_all[i]; i++) {
+        const proto_def *pd = proto_all[i];
+        printf("  %-22s %s\n", pd->name, pd->summary);
+        if (pd->options) printf("  %-22s   options: %s\n", "", pd->options);
+        printf("  %-22s   checkers:", "");
+        unsigned inv = proto_invariants(pd);
+        for (int k = 0; k < SCN_INV_COUNT; k++)
+            if (inv & PROTO_INV(k)) printf(" %s", scn_invariant_name((scn_invariant)k));
+        printf("\n");
+    }
     printf("faults ([faults] lines: at = TIME FAULT ...):\n");
     const char *usage, *doc;
     for (size_t i = 0; scn_fault_help(i, &usage, &doc); i++) printf("  %-50s %s\n", usage, doc);

@@ -85,11 +85,14 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
 
     check_result_init(&out->checks);
     char *const *names = s->lock_names;
-    check_mutex(h, s->nlocks, names, &out->checks);
-    check_reentrancy(h, names, &out->checks);
-    check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
-    check_deadlock(h, s->nlocks, names, end_us, &out->checks);
-    check_fencing(h, names, &out->checks);
+    unsigned inv = proto_invariants(pd);
+#define APPLIES(i) (inv & PROTO_INV(i))
+    if (APPLIES(SCN_INV_MUTEX)) check_mutex(h, s->nlocks, names, &out->checks);
+    if (APPLIES(SCN_INV_REENTRANCY)) check_reentrancy(h, names, &out->checks);
+    if (APPLIES(SCN_INV_LIVENESS)) check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
+    if (APPLIES(SCN_INV_DEADLOCK)) check_deadlock(h, s->nlocks, names, end_us, &out->checks);
+    if (APPLIES(SCN_INV_FENCING)) check_fencing(h, names, &out->checks);
+#undef APPLIES
     report_latency(h, out);
     report_expectations(out);
 

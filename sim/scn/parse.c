@@ -18,6 +18,7 @@
 typedef enum key_kind {
     K_DURATION, /* int64 µs, >= min */
     K_DIST,     /* scn_dist */
+    K_COUNTS,   /* scn_dist of plain integers >= 1: "2" or "1..3" */
     K_INT,      /* int, in [min, max] */
     K_INT64,    /* int64, in [min, max] */
     K_PROB,     /* int ppm */
@@ -73,6 +74,8 @@ static const key_def keys[] = {
     {"clients", "reentry", K_PROB, F(reentry_ppm), 0, 0},
     {"clients", "reentry-depth", K_INT, F(reentry_depth), 1, 64},
     {"clients", "ops", K_INT64, F(ops_per_thread), 0, INT64_MAX},
+    {"clients", "read-ratio", K_PROB, F(read_ppm), 0, 0},
+    {"clients", "permits", K_COUNTS, F(acquire_permits), 0, 0},
     {"resource", "enabled", K_BOOL, F(resource), 0, 0},
     {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
     {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
@@ -101,7 +104,8 @@ const char *scn_nemesis_kind_name(int bit)
 }
 
 static const char *const invariant_names[SCN_INV_COUNT] = {
-    "mutual-exclusion", "reentrancy", "liveness", "deadlock", "fencing"};
+    "mutual-exclusion", "reentrancy", "liveness", "deadlock", "fencing",
+    "fifo", "starvation", "rw-exclusion", "permits", "latch"};
 
 const char *scn_invariant_name(scn_invariant inv)
 {
@@ -169,6 +173,20 @@ static int set_key(parser *p, const key_def *k, const char *v)
             return 0;
         }
         return 1;
+    case K_COUNTS: {
+        scn_dist *d = (scn_dist *)(base + k->off);
+        long long a, b;
+        int n = 0;
+        if (sscanf(v, "%lld..%lld%n", &a, &b, &n) == 2 && v[n] == '\0' && a >= 1 && b >= a) {
+            *d = (scn_dist){SCN_DIST_UNIFORM, a, b};
+        } else if (sscanf(v, "%lld%n", &a, &n) == 1 && v[n] == '\0' && a >= 1) {
+            *d = (scn_dist){SCN_DIST_CONST, a, a};
+        } else {
+            fail(p, p->line, "'%s' is a count from 1 or a range A..B (got %s)", k->name, tok(v, t, sizeof t));
+            return 0;
+        }
+        return 1;
+    }
     case K_INT:
     case K_INT64: {
         int64_t n;
@@ -431,6 +449,7 @@ static void defaults(scenario *s)
     s->think = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_MS(20)};
     s->start = (scn_dist){SCN_DIST_UNIFORM, 0, SIM_MS(10)};
     s->reentry_depth = 1;
+    s->acquire_permits = (scn_dist){SCN_DIST_CONST, 1, 1};
     s->liveness_bound_us = 0;
     s->nemesis_kinds = SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_CLOCK;
     s->nemesis_interval = (scn_dist){SCN_DIST_EXP, SIM_SEC(10), 0};

@@ -75,6 +75,10 @@ typedef enum scn_op {
 #define SCN_CLOCK_DRIFT 2
 #define SCN_CLOCK_JUMP 3
 
+/* Which side of a read/write lock an operation takes. */
+#define SCN_RW_READ 1
+#define SCN_RW_WRITE 2
+
 /* One timed line of [steps] or [faults] (or one the nemesis made). */
 typedef struct scn_step {
     int line;          /* in the scenario file (0: generated) */
@@ -87,6 +91,8 @@ typedef struct scn_step {
     int64_t lease_us;  /* -1 = [protocol] lease; SCN_LEASE_WATCHDOG */
     int64_t for_us;    /* pause length, or how long a rule lasts (0: until healed) */
     int has_wait, has_lease;
+    int mode;          /* read/write lock: SCN_RW_READ or SCN_RW_WRITE (0: the protocol's) */
+    int64_t permits;   /* semaphore: permits to acquire / release (0: 1) */
     char node[32];     /* node=: a node name ("redis0", "redis0.r1") or a client ("c2") */
     char side_a[160], side_b[160]; /* partition sides: comma lists of names */
     int directed;      /* partition A->B: only that direction */
@@ -125,6 +131,11 @@ typedef enum scn_invariant {
     SCN_INV_LIVENESS,    /* liveness */
     SCN_INV_DEADLOCK,    /* deadlock */
     SCN_INV_FENCING,     /* fencing: the fenced resource's accepted writes */
+    SCN_INV_FIFO,        /* fifo: a fair lock grants in queue order */
+    SCN_INV_STARVATION,  /* starvation: no waiter is overtaken without bound */
+    SCN_INV_RW_EXCLUSION,/* rw-exclusion: a writer excludes all; readers share */
+    SCN_INV_PERMITS,     /* permits: holders never exceed the permits; none lost */
+    SCN_INV_LATCH,       /* latch: no awaiter released early; all released after */
     SCN_INV_COUNT
 } scn_invariant;
 
@@ -199,6 +210,8 @@ struct scenario {
     int reentry_ppm;
     int reentry_depth;
     int64_t ops_per_thread;    /* 0 = until the duration ends */
+    int read_ppm;              /* read/write lock: share of acquisitions that read */
+    scn_dist acquire_permits;  /* semaphore: permits per acquire (integer draw) */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;

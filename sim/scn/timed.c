@@ -21,6 +21,7 @@
 #define O_BY 256
 #define O_CLOCK 512
 #define O_GROUP 1024
+#define O_ARG 2048 /* mode=read|write, permits=N */
 
 typedef struct op_def {
     const char *name;
@@ -30,9 +31,9 @@ typedef struct op_def {
 } op_def;
 
 static const op_def ops[] = {
-    {"lock", SCN_OP_LOCK, O_LEASE | O_LOCK, "cN[.tM] lock [lease=D] [lock=NAME]", "lock(lease); lease -1: watchdog"},
-    {"trylock", SCN_OP_TRYLOCK, O_WAIT | O_LEASE | O_LOCK, "cN trylock wait=D [lease=D]", "tryLock(wait, lease)"},
-    {"unlock", SCN_OP_UNLOCK, O_LOCK, "cN unlock", "unlock (IllegalMonitorState if not the owner)"},
+    {"lock", SCN_OP_LOCK, O_LEASE | O_LOCK | O_ARG, "cN[.tM] lock [lease=D] [lock=NAME] [mode=read|write] [permits=N]", "lock(lease); lease -1: watchdog"},
+    {"trylock", SCN_OP_TRYLOCK, O_WAIT | O_LEASE | O_LOCK | O_ARG, "cN trylock wait=D [lease=D] [mode=..] [permits=N]", "tryLock(wait, lease)"},
+    {"unlock", SCN_OP_UNLOCK, O_LOCK | O_ARG, "cN unlock [mode=read|write] [permits=N]", "unlock (IllegalMonitorState if not the owner)"},
     {"forceunlock", SCN_OP_FORCEUNLOCK, O_LOCK, "cN forceunlock", "forceUnlock"},
     {"islocked", SCN_OP_ISLOCKED, O_LOCK, "cN islocked", "isLocked"},
     {"held", SCN_OP_HELD, O_LOCK, "cN held", "isHeldByCurrentThread"},
@@ -159,6 +160,18 @@ static int option(scn_step *st, const op_def *d, const char *word, const char *n
         if (!strcmp(v, "-1") || !strcmp(v, "watchdog")) st->lease_us = SCN_LEASE_WATCHDOG;
         else if (scn_parse_duration(v, &st->lease_us) != 0 || st->lease_us < 0) goto bad_duration;
         st->has_lease = 1;
+    } else if (KEY("mode")) {
+        NEED(O_ARG);
+        if (!strcmp(v, "read")) st->mode = SCN_RW_READ;
+        else if (!strcmp(v, "write")) st->mode = SCN_RW_WRITE;
+        else return err(msg, cap, "mode is read or write (got %s)", q(v, t, sizeof t));
+    } else if (KEY("permits")) {
+        NEED(O_ARG);
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (*end || end == v || n < 1 || n > 1000000)
+            return err(msg, cap, "permits must be an integer from 1 (got %s)", q(v, t, sizeof t));
+        st->permits = n;
     } else if (KEY("for")) {
         NEED(O_FOR);
         if (scn_parse_duration(v, &st->for_us) != 0 || st->for_us <= 0) goto bad_duration;
@@ -340,6 +353,8 @@ size_t scn_step_format(const scn_step *st, const scenario *s, char *buf, size_t 
         }
     }
     if (st->lock && s && st->lock < s->nlocks) PUT(" lock=%s", s->lock_names[st->lock]);
+    if (st->mode) PUT(" mode=%s", st->mode == SCN_RW_READ ? "read" : "write");
+    if (st->permits) PUT(" permits=%lld", (long long)st->permits);
     if (st->p_ppm) {
         if (st->p_ppm % 10000 == 0) PUT(" p=%d%%", st->p_ppm / 10000);
         else PUT(" p=0.%06d", st->p_ppm);
