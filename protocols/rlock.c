@@ -385,7 +385,7 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
 
 /* The unlock latch TTL: max(1, (timeout + retryDelay(retryAttempts)) *
  * retryAttempts), with the version's delay policy. */
-static int64_t latch_ttl_ms(cl_proc *p)
+int64_t rlock_latch_ttl_ms(cl_proc *p)
 {
     cl_world *cw = p->cw;
     int64_t a = cw->retry_attempts;
@@ -439,7 +439,7 @@ void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
         cl_random_hex(p, request);
         rlock_prefix_name("redisson_unlock_latch", lock_key(t, lock), latch_base, sizeof latch_base);
         snprintf(op->latch, sizeof op->latch, "%s:%s", latch_base, request);
-        snprintf(op->ttl, sizeof op->ttl, "%lld", (long long)latch_ttl_ms(p));
+        snprintf(op->ttl, sizeof op->ttl, "%lld", (long long)rlock_latch_ttl_ms(p));
     }
     rel_send(op);
 }

@@ -30,5 +30,7 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
 int64_t rlock_token(cl_thread *t, int lock);
+/* The unlock latch's TTL for the world's retry settings (ms). */
+int64_t rlock_latch_ttl_ms(cl_proc *p);
 
 #endif /* LOCKSIM_RLOCK_H */

@@ -500,6 +500,9 @@ static const script_case scripts[] = {
     {"lock2019_unlock", NULL, "LC", "0ln"},
     {"lock2019_force_unlock", NULL, "LC", "0"},
     {"fenced_acquire_token", NULL, "LF", "ln"},
+    {"spin_acquire", NULL, "L", "ln"},
+    {"spin_unlock", NULL, "LT", "lnt"},
+    {"spin_force_unlock", NULL, "L", ""},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
 };
