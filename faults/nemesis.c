@@ -76,7 +76,9 @@ static void one(gen *g, int64_t t, int kind)
     case SCN_NEM_PARTITION: {
         st = add(g, t, SCN_FAULT_PARTITION);
         snprintf(st->side_a, sizeof st->side_a, "c%d", client);
-        snprintf(st->side_b, sizeof st->side_b, "nodes");
+        /* With several groups (RedLock's masters), from one of them. */
+        if (s->nodes > 1) snprintf(st->side_b, sizeof st->side_b, "group%d", (int)pick(g, (uint64_t)s->nodes));
+        else snprintf(st->side_b, sizeof st->side_b, "nodes");
         st->for_us = d;
         break;
     }

@@ -66,6 +66,7 @@ struct cl_thread {
     size_t *steps;      /* its steps (indexes into the scenario), by time */
     size_t nsteps, step_next;
     cl_timer wake;      /* think / hold timer */
+    void *ext;          /* a composite protocol's running operation */
 };
 
 struct cl_proc {
@@ -123,7 +124,23 @@ struct cl_world {
     int last_client[SCN_MAX_LOCKS], last_inc[SCN_MAX_LOCKS], last_thread[SCN_MAX_LOCKS];
     int64_t last_count[SCN_MAX_LOCKS], last_expire[SCN_MAX_LOCKS];
     int observed[SCN_MAX_LOCKS];
+    /* The Redis keys behind lock indexes: the scenario's locks first
+     * (group 0), then whatever a protocol adds (MultiLock's members, each
+     * on its group). */
+    const char *key_names[SCN_MAX_LOCKS];
+    char *key_owned[SCN_MAX_LOCKS];
+    int key_group[SCN_MAX_LOCKS];
+    int nkeys;
 };
+
+/* The key name and node group of lock index `lock`. */
+const char *cl_key_name(const cl_world *cw, int lock);
+int cl_key_group(const cl_world *cw, int lock);
+/* Adds a key (copied) on group; returns its lock index (-1: no room). */
+int cl_key_add(cl_world *cw, const char *name, int group);
+/* True time at which a key with node-clock deadline expire_ms on group's
+ * master is gone (INT64_MAX when expire_ms < 0). */
+int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms);
 
 /* proc.c */
 /* Zeroed memory owned by the process: freed by cl_free, or with the

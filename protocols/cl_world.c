@@ -53,7 +53,7 @@ static int who(const cl_world *cw, const char *lname, int *client, int *inc, int
 
 /* True time at which a key with node-clock deadline expire_ms is gone
  * (Redis: once node time > deadline), at the group master's clock rate. */
-static int64_t expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
+int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
 {
     if (expire_ms < 0) return INT64_MAX;
     sim_clock *c = fake_node_clock(world_node(cw->w, world_master(cw->w, group)));
@@ -66,14 +66,16 @@ static void observe_lock(cl_world *cw, int group, int lock)
     cw->proto->observe(cw, group, lock, &st);
     int client = 0, inc = 0, thread = 0;
     if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
-    if (!world_node_up(cw->w, world_master(cw->w, group))) {
+    if (cw->proto->node_of(cw, lock) >= 0 && !world_node_up(cw->w, world_master(cw->w, group))) {
         /* No master: the lock cannot be had (not free), whatever it held. */
         st.held = 1;
         st.expire_ms = -1;
         client = -1;
         inc = thread = 0;
     }
-    int64_t expire = st.held ? expiry_true_us(cw, group, st.expire_ms) : INT64_MAX;
+    int64_t expire = !st.held            ? INT64_MAX
+                     : st.expire_true_us ? st.expire_true_us
+                                         : cl_expiry_true_us(cw, group, st.expire_ms);
     int64_t count = st.held ? st.count : 0;
     if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
         cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
@@ -103,8 +105,10 @@ static void on_exec(void *ud, int node, uint64_t tag)
 {
     cl_world *cw = ud;
     int group = world_group_of(cw->w, node);
-    for (int lock = 0; lock < cw->s->nlocks; lock++)
-        if (cw->proto->node_of(cw, lock) == group) observe_lock(cw, group, lock);
+    for (int lock = 0; lock < cw->s->nlocks; lock++) {
+        int g = cw->proto->node_of(cw, lock);
+        if (g == group || g < 0) observe_lock(cw, group, lock); /* < 0: spans groups */
+    }
     if (tag == 0) return;
     int client = (int)(tag >> 44), inc = (int)((tag >> 36) & 0xFF);
     int thread = (int)((tag >> 26) & 0x3FF), lock = (int)((tag >> 22) & 0xF);
@@ -131,8 +135,30 @@ static void on_exec(void *ud, int node, uint64_t tag)
 
 void cl_world_observe_all(cl_world *cw)
 {
-    for (int lock = 0; lock < cw->s->nlocks; lock++)
-        observe_lock(cw, cw->proto->node_of(cw, lock), lock);
+    for (int lock = 0; lock < cw->s->nlocks; lock++) {
+        int g = cw->proto->node_of(cw, lock);
+        observe_lock(cw, g < 0 ? 0 : g, lock);
+    }
+}
+
+const char *cl_key_name(const cl_world *cw, int lock)
+{
+    return cw->key_names[lock];
+}
+
+int cl_key_group(const cl_world *cw, int lock)
+{
+    return cw->key_group[lock];
+}
+
+int cl_key_add(cl_world *cw, const char *name, int group)
+{
+    if (cw->nkeys >= SCN_MAX_LOCKS) return -1;
+    int k = cw->nkeys++;
+    cw->key_owned[k] = sim_xstrdup(name);
+    cw->key_names[k] = cw->key_owned[k];
+    cw->key_group[k] = group;
+    return k;
 }
 
 /* ----------------------------------------------------------- lifecycle */
@@ -183,6 +209,9 @@ cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history 
     cw->masters_known = sim_xcalloc((size_t)s->nodes, sizeof *cw->masters_known);
     for (int g = 0; g < s->nodes; g++) cw->masters_known[g] = world_master(w, g);
     cw->synced = s->synced >= 0 ? s->synced : (d ? d->synced : 0);
+    for (int i = 0; i < s->nlocks; i++) cw->key_names[i] = s->lock_names[i];
+    cw->nkeys = s->nlocks;
+    if (p->world_init) p->world_init(cw);
     world_set_master_listener(w, on_master, cw);
     world_set_exec_hook(w, on_exec, cw);
     return cw;
@@ -201,6 +230,7 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->step_ev);
     sim_xfree(cw->masters_known);
     sim_xfree(cw->clocks);
+    for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(cw->key_owned[i]);
     sim_xfree(cw);
 }
 

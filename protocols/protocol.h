@@ -46,6 +46,7 @@ typedef struct proto_store {
     char owner[64];    /* the holder's lock name, "<id>:<thread>" */
     int64_t count;     /* its hold count */
     int64_t expire_ms; /* node-clock deadline, -1 none */
+    int64_t expire_true_us; /* if not 0: the true time it is gone (spans groups) */
 } proto_store;
 
 /* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
@@ -71,7 +72,10 @@ typedef struct proto_def {
     void (*query)(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
     /* Reads lock from its group's master's store (no side effects). */
     void (*observe)(cl_world *cw, int group, int lock, proto_store *out);
-    /* The node group holding lock (single-group protocols: 0). */
+    /* Called once when the client world is made (may add keys). */
+    void (*world_init)(cl_world *cw);
+    /* The node group holding lock (single-group protocols: 0; -1: the
+     * lock spans groups). */
     int (*node_of)(const cl_world *cw, int lock);
     /* The fencing token of t's hold of lock, or 0 (NULL: no tokens). */
     int64_t (*token)(cl_thread *t, int lock);

@@ -4,7 +4,8 @@
 
 #include "rlock.h"
 
-extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock;
+extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock, proto_multilock,
+    proto_redlock;
 
 static const proto_client_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
@@ -33,7 +34,8 @@ RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
           &rlock_fenced, &cur_defaults, rlock_token);
 
 const proto_def *const proto_all[] = {
-    &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_spinlock, &proto_baseline_setnx, &proto_baseline_cad, NULL,
+    &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_spinlock, &proto_multilock, &proto_redlock,
+    &proto_baseline_setnx, &proto_baseline_cad, NULL,
 };
 
 unsigned proto_invariants(const proto_def *p)

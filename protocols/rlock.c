@@ -60,9 +60,7 @@ void rlock_proc_free(cl_proc *p)
 
 int rlock_node_of(const cl_world *cw, int lock)
 {
-    (void)cw;
-    (void)lock;
-    return 0;
+    return cl_key_group(cw, lock);
 }
 
 /* prefixName(p, n): "p:n" when n has a '{', else "p:{n}". */
@@ -74,7 +72,7 @@ void rlock_prefix_name(const char *prefix, const char *name, char *buf, size_t c
 
 static const char *lock_key(const cl_thread *t, int lock)
 {
-    return t->p->cw->s->lock_names[lock];
+    return cl_key_name(t->p->cw, lock);
 }
 
 /* ------------------------------------------------------------- acquire */
@@ -533,7 +531,7 @@ void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
     fake_node *n = world_node(cw->w, world_master(cw->w, group));
-    const char *key = cw->s->lock_names[lock];
+    const char *key = cl_key_name(cw, lock);
     fake_peek pk;
     if (!fake_node_peek(n, key, strlen(key), &pk)) return;
     out->held = 1;

@@ -105,13 +105,13 @@ static void gen1_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     if (e == NULL) return; /* cancelled meanwhile */
     if ((err != CL_OK && err != CL_ERR_NOSYNC) || r == NULL || r->type != SIM_REPLY_INT) {
         /* V2019 logs the error and stops: the entry stays, unrenewed. */
-        cl_trace(p, p->name, "watchdog: renewal of %s failed, renewal stops", p->cw->s->lock_names[lock]);
+        cl_trace(p, p->name, "watchdog: renewal of %s failed, renewal stops", cl_key_name(p->cw, lock));
         return;
     }
     if (r->integer == 1) {
         cl_timer_arm(p, &e->timer, period_us(p), "watchdog", gen1_tick, (void *)(intptr_t)lock);
     } else {
-        cl_trace(p, p->name, "watchdog: %s is not ours any more, renewal idles", p->cw->s->lock_names[lock]);
+        cl_trace(p, p->name, "watchdog: %s is not ours any more, renewal idles", cl_key_name(p->cw, lock));
     }
 }
 
@@ -123,7 +123,7 @@ static void gen1_tick(cl_proc *p, void *arg)
     if (e == NULL || e->nthreads == 0) return;
     char lease[24];
     snprintf(lease, sizeof lease, "%lld", (long long)lease_ms(p));
-    const char *keys[] = {p->cw->s->lock_names[lock]};
+    const char *keys[] = {cl_key_name(p->cw, lock)};
     const char *args[] = {lease, e->threads[0].lname};
     cl_eval(p, e->node, "lock_renew", 1, keys, 2, args, CL_RESEND | (p->cw->synced ? CL_SYNCED : 0), 0,
             gen1_reply, (void *)(intptr_t)lock);
@@ -223,7 +223,7 @@ static void gen2_tick(cl_proc *p, void *arg)
             for (; e && b->n < BATCH; e = e->next) {
                 if (e->node != node || e->qlen == 0) continue;
                 wd_thread *t = find_thread(e, e->queue[0]);
-                keys[b->n] = p->cw->s->lock_names[e->lock];
+                keys[b->n] = cl_key_name(p->cw, e->lock);
                 args[b->n + 1] = t->lname;
                 b->locks[b->n] = e->lock;
                 b->heads[b->n] = e->queue[0];

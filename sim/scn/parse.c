@@ -63,6 +63,8 @@ static const key_def keys[] = {
     {"protocol", "retry-interval", K_DURATION, F(retry_interval_us), 0, 0},
     {"protocol", "poll", K_DURATION, F(poll_us), 1000, 0},
     {"protocol", "expire-mode", K_STR, F(expire_mode), 0, 0},
+    {"protocol", "members", K_INT, F(members), 1, 7},
+    {"protocol", "member-rotate", K_BOOL, F(member_rotate), 0, 0},
     {"protocol", "renew", K_BOOL, F(renew), 0, 0},
     {"protocol", "synced", K_BOOL, F(synced), 0, 0},
     {"protocol", "locks", K_LOCKS, 0, 0, 0},
@@ -449,6 +451,7 @@ static void defaults(scenario *s)
     s->think = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_MS(20)};
     s->start = (scn_dist){SCN_DIST_UNIFORM, 0, SIM_MS(10)};
     s->reentry_depth = 1;
+    s->members = 3;
     s->acquire_permits = (scn_dist){SCN_DIST_CONST, 1, 1};
     s->liveness_bound_us = 0;
     s->nemesis_kinds = SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_CLOCK;

@@ -196,6 +196,8 @@ struct scenario {
     int64_t retry_interval_us; /* -1: the version's default policy */
     int64_t poll_us;           /* baselines: retry interval while waiting */
     char *expire_mode;         /* baseline.setnx: none | separate | atomic */
+    int members;               /* MultiLock / RedLock: member locks per lock */
+    int member_rotate;         /* members taken in an order rotated per client */
     int renew;                 /* baseline.cad: run the optional renewer */
     int synced;                /* -1: the version's default; else WAIT after lock scripts */
     char *lock_names[SCN_MAX_LOCKS];

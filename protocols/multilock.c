@@ -1,0 +1,397 @@
+/* multilock.c — RedissonMultiLock and RedissonRedLock (PROTOCOLS.md §8,
+ * §9): one lock made of n member RLocks (the current reentrant lock, with
+ * its scripts, pub/sub and watchdog), each of which may live on another
+ * Redis deployment. Each scenario lock `name` has members `name-1` ..
+ * `name-n` ([protocol] members, default 3); member i lives on node group
+ * (i - 1) mod [redis] nodes, so `nodes = 3` gives RedLock its three
+ * independent masters. With `member-rotate = yes` client c lists the
+ * members starting at member c mod n (two clients listing the same locks
+ * in different orders).
+ *
+ *  redisson.multilock  all or nothing: a failed member releases what was
+ *                      taken and restarts (while the wait lasts); unlock
+ *                      stops at the first member that fails.
+ *  redisson.redlock    a quorum n/2 + 1; per-member wait max(remain/n, 1);
+ *                      unlock releases every member, ignoring errors.
+ *
+ * tryLock(wait, lease) follows §8 step by step (sequential member calls,
+ * remain accounted on the client's clock, EXPIRE_MULTI of the lease at the
+ * end); lock(lease) repeats tryLock(w, lease) with w = n·1500 ms (or a
+ * draw from the lease). The history and the checkers see the composite. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cl_int.h"
+#include "rlock.h"
+
+#define ML_MAX 7
+
+extern const proto_def proto_redlock;
+
+typedef enum ml_phase {
+    ML_TRY,          /* a member's tryLock is running */
+    ML_UNLOCK_ONE,   /* unlocking a member whose acquire timed out */
+    ML_UNLOCK_ALL,   /* unlocking what was taken (then: fail or restart) */
+    ML_EXPIRE,       /* EXPIRE_MULTI of the lease on each member */
+    ML_RELEASE,      /* unlock() */
+    ML_FORCE         /* forceUnlock() */
+} ml_phase;
+
+typedef struct ml_op {
+    cl_thread *t;
+    int lock;
+    proto_done_fn *done;
+    ml_phase phase;
+    int lock_loop;          /* lock(): tryLock(w) until it succeeds */
+    int64_t wait_ms;        /* this tryLock's wait (<= 0: none) */
+    int64_t lease_ms;       /* <= 0: the watchdog */
+    int64_t new_lease_ms, remain_ms, mark_ms, lock_wait_ms;
+    int limit;
+    int acquired[ML_MAX];
+    int nacq;
+    int pos;                /* the member being tried (list position) */
+    int cursor;             /* unlock / expire / release progress */
+    int then_restart;       /* ML_UNLOCK_ALL: restart rather than fail */
+    int any_ok;             /* forceUnlock: some member was held */
+    const char *err;        /* unlock(): the first member error */
+} ml_op;
+
+static int is_red(const cl_proc *p)
+{
+    return p->cw->proto == &proto_redlock;
+}
+
+static int members(const cl_world *cw)
+{
+    return cw->s->members;
+}
+
+/* The lock index of the member at list position pos of composite lock. */
+static int member_at(const cl_proc *p, int lock, int pos)
+{
+    int n = members(p->cw);
+    int m = p->cw->s->member_rotate ? (pos + p->client) % n : pos;
+    return p->cw->s->nlocks + lock * n + m;
+}
+
+static int failed_limit(const cl_proc *p)
+{
+    int n = members(p->cw);
+    return is_red(p) ? n - (n / 2 + 1) : 0;
+}
+
+static void ml_world_init(cl_world *cw)
+{
+    int n = members(cw);
+    for (int l = 0; l < cw->s->nlocks; l++)
+        for (int m = 0; m < n; m++) {
+            char name[160];
+            snprintf(name, sizeof name, "%s-%d", cw->s->lock_names[l], m + 1);
+            sim_assert(cl_key_add(cw, name, m % cw->s->nodes) >= 0);
+        }
+}
+
+static int ml_node_of(const cl_world *cw, int lock)
+{
+    return lock < cw->s->nlocks ? -1 : cl_key_group(cw, lock);
+}
+
+static void ml_end(ml_op *op, int ok, const char *err)
+{
+    cl_thread *t = op->t;
+    proto_done_fn *done = op->done;
+    t->ext = NULL;
+    cl_free(t->p, op);
+    done(t, ok, 0, err);
+}
+
+static void try_member(ml_op *op);
+static void unlock_next(ml_op *op);
+
+static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
+{
+    (void)value;
+    ml_op *op = t->ext;
+    cl_proc *p = t->p;
+    int n = members(p->cw);
+    switch (op->phase) {
+    case ML_TRY:
+        if (!ok && err && strncmp(err, "RedisResponseTimeout", 20) == 0) {
+            /* The member may have been taken after all: unlock it,
+             * ignoring errors, and count it as failed. */
+            op->phase = ML_UNLOCK_ONE;
+            rlock_release(t, member_at(p, op->lock, op->pos), on_member);
+            return;
+        }
+        break;
+    case ML_UNLOCK_ONE:
+        op->phase = ML_TRY;
+        ok = 0;
+        break;
+    case ML_UNLOCK_ALL:
+    case ML_RELEASE:
+        if (!ok && op->phase == ML_RELEASE && !is_red(p)) {
+            ml_end(op, 0, err); /* MultiLock stops at the first failure */
+            return;
+        }
+        op->cursor++;
+        unlock_next(op);
+        return;
+    case ML_EXPIRE:
+        op->cursor++;
+        try_member(op);
+        return;
+    case ML_FORCE:
+        op->any_ok |= ok;
+        if (++op->cursor < n) {
+            rlock_force_unlock(t, member_at(p, op->lock, op->cursor), on_member);
+            return;
+        }
+        ml_end(op, op->any_ok, NULL);
+        return;
+    }
+    /* A member's tryLock is over (ok or not). */
+    if (ok) {
+        op->acquired[op->nacq++] = member_at(p, op->lock, op->pos);
+    } else {
+        if (n - op->nacq == failed_limit(p)) { /* a quorum: stop here */
+            op->pos = n;
+            try_member(op);
+            return;
+        }
+        if (op->limit == 0) {
+            op->phase = ML_UNLOCK_ALL;
+            op->cursor = 0;
+            op->then_restart = op->wait_ms > 0;
+            unlock_next(op);
+            return;
+        }
+        op->limit--;
+    }
+    if (op->remain_ms > 0) {
+        int64_t now = cl_now_ms(p);
+        op->remain_ms -= now - op->mark_ms;
+        op->mark_ms = now;
+        if (op->remain_ms <= 0) {
+            op->phase = ML_UNLOCK_ALL;
+            op->cursor = 0;
+            op->then_restart = 0;
+            unlock_next(op);
+            return;
+        }
+    }
+    op->pos++;
+    try_member(op);
+}
+
+static void start_try(ml_op *op);
+
+/* Unlocks acquired[cursor..] one by one (waited for, errors ignored), or
+ * every member for unlock(). */
+static void unlock_next(ml_op *op)
+{
+    cl_thread *t = op->t;
+    cl_proc *p = t->p;
+    if (op->phase == ML_RELEASE) {
+        if (op->cursor < members(p->cw)) {
+            rlock_release(t, member_at(p, op->lock, op->cursor), on_member);
+            return;
+        }
+        ml_end(op, 1, NULL);
+        return;
+    }
+    if (op->cursor < op->nacq) {
+        rlock_release(t, op->acquired[op->cursor], on_member);
+        return;
+    }
+    op->nacq = 0;
+    if (!op->then_restart) {
+        if (op->lock_loop) start_try(op); /* lock(): the next tryLock */
+        else ml_end(op, 0, NULL);
+        return;
+    }
+    op->phase = ML_TRY;
+    op->limit = failed_limit(p);
+    op->pos = 0;
+    if (op->remain_ms > 0) {
+        int64_t now = cl_now_ms(p);
+        op->remain_ms -= now - op->mark_ms;
+        op->mark_ms = now;
+        if (op->remain_ms <= 0) {
+            if (op->lock_loop) start_try(op);
+            else ml_end(op, 0, NULL);
+            return;
+        }
+    }
+    try_member(op);
+}
+
+static void on_expire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    (void)p;
+    (void)r;
+    (void)err;
+    ml_op *op = ud;
+    on_member(op->t, 1, 0, NULL);
+}
+
+static void try_member(ml_op *op)
+{
+    cl_thread *t = op->t;
+    cl_proc *p = t->p;
+    int n = members(p->cw);
+    if (op->pos < n) {
+        op->phase = ML_TRY;
+        int m = member_at(p, op->lock, op->pos);
+        if (op->wait_ms <= 0 && op->lease_ms <= 0) {
+            rlock_acquire(t, m, 0, SCN_LEASE_WATCHDOG, on_member); /* tryLock(): one attempt */
+            return;
+        }
+        int64_t w = op->lock_wait_ms < op->remain_ms ? op->lock_wait_ms : op->remain_ms;
+        int64_t lease_us = op->new_lease_ms > 0 ? SIM_MS(op->new_lease_ms) : SCN_LEASE_WATCHDOG;
+        rlock_acquire(t, m, w > 0 ? SIM_MS(w) : 0, lease_us, on_member);
+        return;
+    }
+    /* Acquired: with a lease, every member gets it now (EXPIRE_MULTI). */
+    if (op->lease_ms > 0 && op->phase != ML_EXPIRE) {
+        op->phase = ML_EXPIRE;
+        op->cursor = 0;
+    }
+    if (op->phase == ML_EXPIRE && op->cursor < op->nacq) {
+        char ms[24];
+        snprintf(ms, sizeof ms, "%lld", (long long)op->lease_ms);
+        int m = op->acquired[op->cursor];
+        const char *argv[] = {"PEXPIRE", cl_key_name(p->cw, m), ms};
+        cl_command(p, cl_key_group(p->cw, m), 3, argv, CL_RESEND, t->op_seq, on_expire_reply, op);
+        return;
+    }
+    ml_end(op, 1, NULL);
+}
+
+/* One tryLock(wait, lease) of §8. */
+static void start_try(ml_op *op)
+{
+    cl_proc *p = op->t->p;
+    int n = members(p->cw);
+    int64_t wait = op->wait_ms, lease = op->lease_ms;
+    op->new_lease_ms = lease > 0 ? (wait > 0 ? 2 * wait : lease) : -1;
+    op->remain_ms = wait > 0 ? wait : -1;
+    op->mark_ms = cl_now_ms(p);
+    if (is_red(p)) {
+        int64_t w = op->remain_ms / n;
+        op->lock_wait_ms = w > 1 ? w : 1;
+    } else {
+        op->lock_wait_ms = op->remain_ms;
+    }
+    op->limit = failed_limit(p);
+    op->nacq = 0;
+    op->pos = 0;
+    op->phase = ML_TRY;
+    try_member(op);
+}
+
+static ml_op *ml_new(cl_thread *t, int lock, proto_done_fn *done)
+{
+    ml_op *op = cl_alloc(t->p, sizeof *op);
+    op->t = t;
+    op->lock = lock;
+    op->done = done;
+    t->ext = op;
+    return op;
+}
+
+static void ml_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+{
+    cl_proc *p = t->p;
+    ml_op *op = ml_new(t, lock, done);
+    op->lease_ms = lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;
+    if (wait_us >= 0) {
+        op->wait_ms = wait_us / 1000;
+    } else {
+        /* lock(lease): tryLock(w, lease) until it succeeds. */
+        int64_t base = (int64_t)members(p->cw) * 1500, l = op->lease_ms;
+        op->lock_loop = 1;
+        if (l <= 0) op->wait_ms = base;
+        else if (l <= base) op->wait_ms = l / 2 + (int64_t)cl_choose(p, (uint64_t)(l - l / 2), "multilock wait");
+        else op->wait_ms = base + (int64_t)cl_choose(p, (uint64_t)(l - base), "multilock wait");
+    }
+    start_try(op);
+}
+
+static void ml_release(cl_thread *t, int lock, proto_done_fn *done)
+{
+    ml_op *op = ml_new(t, lock, done);
+    op->phase = ML_RELEASE;
+    unlock_next(op);
+}
+
+static void ml_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
+{
+    ml_op *op = ml_new(t, lock, done);
+    op->phase = ML_FORCE;
+    rlock_force_unlock(t, member_at(t->p, lock, 0), on_member);
+}
+
+static void ml_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+{
+    (void)lock;
+    (void)what;
+    done(t, 0, 0, "UnsupportedOperationException");
+}
+
+/* The composite as the stores have it: held by an owner when the owner
+ * holds every member (MultiLock) or a quorum (RedLock); held by nobody
+ * known when some member is held; free when none is. It is gone when its
+ * last held member expires. */
+static void ml_observe(cl_world *cw, int group, int lock, proto_store *out)
+{
+    (void)group;
+    int n = members(cw);
+    int need = cw->proto == &proto_redlock ? n / 2 + 1 : n;
+    proto_store m[ML_MAX];
+    memset(out, 0, sizeof *out);
+    out->expire_ms = -1;
+    int64_t gone = 0;
+    for (int i = 0; i < n; i++) {
+        int k = cw->s->nlocks + lock * n + i;
+        int g = cl_key_group(cw, k);
+        if (world_node_up(cw->w, world_master(cw->w, g))) rlock_observe(cw, g, k, &m[i]);
+        else m[i] = (proto_store){.held = 0, .expire_ms = -1};
+        if (!m[i].held) continue;
+        out->held = 1;
+        int64_t at = cl_expiry_true_us(cw, g, m[i].expire_ms);
+        if (at > gone) gone = at;
+    }
+    if (!out->held) return;
+    out->expire_true_us = gone;
+    for (int i = 0; i < n; i++) {
+        if (!m[i].held) continue;
+        int same = 0;
+        for (int j = 0; j < n; j++) same += m[j].held && strcmp(m[j].owner, m[i].owner) == 0;
+        if (same >= need) {
+            snprintf(out->owner, sizeof out->owner, "%s", m[i].owner);
+            out->count = 1;
+            return;
+        }
+    }
+}
+
+static const proto_client_defaults ml_defaults = {
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+
+#define ML_DEF(var, nm, sum)                                                                       \
+    const proto_def var = {                                                                        \
+        .name = nm, .summary = sum, .cfg = &rlock_current, .defaults = &ml_defaults,               \
+        .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire,         \
+        .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,                 \
+        .observe = ml_observe, .world_init = ml_world_init, .node_of = ml_node_of,                 \
+        .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |                     \
+                      PROTO_INV(SCN_INV_DEADLOCK),                                                 \
+        .options = "[protocol] members = N (1..7, member i on group (i-1) mod [redis] nodes), "     \
+                   "member-rotate = yes|no",                                                       \
+    }
+
+ML_DEF(proto_multilock, "redisson.multilock",
+       "RedissonMultiLock: all-or-nothing over n member RLocks, unlock stops at the first failure");
+ML_DEF(proto_redlock, "redisson.redlock",
+       "RedissonRedLock: a quorum n/2+1 of n member RLocks on independent masters, no validity check");
