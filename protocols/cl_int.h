@@ -117,6 +117,7 @@ struct cl_world {
     int jitter;         /* retry delay: equal jitter (CUR) or fixed */
     int watchdog_gen;   /* 1: per-lock timers (V2019); 2: batched (CUR) */
     int synced;         /* lock scripts are pipelined with WAIT */
+    int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
     int *masters_known; /* per group: the master clients were told of */
     sim_clock *clocks;  /* per client machine */
     int64_t resource_max[SCN_MAX_LOCKS]; /* the fenced resource: highest token seen */

@@ -209,6 +209,7 @@ cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history 
     cw->masters_known = sim_xcalloc((size_t)s->nodes, sizeof *cw->masters_known);
     for (int g = 0; g < s->nodes; g++) cw->masters_known[g] = world_master(w, g);
     cw->synced = s->synced >= 0 ? s->synced : (d ? d->synced : 0);
+    cw->nosync_unchecked = d ? d->nosync_unchecked : 0;
     for (int i = 0; i < s->nlocks; i++) cw->key_names[i] = s->lock_names[i];
     cw->nkeys = s->nlocks;
     if (p->world_init) p->world_init(cw);

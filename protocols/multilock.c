@@ -389,6 +389,7 @@ static const proto_client_defaults ml_defaults = {
                       PROTO_INV(SCN_INV_DEADLOCK),                                                 \
         .options = "[protocol] members = N (1..7, member i on group (i-1) mod [redis] nodes), "     \
                    "member-rotate = yes|no",                                                       \
+        .versions = "@3.11 .. @4.7 (the members' release)", .min_version = 31100,               \
     }
 
 ML_DEF(proto_multilock, "redisson.multilock",

@@ -55,6 +55,7 @@ typedef struct proto_client_defaults {
     int retry_attempts;
     int jitter;         /* 1: EqualJitter(1000, 2000); 0: fixed 1500 ms */
     int synced;         /* lock scripts pipelined with WAIT (3.12.5+) */
+    int nosync_unchecked; /* WAIT's answer is not acted on (before 3.20) */
 } proto_client_defaults;
 
 typedef struct proto_def {
@@ -85,6 +86,11 @@ typedef struct proto_def {
     /* Its [protocol] / [clients] options, for `locksim list` (NULL: none
      * beyond the common ones). */
     const char *options;
+    /* The Redisson releases "name@X.Y[.Z]" may pin (NULL: only the name
+     * itself), e.g. "3.11 .. 4.7"; a release gets that version's settings
+     * of the lock family (PROTOCOLS.md §0.9). */
+    const char *versions;
+    int min_version;    /* the oldest release it exists in (major*10000+minor*100+patch) */
 } proto_def;
 
 #define PROTO_INV(i) (1u << (i))
@@ -97,6 +103,8 @@ unsigned proto_invariants(const proto_def *p);
 /* The protocol named name (with version, e.g. "redisson.lock@2019"), or
  * NULL. */
 const proto_def *proto_find(const char *name);
+/* Why proto_find(name) found nothing, as one sentence in buf. */
+const char *proto_unknown_reason(const char *name, char *buf, size_t cap);
 /* All protocols, NULL-terminated, for `locksim list`. */
 extern const proto_def *const proto_all[];
 

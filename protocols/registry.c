@@ -10,33 +10,48 @@ extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock,
 static const proto_client_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 static const proto_client_defaults v2019_defaults = {
-    .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0};
+    .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1};
 
 /* The reentrant-lock family shares one client (rlock.c); cfg picks the
  * version. */
-#define RLOCK_DEF(var, nm, sum, c, defs, tok)                                     \
+#define RLOCK_DEF(var, nm, sum, c, defs, tok, vers, minv)                                     \
     static const proto_def var = {                                              \
         .name = nm, .summary = sum, .cfg = c, .defaults = defs,                 \
         .proc_init = rlock_proc_init, .proc_free = rlock_proc_free,             \
         .acquire = rlock_acquire, .release = rlock_release,                     \
         .force_unlock = rlock_force_unlock, .query = rlock_query,               \
         .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,       \
+        .versions = vers, .min_version = minv,                                  \
     }
 
 RLOCK_DEF(rlock_cur_def, "redisson.lock",
           "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
-          &rlock_current, &cur_defaults, NULL);
+          &rlock_current, &cur_defaults, NULL, "@3.11 .. @4.7 (any release; @2019 = 3.11)", 31100);
 RLOCK_DEF(rlock_2019_def, "redisson.lock@2019",
           "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
-          &rlock_2019, &v2019_defaults, NULL);
+          &rlock_2019, &v2019_defaults, NULL, NULL, 0);
 RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
           "RedissonFencedLock (3.19+): the current lock plus a token per acquisition (fencing)",
-          &rlock_fenced, &cur_defaults, rlock_token);
+          &rlock_fenced, &cur_defaults, rlock_token, "@3.19 .. @4.7", 31900);
 
 const proto_def *const proto_all[] = {
     &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_spinlock, &proto_multilock, &proto_redlock,
     &proto_baseline_setnx, &proto_baseline_cad, NULL,
 };
+
+const char *proto_unknown_reason(const char *name, char *buf, size_t cap)
+{
+    const char *at = strchr(name, '@');
+    for (size_t i = 0; at && proto_all[i]; i++) {
+        const proto_def *pd = proto_all[i];
+        if (strlen(pd->name) != (size_t)(at - name) || strncmp(pd->name, name, (size_t)(at - name)) != 0) continue;
+        if (pd->versions == NULL) snprintf(buf, cap, "protocol '%s' has no versions to pin", pd->name);
+        else snprintf(buf, cap, "'%s' is not a release of %s (it knows %s)", at + 1, pd->name, pd->versions);
+        return buf;
+    }
+    snprintf(buf, cap, "unknown protocol '%s' (see 'locksim list')", name);
+    return buf;
+}
 
 unsigned proto_invariants(const proto_def *p)
 {
@@ -47,5 +62,10 @@ const proto_def *proto_find(const char *name)
 {
     for (size_t i = 0; proto_all[i]; i++)
         if (strcmp(proto_all[i]->name, name) == 0) return proto_all[i];
+    const char *at = strchr(name, '@');
+    if (at == NULL) return NULL;
+    for (size_t i = 0; proto_all[i]; i++)
+        if (strlen(proto_all[i]->name) == (size_t)(at - name) && strncmp(proto_all[i]->name, name, (size_t)(at - name)) == 0)
+            return proto_at_version(proto_all[i], at + 1, name);
     return NULL;
 }

@@ -20,6 +20,11 @@ typedef struct rlock_cfg {
 
 extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced;
 
+/* versions.c: base at Redisson release `version` ("3.23"), named
+ * full_name; NULL when base has no such release. */
+const proto_def *proto_at_version(const proto_def *base, const char *version, const char *full_name);
+int proto_version_parse(const char *s);
+
 void rlock_proc_init(cl_proc *p);
 void rlock_proc_free(cl_proc *p);
 int rlock_node_of(const cl_world *cw, int lock);

@@ -252,4 +252,6 @@ const proto_def proto_spinlock = {
     .observe = rlock_observe,
     .node_of = rlock_node_of,
     .options = "backoff 1..128 ms exponential with jitter (fixed); lease, wait, watchdog-timeout as redisson.lock",
+    .versions = "@3.15 .. @4.7 (watchdog, retries, WAIT as the release)",
+    .min_version = 31500,
 };

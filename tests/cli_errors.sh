@@ -39,10 +39,14 @@ name = redisson.lokc
 count = 1
 SCN
 printf '[scenario]\nduration = 10s\n[faults]\nat = 1s meteor client=1\n' > "$tmp/fault.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock@9.9\n[clients]\ncount = 1\n' > "$tmp/version.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\n[clients]\npermits = 0..2\n' > "$tmp/permits.scn"
 printf '\x00\xff\x01garbage\n[[[\n' > "$tmp/binary.scn"
 expect typo "$tmp/typo.scn:5: unknown key 'leese' in [protocol]" -- run "$tmp/typo.scn"
 expect protocol "$tmp/proto.scn:4: unknown protocol 'redisson.lokc'" -- run "$tmp/proto.scn"
 expect fault "$tmp/fault.scn:4: unknown fault \"meteor\"" -- run "$tmp/fault.scn"
+expect version "$tmp/version.scn:4: '9.9' is not a release of redisson.lock" -- run "$tmp/version.scn"
+expect permits "$tmp/permits.scn:6: 'permits' is a count from 1" -- run "$tmp/permits.scn"
 expect binary "$tmp/binary.scn:" -- run "$tmp/binary.scn"
 expect missing "no-such.scn" -- run "$tmp/no-such.scn"
 expect seeds "--seeds wants A..B" -- run "$tmp/typo.scn" --seeds 5..2

@@ -138,8 +138,9 @@ int cli_run(int argc, char **argv)
             break;
         }
         if (proto_find(scns[loaded].protocol) == NULL) {
-            fprintf(stderr, "%s:%d: unknown protocol '%s' (see 'locksim list')\n", scns[loaded].path,
-                    scns[loaded].protocol_line, scns[loaded].protocol);
+            char why[256];
+            fprintf(stderr, "%s:%d: %s\n", scns[loaded].path, scns[loaded].protocol_line,
+                    proto_unknown_reason(scns[loaded].protocol, why, sizeof why));
             scn_free(&scns[loaded]);
             status = 2;
             break;
@@ -204,6 +205,7 @@ int cli_list(int argc, char **argv)
         const proto_def *pd = proto_all[i];
         printf("  %-22s %s\n", pd->name, pd->summary);
         if (pd->options) printf("  %-22s   options: %s\n", "", pd->options);
+        if (pd->versions) printf("  %-22s   versions: %s\n", "", pd->versions);
         printf("  %-22s   checkers:", "");
         unsigned inv = proto_invariants(pd);
         for (int k = 0; k < SCN_INV_COUNT; k++)

@@ -43,7 +43,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
         memset(err, 0, sizeof *err);
         snprintf(err->path, sizeof err->path, "%s", s->path);
         err->line = s->protocol_line;
-        snprintf(err->msg, sizeof err->msg, "unknown protocol '%s' (see 'locksim list')", s->protocol);
+        proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
         return -1;
     }
     int64_t wall0 = real_mono_us();

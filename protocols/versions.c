@@ -1,0 +1,83 @@
+/* versions.c — Redisson releases: "redisson.lock@3.23" is the reentrant
+ * lock family's client with the settings of release 3.23.0, taken from the
+ * version timeline (PROTOCOLS.md §0.9): which acquire and unlock scripts
+ * (merged test 3.19; unlock latch 3.24), their transport (NR since 3.37),
+ * the watchdog generation (batched since 3.44), retry attempts and delay
+ * (4 with jitter since 3.48), WAIT after scripts (3.12.5) and whether its
+ * answer counts (3.20), lease 0 as the watchdog (3.17.1), and tryLock's
+ * timeout rule (4.7.0). Resolved protocols live for the process. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rlock.h"
+
+#define V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
+#define MAX_RESOLVED 32
+
+typedef struct resolved {
+    char name[64];
+    char summary[128];
+    proto_def def;
+    rlock_cfg cfg;
+    proto_client_defaults defaults;
+} resolved;
+
+static resolved *table[MAX_RESOLVED];
+static int ntable;
+
+/* "3.23", "3.23.1", "4.7.0" -> 32300, 32301, 40700; -1 when it is not a
+ * version. */
+int proto_version_parse(const char *s)
+{
+    int a, b, c, k = 0;
+    if (s[0] < '0' || s[0] > '9') return -1;
+    if (sscanf(s, "%d.%d.%d%n", &a, &b, &c, &k) == 3 && s[k] == '\0' && b < 100 && c < 100) return V(a, b, c);
+    k = 0;
+    if (sscanf(s, "%d.%d%n", &a, &b, &k) == 2 && s[k] == '\0' && b < 100) return V(a, b, 0);
+    return -1;
+}
+
+static void settings(int v, rlock_cfg *c, proto_client_defaults *d)
+{
+    int merged = v >= V(3, 19, 0), latch = v >= V(3, 24, 0);
+    if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
+    c->unlock = latch ? "lock_unlock" : "lock2019_unlock";
+    c->force = latch ? "lock_force_unlock" : "lock2019_force_unlock";
+    c->unlock_latch = latch;
+    c->publish_arg = latch; /* 3.22-3.23 pass "publish" as ARGV: same effect as the literal */
+    c->acquire_tr = c->unlock_tr = v >= V(3, 37, 0) ? CL_NORESEND : CL_RESEND;
+    c->watchdog_gen = v >= V(3, 44, 0) ? 2 : 1;
+    c->retry_attempts = v >= V(3, 48, 0) ? 4 : 3;
+    c->jitter = v >= V(3, 48, 0);
+    c->try_timeout_fails = v >= V(4, 7, 0);
+    c->lease0_is_watchdog = v >= V(3, 17, 1);
+    d->watchdog_gen = c->watchdog_gen;
+    d->retry_attempts = c->retry_attempts;
+    d->jitter = c->jitter;
+    d->synced = v >= V(3, 12, 5);
+    d->nosync_unchecked = v < V(3, 20, 0);
+}
+
+const proto_def *proto_at_version(const proto_def *base, const char *version, const char *full_name)
+{
+    for (int i = 0; i < ntable; i++)
+        if (strcmp(table[i]->name, full_name) == 0) return &table[i]->def;
+    int v = proto_version_parse(version);
+    if (v < 0 || base->versions == NULL || v < base->min_version || v > V(4, 7, 99) || ntable == MAX_RESOLVED)
+        return NULL;
+    resolved *r = sim_xcalloc(1, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", full_name);
+    r->def = *base;
+    if (base->cfg) r->cfg = *(const rlock_cfg *)base->cfg;
+    r->defaults = base->defaults ? *base->defaults : (proto_client_defaults){0};
+    settings(v, &r->cfg, &r->defaults);
+    snprintf(r->summary, sizeof r->summary, "%s as of Redisson %d.%d.%d", base->name, v / 10000, v / 100 % 100,
+             v % 100);
+    r->def.name = r->name;
+    r->def.summary = r->summary;
+    if (base->cfg) r->def.cfg = &r->cfg;
+    r->def.defaults = &r->defaults;
+    table[ntable++] = r;
+    return &r->def;
+}

@@ -1,0 +1,89 @@
+/* test_protocols.c — the protocol table: names, pinned Redisson releases
+ * resolved from the version timeline (PROTOCOLS.md §0.9), the reasons a
+ * name is refused, and the checkers each protocol declares. */
+#include <string.h>
+
+#include "protocols/rlock.h"
+#include "tests.h"
+
+static const rlock_cfg *cfg(const char *name)
+{
+    const proto_def *p = proto_find(name);
+    ck_assert_msg(p != NULL, "%s not found", name);
+    return p->cfg;
+}
+
+START_TEST(versions_follow_the_timeline)
+{
+    ck_assert_int_eq(proto_version_parse("3.23"), 32300);
+    ck_assert_int_eq(proto_version_parse("3.17.1"), 31701);
+    ck_assert_int_eq(proto_version_parse("4.7.0"), 40700);
+    ck_assert_int_eq(proto_version_parse("3"), -1);
+    ck_assert_int_eq(proto_version_parse("3.x"), -1);
+    ck_assert_int_eq(proto_version_parse("-3.2"), -1);
+    ck_assert_int_eq(proto_version_parse("3.2.1x"), -1);
+
+    const rlock_cfg *v323 = cfg("redisson.lock@3.23"), *v324 = cfg("redisson.lock@3.24");
+    ck_assert_int_eq(v323->unlock_latch, 0);
+    ck_assert_str_eq(v323->unlock, "lock2019_unlock");
+    ck_assert_int_eq(v324->unlock_latch, 1);
+    ck_assert_str_eq(v324->unlock, "lock_unlock");
+    ck_assert_str_eq(cfg("redisson.lock@3.18")->acquire, "lock2019_acquire");
+    ck_assert_str_eq(cfg("redisson.lock@3.19")->acquire, "lock_acquire");
+    ck_assert_int_eq(cfg("redisson.lock@3.36")->unlock_tr, CL_RESEND);
+    ck_assert_int_eq(cfg("redisson.lock@3.37")->unlock_tr, CL_NORESEND);
+    ck_assert_int_eq(cfg("redisson.lock@3.43")->watchdog_gen, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.44")->watchdog_gen, 2);
+    ck_assert_int_eq(cfg("redisson.lock@3.17.0")->lease0_is_watchdog, 0);
+    ck_assert_int_eq(cfg("redisson.lock@3.17.1")->lease0_is_watchdog, 1);
+    ck_assert_int_eq(cfg("redisson.lock@4.6")->try_timeout_fails, 0);
+    ck_assert_int_eq(cfg("redisson.lock@4.7")->try_timeout_fails, 1);
+    const proto_def *old = proto_find("redisson.lock@3.12"), *synced = proto_find("redisson.lock@3.12.5");
+    ck_assert_int_eq(old->defaults->synced, 0);
+    ck_assert_int_eq(synced->defaults->synced, 1);
+    ck_assert_int_eq(synced->defaults->nosync_unchecked, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.20")->defaults->nosync_unchecked, 0);
+    ck_assert_int_eq(proto_find("redisson.lock@3.47")->defaults->retry_attempts, 3);
+    ck_assert_int_eq(proto_find("redisson.lock@3.48")->defaults->retry_attempts, 4);
+    /* The same name resolves to the same protocol; the fenced lock keeps
+     * its token script at any release it exists in. */
+    ck_assert_ptr_eq(proto_find("redisson.lock@3.23"), proto_find("redisson.lock@3.23"));
+    ck_assert_str_eq(cfg("redisson.fencedlock@3.20")->acquire, "fenced_acquire_token");
+    ck_assert_ptr_eq(proto_find("redisson.fencedlock@3.18"), NULL);
+    ck_assert_ptr_eq(proto_find("redisson.lock@9.9"), NULL);
+    ck_assert_ptr_eq(proto_find("baseline.cad@1.0"), NULL);
+    ck_assert_ptr_eq(proto_find("redisson.lokc"), NULL);
+}
+END_TEST
+
+START_TEST(refusals_say_why)
+{
+    char buf[256];
+    ck_assert(strstr(proto_unknown_reason("redisson.lock@9.9", buf, sizeof buf), "not a release of redisson.lock"));
+    ck_assert(strstr(proto_unknown_reason("baseline.cad@1.0", buf, sizeof buf), "has no versions"));
+    ck_assert(strstr(proto_unknown_reason("nope", buf, sizeof buf), "unknown protocol 'nope'"));
+}
+END_TEST
+
+START_TEST(protocols_declare_their_checkers)
+{
+    unsigned lock = proto_invariants(proto_find("redisson.lock"));
+    ck_assert(lock & PROTO_INV(SCN_INV_MUTEX));
+    ck_assert(lock & PROTO_INV(SCN_INV_REENTRANCY));
+    unsigned red = proto_invariants(proto_find("redisson.redlock"));
+    ck_assert(red & PROTO_INV(SCN_INV_MUTEX));
+    ck_assert(!(red & PROTO_INV(SCN_INV_REENTRANCY))); /* the composite has no store count */
+    for (size_t i = 0; proto_all[i]; i++) ck_assert(proto_all[i]->summary && proto_all[i]->acquire);
+}
+END_TEST
+
+Suite *protocols_suite(void)
+{
+    Suite *s = suite_create("protocols");
+    TCase *c = tcase_create("table");
+    tcase_add_test(c, versions_follow_the_timeline);
+    tcase_add_test(c, refusals_say_why);
+    tcase_add_test(c, protocols_declare_their_checkers);
+    suite_add_tcase(s, c);
+    return s;
+}
