@@ -18,6 +18,7 @@ Suite *check_suite(void);
 Suite *world_suite(void);
 Suite *faults_suite(void);
 Suite *protocols_suite(void);
+Suite *servers_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {

@@ -1,0 +1,315 @@
+/* servers.c — starting, faulting and stopping the redis-server processes
+ * of a managed topology (servers.h). The pids of every live process are
+ * also kept in a process-wide table that an atexit handler and the
+ * SIGINT / SIGTERM / SIGHUP handlers use to kill them, so a run that ends
+ * any way leaves no server behind. */
+#include "servers.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "real.h"
+
+extern char **environ;
+
+typedef struct server {
+    int port;
+    pid_t pid;      /* 0: not running */
+    int paused;
+} server;
+
+struct real_servers {
+    char dir[256];
+    server *v;
+    int n;
+    int per_group;
+};
+
+/* ------------------------------------------------ the cleanup registry */
+
+#define MAX_PIDS 256
+static volatile pid_t live[MAX_PIDS];
+static int cleanup_installed;
+
+static void kill_all_live(void)
+{
+    for (int i = 0; i < MAX_PIDS; i++)
+        if (live[i] > 0) kill(live[i], SIGKILL);
+}
+
+static void on_signal(int sig)
+{
+    kill_all_live(); /* kill(2) is async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_cleanup(void)
+{
+    if (cleanup_installed) return;
+    cleanup_installed = 1;
+    atexit(kill_all_live);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static void track(pid_t pid)
+{
+    for (int i = 0; i < MAX_PIDS; i++)
+        if (live[i] == 0) {
+            live[i] = pid;
+            return;
+        }
+}
+
+static void untrack(pid_t pid)
+{
+    for (int i = 0; i < MAX_PIDS; i++)
+        if (live[i] == pid) live[i] = 0;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Does the server on port answer `argv[0]` with a reply containing want? */
+static int answers(int port, const char *cmd, const char *want)
+{
+    char err[128];
+    real_conn *c = real_connect("127.0.0.1", port, 200, err, sizeof err);
+    if (c == NULL) return 0;
+    const char *argv[2] = {cmd, "replication"};
+    size_t lens[2] = {strlen(cmd), 11};
+    int argc = strcmp(cmd, "INFO") == 0 ? 2 : 1;
+    sim_reply *r = real_command(c, argc, argv, lens);
+    int ok = r && r->str && strstr(r->str, want) != NULL;
+    sim_reply_free(r);
+    real_close(c);
+    return ok;
+}
+
+static int exited(server *sv)
+{
+    int status;
+    if (sv->pid > 0 && waitpid(sv->pid, &status, WNOHANG) == sv->pid) {
+        untrack(sv->pid);
+        sv->pid = 0;
+        return 1;
+    }
+    return 0;
+}
+
+static int spawn(real_servers *s, server *sv, int replicaof_port)
+{
+    char port[16], log[320], master[16];
+    snprintf(port, sizeof port, "%d", sv->port);
+    snprintf(log, sizeof log, "%s/redis-%d.log", s->dir, sv->port);
+    snprintf(master, sizeof master, "%d", replicaof_port);
+    char dbfile[32];
+    snprintf(dbfile, sizeof dbfile, "dump-%d.rdb", sv->port);
+    const char *argv[24] = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+                            "--appendonly", "no", "--dir", s->dir, "--dbfilename", dbfile,
+                            "--logfile", log, "--daemonize", "no"};
+    int argc = 17;
+    if (replicaof_port > 0) {
+        argv[argc++] = "--replicaof";
+        argv[argc++] = "127.0.0.1";
+        argv[argc++] = master;
+    }
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "redis-server", &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    sv->pid = pid;
+    sv->paused = 0;
+    track(pid);
+    return 0;
+}
+
+/* Waits up to 5 s for the server to answer PING (and, for a replica, for
+ * its link to be up). 0 when ready, -1 when the process died. */
+static int await_ready(server *sv, int replica)
+{
+    for (int i = 0; i < 250; i++) {
+        if (exited(sv)) return -1;
+        if (answers(sv->port, "PING", "PONG") && (!replica || answers(sv->port, "INFO", "master_link_status:up")))
+            return 0;
+        nap_ms(20);
+    }
+    return -1;
+}
+
+static int start_one(real_servers *s, server *sv, int replicaof_port, int fixed_port)
+{
+    for (int attempt = 0; attempt < 5; attempt++) {
+        if (!fixed_port) sv->port = free_port();
+        if (sv->port <= 0 || spawn(s, sv, replicaof_port) != 0) return -1;
+        if (await_ready(sv, replicaof_port > 0) == 0) return 0;
+        if (sv->pid > 0) {
+            kill(sv->pid, SIGKILL);
+            waitpid(sv->pid, NULL, 0);
+            untrack(sv->pid);
+            sv->pid = 0;
+        }
+        if (fixed_port) nap_ms(100); /* the port may still be closing */
+    }
+    return -1;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* -------------------------------------------------------------- the set */
+
+real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap)
+{
+    install_cleanup();
+    real_servers *s = sim_xcalloc(1, sizeof *s);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->dir, sizeof s->dir, "%s/locksim-redis.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(s->dir) == NULL) {
+        snprintf(err, cap, "cannot make a directory for redis-server: %s", strerror(errno));
+        sim_xfree(s);
+        return NULL;
+    }
+    s->per_group = 1 + replicas;
+    s->n = groups * s->per_group;
+    s->v = sim_xcalloc((size_t)s->n, sizeof *s->v);
+    for (int i = 0; i < s->n; i++) {
+        int master = i - i % s->per_group;
+        int replicaof = i == master ? 0 : s->v[master].port;
+        if (start_one(s, &s->v[i], replicaof, 0) != 0) {
+            snprintf(err, cap, "could not start redis-server (is it installed? 'make deps'; logs in %s)", s->dir);
+            s->dir[0] = '\0'; /* keep the logs */
+            real_servers_stop(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void real_servers_stop(real_servers *s)
+{
+    if (s == NULL) return;
+    for (int i = 0; i < s->n; i++) {
+        server *sv = &s->v[i];
+        if (sv->pid <= 0) continue;
+        if (sv->paused) kill(sv->pid, SIGCONT);
+        kill(sv->pid, SIGTERM);
+    }
+    for (int i = 0; i < s->n; i++) {
+        server *sv = &s->v[i];
+        for (int k = 0; sv->pid > 0 && k < 100; k++) {
+            if (exited(sv)) break;
+            nap_ms(20);
+        }
+        if (sv->pid > 0) {
+            kill(sv->pid, SIGKILL);
+            waitpid(sv->pid, NULL, 0);
+            untrack(sv->pid);
+            sv->pid = 0;
+        }
+    }
+    if (s->dir[0]) nftw(s->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    sim_xfree(s->v);
+    sim_xfree(s);
+}
+
+int real_servers_count(const real_servers *s)
+{
+    return s->n;
+}
+
+int real_servers_port(const real_servers *s, int node)
+{
+    return s->v[node].port;
+}
+
+int real_servers_alive(const real_servers *s, int node)
+{
+    return s->v[node].pid > 0;
+}
+
+int real_servers_kill(real_servers *s, int node)
+{
+    server *sv = &s->v[node];
+    if (sv->pid <= 0) return -1;
+    kill(sv->pid, SIGKILL);
+    waitpid(sv->pid, NULL, 0);
+    untrack(sv->pid);
+    sv->pid = 0;
+    sv->paused = 0;
+    return 0;
+}
+
+int real_servers_restart(real_servers *s, int node, int replicaof_port)
+{
+    server *sv = &s->v[node];
+    if (sv->pid > 0) return -1;
+    return start_one(s, sv, replicaof_port, 1);
+}
+
+int real_servers_pause(real_servers *s, int node)
+{
+    server *sv = &s->v[node];
+    if (sv->pid <= 0 || sv->paused) return -1;
+    sv->paused = 1;
+    return kill(sv->pid, SIGSTOP);
+}
+
+int real_servers_resume(real_servers *s, int node)
+{
+    server *sv = &s->v[node];
+    if (sv->pid <= 0 || !sv->paused) return -1;
+    sv->paused = 0;
+    return kill(sv->pid, SIGCONT);
+}
