@@ -216,12 +216,39 @@ int sim_step(sim_ctx *ctx)
     return 1;
 }
 
+void sim_set_waiter(sim_ctx *ctx, sim_waiter_fn *fn, void *ud)
+{
+    ctx->waiter = fn;
+    ctx->waiter_ud = ud;
+}
+
+void sim_advance(sim_ctx *ctx, int64_t t_us)
+{
+    int64_t next = sim_next_time(ctx);
+    if (t_us > next) t_us = next;
+    if (t_us > ctx->now_us) ctx->now_us = t_us;
+}
+
 uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
 {
     uint64_t n = 0;
     ctx->stopping = 0;
     for (;;) {
         skip_dead(ctx);
+        if (ctx->waiter) {
+            /* Real time: wait for the next event or for outside input. */
+            int64_t next = ctx->heap_len ? ctx->heap[0]->t_us : SIM_TIME_NEVER;
+            int64_t due = next < until_us ? next : until_us;
+            if (due > ctx->now_us) {
+                ctx->waiter(ctx->waiter_ud, ctx, due);
+                skip_dead(ctx);
+                next = ctx->heap_len ? ctx->heap[0]->t_us : SIM_TIME_NEVER;
+                if (next > ctx->now_us) {
+                    if (ctx->now_us >= until_us) break;
+                    continue;
+                }
+            }
+        }
         if (ctx->heap_len == 0 || ctx->heap[0]->t_us > until_us) break;
         dispatch(ctx);
         n++;

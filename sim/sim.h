@@ -108,6 +108,16 @@ uint64_t sim_events_run(const sim_ctx *ctx);
 /* Time of the earliest live event, or SIM_TIME_NEVER. */
 int64_t sim_next_time(sim_ctx *ctx);
 
+/* Real time (the real-Redis backend): before each event sim_run calls the
+ * waiter with the event's time (or until_us when sooner); it returns once
+ * the wall clock has reached that time — after sim_advance() to it — or
+ * earlier, after outside input (a reply) scheduled events at the time it
+ * advanced to. Without a waiter, time jumps from event to event. */
+typedef void sim_waiter_fn(void *ud, sim_ctx *ctx, int64_t due_us);
+void sim_set_waiter(sim_ctx *ctx, sim_waiter_fn *fn, void *ud);
+/* Moves time forward to t_us (never back, never past the next event). */
+void sim_advance(sim_ctx *ctx, int64_t t_us);
+
 /* ------------------------------------------------- Streams and choices */
 
 /* The PRNG stream named name, derived from the seed and the name only, so

@@ -43,6 +43,9 @@ struct sim_ctx {
     sim_trace_sink_fn *sink;
     void *sink_ud;
     int event_trace;
+
+    sim_waiter_fn *waiter; /* real time: blocks until the next event is due */
+    void *waiter_ud;
 };
 
 void sim_streams_free(sim_ctx *ctx);

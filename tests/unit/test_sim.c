@@ -1,6 +1,7 @@
 /* test_sim.c — the kernel: event order and tie-breaking, timers, the run
  * loop, PRNG reproducibility and stream independence, the choice point,
- * the trace hash, and node clocks (offset, jump, drift, inverse). */
+ * the trace hash, node clocks (offset, jump, drift, inverse), and the
+ * real-time waiter. */
 #include <stdio.h>
 #include <string.h>
 
@@ -278,6 +279,44 @@ START_TEST(negative_clock_reads_floor_to_ms)
 }
 END_TEST
 
+/* A stand-in for the real backend's waiter: its "wall clock" jumps to each
+ * due time, and at 15 µs outside input arrives (an event at that time). */
+typedef struct fake_wall {
+    int calls;
+    int injected;
+    ev_arg input;
+} fake_wall;
+
+static void wall_wait(void *ud, sim_ctx *ctx, int64_t due_us)
+{
+    fake_wall *w = ud;
+    w->calls++;
+    if (!w->injected && due_us > 15) {
+        w->injected = 1;
+        sim_advance(ctx, 15);
+        sim_at(ctx, 15, "input", append, &w->input);
+        return;
+    }
+    sim_advance(ctx, due_us);
+}
+
+START_TEST(real_time_waits_and_takes_input)
+{
+    sim_ctx *ctx = sim_new(1);
+    evlog l = {.ctx = ctx};
+    ev_arg a = {&l, "a"}, b = {&l, "b"};
+    fake_wall w = {.input = {&l, "in"}};
+    sim_set_waiter(ctx, wall_wait, &w);
+    sim_at(ctx, 10, "a", append, &a);
+    sim_at(ctx, 30, "b", append, &b);
+    sim_run(ctx, 50);
+    ck_assert_str_eq(l.buf, "a@10;in@15;b@30;");
+    ck_assert_int_eq(sim_now(ctx), 50); /* it waited out the run's end too */
+    ck_assert_int_ge(w.calls, 4);
+    sim_free(ctx);
+}
+END_TEST
+
 Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -292,6 +331,7 @@ Suite *sim_suite(void)
     tcase_add_test(core, choose_goes_through_the_chooser);
     tcase_add_test(core, trace_hash_is_a_function_of_the_lines);
     tcase_add_test(core, clocks_offset_jump_drift);
+    tcase_add_test(core, real_time_waits_and_takes_input);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_loop_test(limits, rng_below_stays_in_range, 1, 12);
