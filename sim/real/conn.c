@@ -36,8 +36,9 @@ void real_close(real_conn *c)
     sim_xfree(c);
 }
 
-static sim_reply *convert(const redisReply *r)
+sim_reply *real_reply_convert(const void *reply)
 {
+    const redisReply *r = reply;
     switch (r->type) {
     case REDIS_REPLY_STRING: return sim_reply_str(SIM_REPLY_STR, r->str, r->len);
     case REDIS_REPLY_STATUS: return sim_reply_str(SIM_REPLY_STATUS, r->str, r->len);
@@ -47,7 +48,7 @@ static sim_reply *convert(const redisReply *r)
     case REDIS_REPLY_ARRAY: {
         sim_reply *a = sim_reply_new(SIM_REPLY_ARRAY);
         if (r->elements) a->element = sim_xmalloc(r->elements * sizeof *a->element);
-        for (size_t i = 0; i < r->elements; i++) a->element[i] = convert(r->element[i]);
+        for (size_t i = 0; i < r->elements; i++) a->element[i] = real_reply_convert(r->element[i]);
         a->elements = r->elements;
         return a;
     }
@@ -73,7 +74,7 @@ sim_reply *real_get_reply(real_conn *c)
     redisReply *r = raw;
     /* hiredis 0.14 reports a null multi-bulk as NIL; RESP2 nil arrays only
      * come from commands the fake answers the same way. */
-    sim_reply *out = convert(r);
+    sim_reply *out = real_reply_convert(r);
     freeReplyObject(r);
     return out;
 }

@@ -26,6 +26,9 @@ sim_reply *real_command(real_conn *c, int argc, const char *const *argv,
 int real_append(real_conn *c, int argc, const char *const *argv, const size_t *lens);
 sim_reply *real_get_reply(real_conn *c);
 const char *real_errstr(const real_conn *c);
+/* A hiredis redisReply (passed as void *, so callers need not include
+ * hiredis) as a sim_reply the caller owns. */
+sim_reply *real_reply_convert(const void *reply);
 /* Sets the send/receive timeout: a reply not there in ms is an error. */
 int real_set_timeout(real_conn *c, int ms);
 

@@ -1,10 +1,13 @@
 /* test_servers.c — managed redis-server processes: a master and a replica
  * start on free ports and replicate; SIGSTOP holds a command, SIGCONT
  * lets it through; SIGKILL loses the data, a restart comes back empty on
- * the same port; stopping the set leaves no process behind. */
+ * the same port; stopping the set leaves no process behind. The poll
+ * loop of asynchronous hiredis connections: replies with their cookies,
+ * subscription messages, and connection loss. */
 #include <signal.h>
 #include <string.h>
 
+#include "real/aio.h"
 #include "real/real.h"
 #include "real/servers.h"
 #include "tests.h"
@@ -59,12 +62,94 @@ START_TEST(topology_faults_and_cleanup)
 }
 END_TEST
 
+typedef struct seen {
+    int replies, messages, nulls, lost;
+    char last[128];
+    void *last_cookie;
+} seen;
+
+static void on_areply(void *ud, void *cookie, const sim_reply *r)
+{
+    seen *x = ud;
+    x->last_cookie = cookie;
+    if (r == NULL) {
+        x->nulls++;
+        return;
+    }
+    if (r->type == SIM_REPLY_ARRAY && r->elements == 3 && r->element[0]->str &&
+        strcmp(r->element[0]->str, "message") == 0)
+        x->messages++;
+    else
+        x->replies++;
+    sim_reply_format(r, x->last, sizeof x->last);
+}
+
+static void on_alost(void *ud)
+{
+    ((seen *)ud)->lost++;
+}
+
+static void pump(real_loop *l, int rounds)
+{
+    for (int i = 0; i < rounds; i++) real_loop_poll(l, 20000);
+}
+
+START_TEST(async_replies_messages_and_loss)
+{
+    char err[256];
+    real_servers *s = real_servers_start(1, 0, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    int port = real_servers_port(s, 0);
+    real_loop *l = real_loop_new();
+    seen a = {0}, b = {0};
+    real_aconn *ca = real_aconn_open(l, "127.0.0.1", port, on_areply, on_alost, &a);
+    real_aconn *cb = real_aconn_open(l, "127.0.0.1", port, on_areply, on_alost, &b);
+    ck_assert(ca && cb);
+    const char *sub[] = {"SUBSCRIBE", "ch"};
+    size_t sublen[] = {9, 2};
+    ck_assert_int_eq(real_aconn_send(cb, 2, sub, sublen, &b), 0);
+    const char *set[] = {"SET", "k", "v"};
+    size_t setlen[] = {3, 1, 1};
+    int cookie = 7;
+    ck_assert_int_eq(real_aconn_send(ca, 3, set, setlen, &cookie), 0);
+    pump(l, 10);
+    ck_assert_int_eq(a.replies, 1);
+    ck_assert_ptr_eq(a.last_cookie, &cookie);
+    ck_assert_str_eq(a.last, "+\"OK\"");
+    ck_assert_int_eq(b.replies, 1); /* the confirmation */
+    const char *pub[] = {"PUBLISH", "ch", "hello"};
+    size_t publen[] = {7, 2, 5};
+    real_aconn_send(ca, 3, pub, publen, &cookie);
+    pump(l, 10);
+    ck_assert_int_eq(b.messages, 1);
+    ck_assert_ptr_eq(b.last_cookie, &b); /* the SUBSCRIBE's cookie */
+    /* The server dies: both connections are lost, once each. */
+    real_servers_kill(s, 0);
+    pump(l, 10);
+    ck_assert_int_eq(a.lost, 1);
+    ck_assert_int_eq(b.lost, 1);
+    ck_assert_int_eq(real_aconn_send(ca, 3, set, setlen, &cookie), -1);
+    real_aconn_close(ca);
+    real_aconn_close(cb);
+    /* A connection to a port nobody listens on is lost, not hung. */
+    seen c = {0};
+    real_aconn *cc = real_aconn_open(l, "127.0.0.1", port, on_areply, on_alost, &c);
+    if (cc) {
+        pump(l, 10);
+        ck_assert_int_eq(c.lost, 1);
+    }
+    real_loop_free(l);
+    real_servers_stop(s);
+}
+END_TEST
+
 Suite *servers_suite(void)
 {
     Suite *s = suite_create("servers");
     TCase *c = tcase_create("managed");
     tcase_set_timeout(c, 30);
     tcase_add_test(c, topology_faults_and_cleanup);
+    tcase_add_test(c, async_replies_messages_and_loss);
     suite_add_tcase(s, c);
     return s;
 }
