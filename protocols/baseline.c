@@ -283,7 +283,7 @@ static void base_observe(cl_world *cw, int group, int lock, proto_store *out)
     out->expire_ms = -1;
     const char *key = cw->s->lock_names[lock];
     fake_peek pk;
-    if (!fake_node_peek(world_node(cw->w, world_master(cw->w, group)), key, strlen(key), &pk)) return;
+    if (!world_peek(cw->w, world_master(cw->w, group), key, strlen(key), &pk)) return;
     out->held = 1;
     out->count = 1;
     out->expire_ms = pk.expire_ms;

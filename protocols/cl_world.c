@@ -55,9 +55,7 @@ static int who(const cl_world *cw, const char *lname, int *client, int *inc, int
  * (Redis: once node time > deadline), at the group master's clock rate. */
 int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
 {
-    if (expire_ms < 0) return INT64_MAX;
-    sim_clock *c = fake_node_clock(world_node(cw->w, world_master(cw->w, group)));
-    return sim_clock_true_at(cw->ctx, c, (expire_ms + 1) * 1000);
+    return world_true_at(cw->w, world_master(cw->w, group), expire_ms);
 }
 
 static void observe_lock(cl_world *cw, int group, int lock)

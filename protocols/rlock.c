@@ -530,13 +530,13 @@ void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
-    fake_node *n = world_node(cw->w, world_master(cw->w, group));
+    int n = world_master(cw->w, group);
     const char *key = cl_key_name(cw, lock);
     fake_peek pk;
-    if (!fake_node_peek(n, key, strlen(key), &pk)) return;
+    if (!world_peek(cw->w, n, key, strlen(key), &pk)) return;
     out->held = 1;
     out->expire_ms = pk.expire_ms;
-    if (pk.type == FAKE_TYPE_HASH) fake_node_peek_hash(n, key, strlen(key), first_field, out);
+    if (pk.type == FAKE_TYPE_HASH) world_peek_hash(cw->w, n, key, strlen(key), first_field, out);
 }
 
 int64_t rlock_token(cl_thread *t, int lock)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
-# command-line errors, every bundled scenario over a seed sweep, nemesis
-# replay, determinism, conformance of the fake against a real redis-server. Stops at the first
-# failing stage and exits non-zero.
+# command-line errors, every bundled scenario over a seed sweep, the real
+# backend, nemesis replay, determinism, conformance of the fake against a
+# real redis-server. Stops at the first failing stage and exits non-zero.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -32,6 +32,9 @@ stage "bundled scenarios, seeds $seeds: every expectation met"
       echo "FAIL: bundled scenarios"; exit 1; }
 tail -1 "${TMPDIR:-/tmp}/locksim-scenarios.$$"
 rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$"
+
+stage "real backend: scenarios/real on redis-server processes and on the fake"
+bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 
 stage "nemesis: a violating seed replays to the same violation"
 bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; }

@@ -93,6 +93,7 @@ int cli_run(int argc, char **argv)
     uint64_t seed_a = 0, seed_b = 0;
     int has_seeds = 0, json = 0, verbose = 0, status = 0;
     const char *trace_path = NULL;
+    run_opts ro = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -110,6 +111,19 @@ int cli_run(int argc, char **argv)
         } else if (!strcmp(a, "--trace") && v) {
             trace_path = v;
             i++;
+        } else if (!strcmp(a, "--backend") && v) {
+            if (strcmp(v, "fake") && strcmp(v, "redis")) {
+                fprintf(stderr, "locksim run: --backend is fake or redis (got \"%s\")\n", v);
+                status = 2;
+                goto out;
+            }
+            ro.real = !strcmp(v, "redis");
+            i++;
+        } else if (!strcmp(a, "--redis") && v) {
+            ro.redis = v;
+            i++;
+        } else if (!strcmp(a, "--allow-server-faults")) {
+            ro.allow_server_faults = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (a[0] == '-') {
@@ -121,6 +135,11 @@ int cli_run(int argc, char **argv)
             status = 2;
             goto out;
         }
+    }
+    if (ro.redis && !ro.real) {
+        fprintf(stderr, "locksim run: --redis goes with --backend redis\n");
+        status = 2;
+        goto out;
     }
     if (files.n == 0) {
         fprintf(stderr, "locksim run: no scenario given (a .scn file or a folder)\n");
@@ -145,6 +164,13 @@ int cli_run(int argc, char **argv)
             status = 2;
             break;
         }
+        char why[768];
+        if (ro.real && run_real_refusal(&scns[loaded], &ro, why, sizeof why) != 0) {
+            fprintf(stderr, "%s\n", why);
+            scn_free(&scns[loaded]);
+            status = 2;
+            break;
+        }
     }
     FILE *trace = NULL;
     if (status == 0 && trace_path) {
@@ -163,7 +189,8 @@ int cli_run(int argc, char **argv)
             history h;
             run_result r;
             scn_error err;
-            run_opts o = {.trace = trace};
+            run_opts o = ro;
+            o.trace = trace;
             hist_init(&h);
             if (run_scenario(s, seed, &o, &r, &h, &err) != 0) {
                 scn_error_print(&err);

@@ -78,11 +78,11 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
 static void on_reply(redisAsyncContext *ac, void *reply, void *cookie)
 {
     real_aconn *c = ac->data;
-    if (c->closing) return;
-    if (reply == NULL) {
+    if (reply == NULL) { /* dropped: the owner frees what the cookie holds */
         c->on_reply(c->ud, cookie, NULL);
         return;
     }
+    if (c->closing) return;
     sim_reply *r = real_reply_convert(reply);
     c->on_reply(c->ud, cookie, r);
     sim_reply_free(r);

@@ -25,12 +25,14 @@
 extern char **environ;
 
 typedef struct server {
+    char host[64];
     int port;
     pid_t pid;      /* 0: not running */
     int paused;
 } server;
 
 struct real_servers {
+    int external;   /* the user's servers: no processes of ours */
     char dir[256];
     server *v;
     int n;
@@ -237,6 +239,46 @@ real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap
     return s;
 }
 
+real_servers *real_servers_external(const char *spec, char *err, size_t cap)
+{
+    real_servers *s = sim_xcalloc(1, sizeof *s);
+    s->external = 1;
+    s->per_group = 1;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(t, ':');
+        int port = colon ? atoi(colon + 1) : 0;
+        if (colon == NULL || port <= 0 || port > 65535 || colon == t || (size_t)(colon - t) >= sizeof s->v->host) {
+            snprintf(err, cap, "--redis wants HOST:PORT[,HOST:PORT...] (got \"%s\")", t);
+            sim_xfree(s->v);
+            sim_xfree(s);
+            return NULL;
+        }
+        s->v = sim_xrealloc(s->v, (size_t)(s->n + 1) * sizeof *s->v);
+        memset(&s->v[s->n], 0, sizeof *s->v);
+        snprintf(s->v[s->n].host, sizeof s->v->host, "%.*s", (int)(colon - t), t);
+        s->v[s->n].port = port;
+        s->n++;
+    }
+    if (s->n == 0) {
+        snprintf(err, cap, "--redis names no server");
+        sim_xfree(s);
+        return NULL;
+    }
+    return s;
+}
+
+const char *real_servers_host(const real_servers *s, int node)
+{
+    return s->v[node].host[0] ? s->v[node].host : "127.0.0.1";
+}
+
+int real_servers_managed(const real_servers *s)
+{
+    return !s->external;
+}
+
 void real_servers_stop(real_servers *s)
 {
     if (s == NULL) return;
@@ -276,11 +318,12 @@ int real_servers_port(const real_servers *s, int node)
 
 int real_servers_alive(const real_servers *s, int node)
 {
-    return s->v[node].pid > 0;
+    return s->external || s->v[node].pid > 0;
 }
 
 int real_servers_kill(real_servers *s, int node)
 {
+    if (s->external) return -1;
     server *sv = &s->v[node];
     if (sv->pid <= 0) return -1;
     kill(sv->pid, SIGKILL);
@@ -293,6 +336,7 @@ int real_servers_kill(real_servers *s, int node)
 
 int real_servers_restart(real_servers *s, int node, int replicaof_port)
 {
+    if (s->external) return -1;
     server *sv = &s->v[node];
     if (sv->pid > 0) return -1;
     return start_one(s, sv, replicaof_port, 1);
@@ -300,6 +344,7 @@ int real_servers_restart(real_servers *s, int node, int replicaof_port)
 
 int real_servers_pause(real_servers *s, int node)
 {
+    if (s->external) return -1;
     server *sv = &s->v[node];
     if (sv->pid <= 0 || sv->paused) return -1;
     sv->paused = 1;
@@ -308,6 +353,7 @@ int real_servers_pause(real_servers *s, int node)
 
 int real_servers_resume(real_servers *s, int node)
 {
+    if (s->external) return -1;
     server *sv = &s->v[node];
     if (sv->pid <= 0 || !sv->paused) return -1;
     sv->paused = 0;

@@ -19,6 +19,12 @@ typedef struct real_servers real_servers;
  * NULL with the reason in err when something could not start (whatever
  * did start is stopped). */
 real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap);
+/* Servers the user runs: spec is "HOST:PORT[,HOST:PORT...]", node i the
+ * i-th. Faults on them are refused (-1). NULL with the reason in err. */
+real_servers *real_servers_external(const char *spec, char *err, size_t cap);
+const char *real_servers_host(const real_servers *s, int node);
+int real_servers_managed(const real_servers *s);
+
 /* Stops every process of the set (SIGTERM, then SIGKILL after 2 s) and
  * removes the directories. NULL is a no-op. */
 void real_servers_stop(real_servers *s);

@@ -8,6 +8,7 @@
 #include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "real/real.h"
+#include "real/servers.h"
 #include "run.h"
 #include "world/world.h"
 
@@ -34,6 +35,44 @@ static void trace_header(sim_ctx *ctx, const scenario *s, uint64_t seed)
               (long long)s->duration_us, s->nsteps);
 }
 
+static int is_node_fault(const scn_step *st)
+{
+    return st->op == SCN_FAULT_FAILOVER ||
+           (st->node[0] && st->node[0] == 'r' &&
+            (st->op == SCN_FAULT_CRASH || st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_PAUSE));
+}
+
+int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap)
+{
+    int server_faults_ok = o->redis == NULL || o->allow_server_faults;
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const scn_step *st = &s->steps[i];
+        const char *why = NULL;
+        if (st->op == SCN_FAULT_CLOCK && st->node[0] == 'r')
+            why = "a server clock fault needs libfaketime, which the real backend does not drive yet";
+        else if (st->op == SCN_FAULT_CLOCK)
+            why = "a client clock fault is not applied on the real backend yet (the client reads the wall clock)";
+        else if (st->op == SCN_FAULT_FIU && !strcmp(st->point, "redis/replicate"))
+            why = "redis/replicate is the fake's replication; real replicas replicate by themselves";
+        else if (is_node_fault(st) && !server_faults_ok)
+            why = "faults on servers you run need --allow-server-faults";
+        if (why) {
+            snprintf(buf, cap, "%s:%d: %s: refused on --backend redis (%s)", s->path, st->line, scn_op_name(st->op), why);
+            return -1;
+        }
+    }
+    if (s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK)) {
+        snprintf(buf, cap, "%s: [nemesis] kind clock: refused on --backend redis (server clocks need libfaketime)", s->path);
+        return -1;
+    }
+    if (s->nemesis && !server_faults_ok &&
+        (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_NODE_PAUSE | SCN_NEM_FAILOVER))) {
+        snprintf(buf, cap, "%s: [nemesis] server faults on servers you run need --allow-server-faults", s->path);
+        return -1;
+    }
+    return 0;
+}
+
 int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result *out,
                  history *h, scn_error *err)
 {
@@ -46,11 +85,26 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
         proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
         return -1;
     }
+    real_servers *srv = NULL;
+    if (o && o->real) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        if (run_real_refusal(s, o, err->msg, sizeof err->msg) != 0) return -1;
+        srv = o->redis ? real_servers_external(o->redis, err->msg, sizeof err->msg)
+                       : real_servers_start(s->nodes, s->replicas, err->msg, sizeof err->msg);
+        if (srv == NULL) return -1;
+        if (real_servers_count(srv) < s->nodes * (1 + s->replicas)) {
+            snprintf(err->msg, sizeof err->msg, "the scenario needs %d servers, --redis names %d",
+                     s->nodes * (1 + s->replicas), real_servers_count(srv));
+            real_servers_stop(srv);
+            return -1;
+        }
+    }
     int64_t wall0 = real_mono_us();
     sim_ctx *ctx = sim_new(seed);
     if (o && o->trace) sim_set_trace_sink(ctx, to_file, o->trace);
     trace_header(ctx, s, seed);
-    world *w = world_new(ctx, s);
+    world *w = srv ? world_new_real(ctx, s, srv) : world_new(ctx, s);
     cl_world *cw = cl_world_new(w, s, pd, h);
     scn_step *gen = NULL;
     size_t ngen = fault_nemesis(ctx, s, &gen);
@@ -74,14 +128,14 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
 
     out->s = s;
     out->seed = seed;
-    out->backend = "fake";
+    out->backend = srv ? "redis" : "fake";
     out->virtual_us = end_us;
     out->events = sim_events_run(ctx);
     out->evals = world_evals(w);
     out->commands = world_commands(w);
     cl_world_counts(cw, &out->acquisitions, &out->acquire_failures, &out->op_errors);
     out->trace_hash = sim_trace_hash(ctx);
-    out->trace_reproducible = 1;
+    out->trace_reproducible = srv == NULL; /* real time and real servers do not replay */
 
     check_result_init(&out->checks);
     char *const *names = s->lock_names;
@@ -101,6 +155,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     cl_world_free(cw);
     fault_sched_free(faults);
     world_free(w);
+    real_servers_stop(srv);
     sim_free(ctx);
     out->wall_ms = (double)(real_mono_us() - wall0) / 1000.0;
     return 0;

@@ -12,7 +12,14 @@
 
 typedef struct run_opts {
     FILE *trace;        /* every trace line, or NULL */
+    int real;           /* the real backend: redis-server processes */
+    const char *redis;  /* real: the user's servers "HOST:PORT,..." (NULL: managed) */
+    int allow_server_faults; /* real with --redis: faults may act on them */
 } run_opts;
+
+/* The first fault of s the real backend cannot apply with options o, as
+ * "file:line: why" in buf (cap bytes); 0 when it can run. */
+int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap);
 
 /* Runs s with seed. The result borrows s; h receives the history (the
  * caller inits and frees it). Returns 0, or -1 if the scenario names an

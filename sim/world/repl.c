@@ -407,11 +407,12 @@ int world_failover(world *w, int group)
 {
     wgroup *g = &w->groups[group];
     int old = g->master, best = -1;
-    for (int i = 0; i < w->nnodes; i++) {
+    for (int i = 0; i < w->nnodes && !w->real; i++) {
         wnode *n = &w->nodes[i];
         if (n->group != group || i == old || !n->up || n->master != old) continue;
         if (best < 0 || n->offset > w->nodes[best].offset) best = i;
     }
+    if (w->real) best = wreal_pick_replica(w, group, old);
     if (best < 0) {
         sim_trace(w->ctx, "sentinel", "no replica of %s to promote", w->nodes[old].name);
         return -1;
@@ -426,6 +427,7 @@ int world_failover(world *w, int group)
     while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits);
     make_master(w, best);
     g->master = best;
+    if (w->real) wreal_promote(w, best);
     for (int i = 0; i < w->nnodes; i++)
         if (w->nodes[i].group == group && i != best) repl_attach(w, i, best);
     sim_timer_arm(w->ctx, &g->discovery_timer, sim_now(w->ctx) + w->s->discovery_us,

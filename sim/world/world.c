@@ -68,7 +68,8 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
         world_msg_free(m);
         return;
     }
-    int64_t t = sim_now(w->ctx) + scn_dist_draw(w->ctx, d, lat) + v.extra_us;
+    /* On real servers the network is real: no simulated latency. */
+    int64_t t = sim_now(w->ctx) + (w->real ? 0 : scn_dist_draw(w->ctx, d, lat)) + v.extra_us;
     if (t < *last) t = *last;
     *last = t;
     m->prev = NULL;
@@ -101,6 +102,7 @@ static void on_node_push(void *ud, const sim_reply *push)
 
 void world_conn_reset(world_conn *c)
 {
+    if (c->w->real) wreal_conn_gone(c);
     if (c->fconn) {
         fake_conn_free(c->fconn);
         c->fconn = NULL;
@@ -141,6 +143,10 @@ void world_run_cmd(world *w, world_conn *c, msg *m)
 /* A message reaches a node that is up and running. */
 static void at_node(world *w, msg *m)
 {
+    if (w->real) {
+        wreal_at_node(w, m);
+        return;
+    }
     world_conn *c = m->c;
     wnode *n = &w->nodes[c->node];
     switch (m->kind) {
@@ -228,6 +234,7 @@ static void end_pause(sim_ctx *ctx, void *arg)
     (void)ctx;
     n->paused = 0;
     world *w = NULL;
+    if (n->owner->real) wreal_pause(n->owner, n->index, 0);
     msg *m = n->queue_head;
     n->queue_head = n->queue_tail = NULL;
     while (m) {
@@ -244,6 +251,7 @@ void world_node_pause(world *w, int node, int64_t for_us)
     wnode *n = &w->nodes[node];
     if (!n->up || n->paused) return;
     n->paused = 1;
+    if (w->real) wreal_pause(w, node, 1);
     sim_trace(w->ctx, n->name, "paused for %lldus", (long long)for_us);
     sim_timer_arm(w->ctx, &n->pause_end, sim_now(w->ctx) + for_us, "node resume", end_pause, n);
 }
@@ -263,7 +271,8 @@ void world_node_crash(world *w, int node)
     n->queue_tail = NULL;
     for (size_t i = 0; i < w->nconns; i++)
         if (w->conns[i]->node == node) world_conn_reset(w->conns[i]);
-    fake_node_reset(n->fake, w->s->persistence);
+    if (w->real) wreal_crash(w, node);
+    else fake_node_reset(n->fake, w->s->persistence);
     sim_trace(w->ctx, n->name, "crashed%s", w->s->persistence ? " (data persisted)" : ", data lost");
     repl_master_down(w, node);
 }
@@ -274,6 +283,7 @@ void world_node_restart(world *w, int node)
     if (n->up) return;
     n->up = 1;
     int master = w->groups[n->group].master;
+    if (w->real) wreal_restart(w, node);
     sim_trace(w->ctx, n->name, "restarted");
     if (master != node) repl_attach(w, node, master);
     else sim_timer_cancel(w->ctx, &w->groups[n->group].failover_timer);
@@ -365,6 +375,8 @@ world *world_new(sim_ctx *ctx, const scenario *s)
             if (k == 0) snprintf(name, sizeof name, "redis%d", g);
             else snprintf(name, sizeof name, "redis%d.r%d", g, k);
             n->name = sim_xstrdup(name);
+            n->owner = w;
+            n->index = base + k;
             n->group = g;
             n->up = 1;
             n->master = k == 0 ? -1 : base;
@@ -378,6 +390,7 @@ world *world_new(sim_ctx *ctx, const scenario *s)
 void world_free(world *w)
 {
     if (w == NULL) return;
+    wreal_free(w);
     repl_free(w);
     while (w->wire) {
         msg *m = w->wire;
@@ -492,6 +505,7 @@ int world_is_replica(const world *w, int node)
 
 uint64_t world_commands(const world *w)
 {
+    if (w->real) return wreal_commands(w);
     uint64_t n = 0;
     for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i].fake)->commands;
     return n;
@@ -499,7 +513,42 @@ uint64_t world_commands(const world *w)
 
 uint64_t world_evals(const world *w)
 {
+    if (w->real) return wreal_evals(w);
     uint64_t n = 0;
     for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i].fake)->scripts;
     return n;
+}
+
+/* ------------------------------------------------------ the real backend */
+
+world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv)
+{
+    world *w = world_new(ctx, s);
+    wreal_start(w, srv);
+    return w;
+}
+
+int world_is_real(const world *w)
+{
+    return w->real != NULL;
+}
+
+int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
+{
+    if (w->real) return wreal_peek(w, node, key, klen, out);
+    return fake_node_peek(w->nodes[node].fake, key, klen, out);
+}
+
+int world_peek_hash(world *w, int node, const char *key, size_t klen,
+                    int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud)
+{
+    if (w->real) return wreal_peek_hash(w, node, key, klen, fn, ud);
+    return fake_node_peek_hash(w->nodes[node].fake, key, klen, fn, ud);
+}
+
+int64_t world_true_at(world *w, int node, int64_t node_ms)
+{
+    if (node_ms < 0) return INT64_MAX;
+    if (w->real) return wreal_true_at(w, node_ms);
+    return sim_clock_true_at(w->ctx, fake_node_clock(w->nodes[node].fake), (node_ms + 1) * 1000);
 }

@@ -53,6 +53,22 @@ typedef void world_policy_fn(void *ud, int from, int to, world_msg_kind kind,
 /* Creates the nodes and the network of scenario s on ctx (borrowed for
  * the life of the world). */
 world *world_new(sim_ctx *ctx, const scenario *s);
+struct real_servers;
+/* The same world on real servers (the real backend): node i is srv's
+ * node i (borrowed), the network is real (no simulated latency; the
+ * policy hook still judges every message), and time is the wall clock —
+ * the world installs the kernel's waiter. */
+world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv);
+int world_is_real(const world *w);
+/* Reads key on node without side effects: the fake's store, or a side
+ * connection to the real server. expire_ms is a deadline on the node's
+ * clock. The hash variant calls fn per field (stop: fn returns 0). */
+int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
+int world_peek_hash(world *w, int node, const char *key, size_t klen,
+                    int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+/* The true time (µs) at which node's clock passes node_ms (a key with
+ * that deadline is gone); INT64_MAX when node_ms < 0. */
+int64_t world_true_at(world *w, int node, int64_t node_ms);
 void world_free(world *w);
 sim_ctx *world_ctx(const world *w);
 void world_set_policy(world *w, world_policy_fn *fn, void *ud);

@@ -7,6 +7,9 @@
 #include "world.h"
 
 typedef struct msg msg;
+typedef struct wreal wreal;
+struct real_aconn;
+struct real_servers;
 
 /* One message on the wire. */
 struct msg {
@@ -42,6 +45,8 @@ struct world_conn {
     int64_t last_up_us, last_down_us;
     uint64_t woff;            /* replication offset after its last command */
     int blocked;              /* in WAIT: later commands queue */
+    struct real_aconn *rconn; /* real backend: the hiredis connection */
+    int sub_cookie;           /* real backend: marks subscription replies */
     msg *backlog_head, *backlog_tail;
 };
 
@@ -65,6 +70,8 @@ typedef struct wnode {
     uint64_t offset;          /* master: batches sent; replica: batches applied */
     wwait *waits;             /* master: WAITs blocked on acks */
     char *lat_name;
+    world *owner;
+    int index;
 } wnode;
 
 /* Replication link master -> replica (one per replica). */
@@ -102,6 +109,7 @@ struct world {
     size_t nconns, conns_cap;
     msg *wire;
     void *repl_hooks;         /* repl.c's per-node hook contexts */
+    wreal *real;              /* the real backend (real.c), or NULL: the fake */
 };
 
 /* world.c */
@@ -114,6 +122,27 @@ void world_hold(wnode *n, msg *m);
 void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *last);
 void world_conn_reset(world_conn *c);
 void world_run_cmd(world *w, world_conn *c, msg *m);
+
+/* real.c — the real backend */
+void wreal_start(world *w, struct real_servers *srv);
+void wreal_free(world *w);
+/* A message reaches a real node (it is freed, or kept until its reply). */
+void wreal_at_node(world *w, msg *m);
+/* The connection's node end is gone: close its hiredis connection. */
+void wreal_conn_gone(world_conn *c);
+void wreal_crash(world *w, int node);
+void wreal_restart(world *w, int node);
+void wreal_pause(world *w, int node, int on);
+uint64_t wreal_commands(const world *w);
+uint64_t wreal_evals(const world *w);
+int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
+int wreal_peek_hash(world *w, int node, const char *key, size_t klen,
+                    int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+int64_t wreal_true_at(const world *w, int64_t unix_ms);
+/* Failover on servers: the most advanced live replica of group (not
+ * old), or -1; then promote it and repoint the rest. */
+int wreal_pick_replica(world *w, int group, int old);
+void wreal_promote(world *w, int best);
 
 /* repl.c */
 void repl_init(world *w);

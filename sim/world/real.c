@@ -1,0 +1,342 @@
+/* real.c — the world on real redis-server processes (the real backend).
+ * The clients and the network layer are the same as on the fake: every
+ * message still goes through world_post (so the policy hook and its libfiu
+ * points apply), with no simulated latency. What differs is the node end:
+ * a client connection is a hiredis connection to the node's server, a
+ * command is sent there and its reply comes back through the poll loop;
+ * a subscription's confirmations and messages come back as pushes. Time is
+ * the wall clock: the kernel's waiter polls the connections until the next
+ * event is due. Node faults act on the processes; reads of the store for
+ * the checkers go over one side connection per node. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "real/aio.h"
+#include "real/real.h"
+#include "real/servers.h"
+#include "world_int.h"
+
+struct wreal {
+    real_servers *srv;
+    real_loop *loop;
+    real_conn **side;         /* per node: for peeks, opened on first use */
+    int64_t start_mono_us, start_unix_us;
+    uint64_t commands, evals;
+    sim_reply *peek_keep;     /* the string a peek lent out */
+};
+
+static sim_reply *side_cmd(world *w, int node, int argc, const char *const *argv, const size_t *lens);
+
+/* True time now: µs since the world started, on the monotonic clock. */
+static int64_t wall_now(const wreal *r)
+{
+    return real_mono_us() - r->start_mono_us;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static void wait_for(void *ud, sim_ctx *ctx, int64_t due_us)
+{
+    world *w = ud;
+    wreal *r = w->real;
+    int64_t now = wall_now(r);
+    if (now < due_us) {
+        int64_t timeout = due_us == SIM_TIME_NEVER ? 100000 : due_us - now;
+        real_loop_poll(r->loop, timeout);
+        now = wall_now(r);
+    }
+    sim_advance(ctx, now < due_us ? now : due_us);
+}
+
+/* Outside input is about to schedule events: time moves to the wall. */
+static void catch_up(world *w)
+{
+    sim_advance(w->ctx, wall_now(w->real));
+}
+
+/* ----------------------------------------------------- client traffic */
+
+static int is_sub_command(const msg *m)
+{
+    static const char *const names[] = {"subscribe", "unsubscribe", "psubscribe", "punsubscribe"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (m->lens[0] == strlen(names[i]) && strncasecmp(m->argv[0], names[i], m->lens[0]) == 0) return 1;
+    return 0;
+}
+
+static void post_to_client(world_conn *c, msg *m)
+{
+    world_post(c->w, m, c->lat_down, &c->w->s->latency, &c->last_down_us);
+}
+
+static void on_reply(void *ud, void *cookie, const sim_reply *reply)
+{
+    world_conn *c = ud;
+    world *w = c->w;
+    if (cookie == &c->sub_cookie) {
+        if (reply == NULL || c->closed) return;
+        catch_up(w);
+        msg *p = world_msg_new(w, WORLD_MSG_PUSH, c->node, c->from);
+        p->c = c;
+        p->reply = sim_reply_dup(reply);
+        post_to_client(c, p);
+        return;
+    }
+    msg *m = cookie;
+    if (reply != NULL && !c->closed) {
+        catch_up(w);
+        if (w->exec_fn && w->nodes[c->node].master < 0) w->exec_fn(w->exec_ud, c->node, m->tag);
+        msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
+        back->c = c;
+        back->req_id = m->req_id;
+        back->reply = sim_reply_dup(reply);
+        post_to_client(c, back);
+    }
+    world_msg_free(m);
+}
+
+static void on_lost(void *ud)
+{
+    world_conn *c = ud;
+    catch_up(c->w);
+    world_conn_reset(c);
+}
+
+void wreal_at_node(world *w, msg *m)
+{
+    world_conn *c = m->c;
+    wreal *r = w->real;
+    switch (m->kind) {
+    case WORLD_MSG_OPEN:
+        c->rconn = real_aconn_open(r->loop, real_servers_host(r->srv, c->node), real_servers_port(r->srv, c->node), on_reply, on_lost, c);
+        if (c->rconn == NULL) world_conn_reset(c);
+        break;
+    case WORLD_MSG_CMD:
+        if (c->rconn == NULL) break; /* the connection was reset */
+        r->commands++;
+        if (m->lens[0] >= 4 && strncasecmp(m->argv[0], "eval", 4) == 0) r->evals++;
+        if (is_sub_command(m)) {
+            real_aconn_send(c->rconn, m->argc, (const char *const *)m->argv, m->lens, &c->sub_cookie);
+            break;
+        }
+        if (real_aconn_send(c->rconn, m->argc, (const char *const *)m->argv, m->lens, m) == 0) return; /* kept */
+        break;
+    case WORLD_MSG_CLOSE:
+        wreal_conn_gone(c);
+        break;
+    default:
+        break;
+    }
+    world_msg_free(m);
+}
+
+void wreal_conn_gone(world_conn *c)
+{
+    if (c->rconn) {
+        real_aconn_close(c->rconn); /* pending commands' messages are freed with NULL replies */
+        c->rconn = NULL;
+    }
+}
+
+/* ---------------------------------------------------------- node faults */
+
+void wreal_crash(world *w, int node)
+{
+    real_servers_kill(w->real->srv, node);
+    sim_trace(w->ctx, w->nodes[node].name, "SIGKILL (redis-server pid gone, data lost)");
+}
+
+void wreal_restart(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    int master = w->groups[n->group].master;
+    int of = master != node ? real_servers_port(w->real->srv, master) : 0;
+    if (real_servers_restart(w->real->srv, node, of) != 0) {
+        sim_trace(w->ctx, n->name, "restart failed");
+        return;
+    }
+    if (w->real->side[node]) {
+        real_close(w->real->side[node]);
+        w->real->side[node] = NULL;
+    }
+    sim_trace(w->ctx, n->name, "restarted (empty)%s", of ? " as a replica" : "");
+}
+
+void wreal_pause(world *w, int node, int on)
+{
+    if (on) real_servers_pause(w->real->srv, node);
+    else real_servers_resume(w->real->srv, node);
+}
+
+uint64_t wreal_commands(const world *w)
+{
+    return w->real->commands;
+}
+
+uint64_t wreal_evals(const world *w)
+{
+    return w->real->evals;
+}
+
+/* How far node's replication got (INFO replication), or -1. */
+static long long repl_offset(world *w, int node)
+{
+    const char *argv[] = {"INFO", "replication"};
+    size_t lens[] = {4, 11};
+    sim_reply *r = side_cmd(w, node, 2, argv, lens);
+    long long off = -1;
+    const char *p = r && r->str ? strstr(r->str, "slave_repl_offset:") : NULL;
+    if (p) off = atoll(p + 18);
+    sim_reply_free(r);
+    return off;
+}
+
+int wreal_pick_replica(world *w, int group, int old)
+{
+    int best = -1;
+    long long best_off = -1;
+    for (int i = 0; i < w->nnodes; i++) {
+        wnode *n = &w->nodes[i];
+        if (n->group != group || i == old || !n->up) continue;
+        long long off = repl_offset(w, i);
+        if (best < 0 || off > best_off) {
+            best = i;
+            best_off = off;
+        }
+    }
+    return best;
+}
+
+/* Sentinel's failover on the servers: the chosen replica stops
+ * replicating, the group's other live nodes follow it. */
+void wreal_promote(world *w, int best)
+{
+    wreal *r = w->real;
+    const char *no_one[] = {"REPLICAOF", "NO", "ONE"};
+    size_t no_one_lens[] = {9, 2, 3};
+    sim_reply_free(side_cmd(w, best, 3, no_one, no_one_lens));
+    char port[16];
+    snprintf(port, sizeof port, "%d", real_servers_port(r->srv, best));
+    const char *host = real_servers_host(r->srv, best);
+    for (int i = 0; i < w->nnodes; i++) {
+        if (i == best || w->nodes[i].group != w->nodes[best].group || !w->nodes[i].up) continue;
+        const char *of[] = {"REPLICAOF", host, port};
+        size_t of_lens[] = {9, strlen(host), strlen(port)};
+        sim_reply_free(side_cmd(w, i, 3, of, of_lens));
+    }
+    sim_trace(w->ctx, "sentinel", "REPLICAOF NO ONE on %s; the others follow it", w->nodes[best].name);
+}
+
+/* ---------------------------------------------------------------- peeks */
+
+static sim_reply *side_cmd(world *w, int node, int argc, const char *const *argv, const size_t *lens)
+{
+    wreal *r = w->real;
+    if (!real_servers_alive(r->srv, node)) return NULL;
+    if (r->side[node] == NULL) {
+        char err[128];
+        r->side[node] = real_connect(real_servers_host(r->srv, node), real_servers_port(r->srv, node), 200, err, sizeof err);
+        if (r->side[node] == NULL) return NULL;
+        real_set_timeout(r->side[node], 200);
+    }
+    sim_reply *rep = real_command(r->side[node], argc, argv, lens);
+    if (rep == NULL) {
+        real_close(r->side[node]); /* paused or gone: try afresh next time */
+        r->side[node] = NULL;
+    }
+    return rep;
+}
+
+static sim_reply *side_key(world *w, int node, const char *cmd, const char *key, size_t klen)
+{
+    const char *argv[] = {cmd, key};
+    size_t lens[] = {strlen(cmd), klen};
+    return side_cmd(w, node, 2, argv, lens);
+}
+
+int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
+{
+    memset(out, 0, sizeof *out);
+    out->expire_ms = -1;
+    sim_reply *t = side_key(w, node, "TYPE", key, klen);
+    if (t == NULL || t->str == NULL || strcmp(t->str, "none") == 0) {
+        sim_reply_free(t);
+        return 0;
+    }
+    const char *type = t->str;
+    const char *count_cmd = NULL;
+    if (!strcmp(type, "string")) out->type = FAKE_TYPE_STRING;
+    else if (!strcmp(type, "hash")) out->type = FAKE_TYPE_HASH, count_cmd = "HLEN";
+    else if (!strcmp(type, "list")) out->type = FAKE_TYPE_LIST, count_cmd = "LLEN";
+    else if (!strcmp(type, "zset")) out->type = FAKE_TYPE_ZSET, count_cmd = "ZCARD";
+    sim_reply_free(t);
+    int64_t unix_ms = real_unix_us() / 1000;
+    sim_reply *p = side_key(w, node, "PTTL", key, klen);
+    if (p && p->type == SIM_REPLY_INT && p->integer >= 0) out->expire_ms = unix_ms + p->integer;
+    sim_reply_free(p);
+    if (count_cmd) {
+        sim_reply *n = side_key(w, node, count_cmd, key, klen);
+        if (n && n->type == SIM_REPLY_INT) out->count = (size_t)n->integer;
+        sim_reply_free(n);
+    } else if (out->type == FAKE_TYPE_STRING) {
+        sim_reply_free(w->real->peek_keep);
+        w->real->peek_keep = side_key(w, node, "GET", key, klen);
+        if (w->real->peek_keep && w->real->peek_keep->str) {
+            out->str = w->real->peek_keep->str;
+            out->len = w->real->peek_keep->len;
+        }
+    }
+    return 1;
+}
+
+int wreal_peek_hash(world *w, int node, const char *key, size_t klen,
+                    int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud)
+{
+    sim_reply *all = side_key(w, node, "HGETALL", key, klen);
+    if (all == NULL || all->type != SIM_REPLY_ARRAY || all->elements == 0) {
+        sim_reply_free(all);
+        return 0;
+    }
+    for (size_t i = 0; i + 1 < all->elements; i += 2)
+        if (!fn(ud, all->element[i]->str, all->element[i]->len, all->element[i + 1]->str,
+                all->element[i + 1]->len))
+            break;
+    sim_reply_free(all);
+    return 1;
+}
+
+/* A deadline in Unix ms (what PTTL gave) on the true-time axis. */
+int64_t wreal_true_at(const world *w, int64_t unix_ms)
+{
+    return unix_ms * 1000 + 1000 - w->real->start_unix_us;
+}
+
+/* ------------------------------------------------------------- lifetime */
+
+void wreal_start(world *w, real_servers *srv)
+{
+    wreal *r = sim_xcalloc(1, sizeof *r);
+    r->srv = srv;
+    r->loop = real_loop_new();
+    r->side = sim_xcalloc((size_t)w->nnodes, sizeof *r->side);
+    r->start_mono_us = real_mono_us() - sim_now(w->ctx);
+    r->start_unix_us = real_unix_us() - sim_now(w->ctx);
+    w->real = r;
+    sim_set_waiter(w->ctx, wait_for, w);
+}
+
+void wreal_free(world *w)
+{
+    wreal *r = w->real;
+    if (r == NULL) return;
+    sim_set_waiter(w->ctx, NULL, NULL);
+    for (size_t i = 0; i < w->nconns; i++) w->conns[i]->rconn = NULL;
+    real_loop_free(r->loop); /* closes the connections */
+    for (int i = 0; i < w->nnodes; i++) real_close(r->side[i]);
+    sim_xfree(r->side);
+    sim_reply_free(r->peek_keep);
+    sim_xfree(r);
+    w->real = NULL;
+}
