@@ -51,9 +51,10 @@ BIN      = $(BUILD)/locksim
 LIB      = $(BUILD)/liblocksim.a
 UNIT     = $(BUILD)/unit_tests
 BENCHBIN = $(BUILD)/bench_evals
+SHIM     = $(BUILD)/libclockshim.so
 
 .PHONY: all deps run test bench clean unit conform
-all: $(BIN) $(UNIT) $(BENCHBIN)
+all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM)
 
 deps:
 	@sh tools/deps.sh
@@ -71,6 +72,12 @@ $(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS)
 	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS)
 $(BUILD)/gen/scripts_embed.o: $(BUILD)/gen/scripts_embed.c
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# Preloaded into redis-server for server clock faults (real backend); no
+# sanitizer: it runs inside redis-server.
+$(SHIM): tools/clockshim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

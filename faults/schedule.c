@@ -76,7 +76,10 @@ static void apply(sim_ctx *ctx, void *arg)
         else if (f->cw) cl_pause(f->cw, st->client, st->for_us);
         break;
     case SCN_FAULT_CLOCK:
-        if (node >= 0) apply_clock(ctx, fake_node_clock(world_node(f->w, node)), st);
+        if (node >= 0) {
+            apply_clock(ctx, fake_node_clock(world_node(f->w, node)), st);
+            world_node_clock_changed(f->w, node);
+        }
         else if (f->cw && cl_clock(f->cw, st->client)) apply_clock(ctx, cl_clock(f->cw, st->client), st);
         break;
     case SCN_FAULT_HEAL:

@@ -33,6 +33,7 @@ typedef struct server {
 
 struct real_servers {
     int external;   /* the user's servers: no processes of ours */
+    char shim[512];     /* the clock shim to preload, or "" */
     char dir[256];
     server *v;
     int n;
@@ -157,14 +158,50 @@ static int spawn(real_servers *s, server *sv, int replicaof_port)
         argv[argc++] = master;
     }
     argv[argc] = NULL;
+    /* The environment: ours, plus the clock shim's when the set uses it. */
+    char **env = environ;
+    char *extra[3] = {NULL, NULL, NULL};
+    char **own = NULL;
+    if (s->shim[0]) {
+        char file[320];
+        snprintf(file, sizeof file, "%s/clock-%d", s->dir, sv->port);
+        int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int64_t zero = 0;
+        if (fd < 0 || write(fd, &zero, sizeof zero) != (ssize_t)sizeof zero) {
+            if (fd >= 0) close(fd);
+            return -1;
+        }
+        close(fd);
+        size_t n = strlen(s->shim) + 16, m = strlen(file) + 24;
+        extra[0] = sim_xmalloc(n);
+        snprintf(extra[0], n, "LD_PRELOAD=%s", s->shim);
+        extra[1] = sim_xmalloc(m);
+        snprintf(extra[1], m, "LOCKSIM_CLOCK_FILE=%s", file);
+        size_t count = 0;
+        while (environ[count]) count++;
+        own = sim_xcalloc(count + 3, sizeof *own);
+        size_t k = 0;
+        for (size_t i = 0; i < count; i++)
+            if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], "LOCKSIM_CLOCK_FILE=", 19))
+                own[k++] = environ[i];
+        own[k++] = extra[0];
+        own[k++] = extra[1];
+        own[k] = NULL;
+        env = own;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "redis-server", &fa, NULL, (char *const *)argv, environ);
+    int rc = posix_spawnp(&pid, "redis-server", &fa, NULL, (char *const *)argv, env);
     posix_spawn_file_actions_destroy(&fa);
+    if (own) {
+        sim_xfree(extra[0]);
+        sim_xfree(extra[1]);
+        sim_xfree(own);
+    }
     if (rc != 0) return -1;
     sv->pid = pid;
     sv->paused = 0;
@@ -212,10 +249,11 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* -------------------------------------------------------------- the set */
 
-real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap)
+static real_servers *start_set(int groups, int replicas, const char *shim, char *err, size_t cap)
 {
     install_cleanup();
     real_servers *s = sim_xcalloc(1, sizeof *s);
+    snprintf(s->shim, sizeof s->shim, "%s", shim ? shim : "");
     const char *tmp = getenv("TMPDIR");
     snprintf(s->dir, sizeof s->dir, "%s/locksim-redis.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (mkdtemp(s->dir) == NULL) {
@@ -237,6 +275,48 @@ real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap
         }
     }
     return s;
+}
+
+real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap)
+{
+    return start_set(groups, replicas, NULL, err, cap);
+}
+
+/* The clock shim beside the running binary (build/libclockshim.so). */
+static int find_shim(char *out, size_t cap)
+{
+    char exe[400];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL) return -1;
+    *slash = '\0';
+    snprintf(out, cap, "%s/libclockshim.so", exe);
+    return access(out, R_OK);
+}
+
+real_servers *real_servers_start_clocked(int groups, int replicas, char *err, size_t cap)
+{
+    char shim[512];
+    if (find_shim(shim, sizeof shim) != 0) {
+        snprintf(err, cap, "the clock shim libclockshim.so is not beside the locksim binary (run 'make')");
+        return NULL;
+    }
+    return start_set(groups, replicas, shim, err, cap);
+}
+
+int real_servers_set_offset(real_servers *s, int node, int64_t offset_us)
+{
+    if (s->external || !s->shim[0]) return -1;
+    char file[320];
+    snprintf(file, sizeof file, "%s/clock-%d", s->dir, s->v[node].port);
+    int fd = open(file, O_WRONLY);
+    if (fd < 0) return -1;
+    /* One aligned 8-byte write: the server sees the old or the new value. */
+    ssize_t w = pwrite(fd, &offset_us, sizeof offset_us, 0);
+    close(fd);
+    return w == (ssize_t)sizeof offset_us ? 0 : -1;
 }
 
 real_servers *real_servers_external(const char *spec, char *err, size_t cap)

@@ -10,6 +10,7 @@
 #define LOCKSIM_REAL_SERVERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct real_servers real_servers;
 
@@ -19,6 +20,13 @@ typedef struct real_servers real_servers;
  * NULL with the reason in err when something could not start (whatever
  * did start is stopped). */
 real_servers *real_servers_start(int groups, int replicas, char *err, size_t cap);
+/* The same with each server's wall clock movable: the clock shim
+ * (tools/clockshim.c, built beside the locksim binary) is preloaded and
+ * reads its offset from a file per server; the monotonic clock stays
+ * true. */
+real_servers *real_servers_start_clocked(int groups, int replicas, char *err, size_t cap);
+/* Sets node's wall clock to true time + offset_us (clocked sets only). */
+int real_servers_set_offset(real_servers *s, int node, int64_t offset_us);
 /* Servers the user runs: spec is "HOST:PORT[,HOST:PORT...]", node i the
  * i-th. Faults on them are refused (-1). NULL with the reason in err. */
 real_servers *real_servers_external(const char *spec, char *err, size_t cap);

@@ -48,10 +48,8 @@ int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap
     for (size_t i = 0; i < s->nsteps; i++) {
         const scn_step *st = &s->steps[i];
         const char *why = NULL;
-        if (st->op == SCN_FAULT_CLOCK && st->node[0] == 'r')
-            why = "a server clock fault needs libfaketime, which the real backend does not drive yet";
-        else if (st->op == SCN_FAULT_CLOCK)
-            why = "a client clock fault is not applied on the real backend yet (the client reads the wall clock)";
+        if (st->op == SCN_FAULT_CLOCK && st->node[0] == 'r' && o->redis)
+            why = "clocks of servers you run cannot be moved (locksim's own servers run with its clock shim)";
         else if (st->op == SCN_FAULT_FIU && !strcmp(st->point, "redis/replicate"))
             why = "redis/replicate is the fake's replication; real replicas replicate by themselves";
         else if (is_node_fault(st) && !server_faults_ok)
@@ -61,8 +59,9 @@ int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap
             return -1;
         }
     }
-    if (s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK)) {
-        snprintf(buf, cap, "%s: [nemesis] kind clock: refused on --backend redis (server clocks need libfaketime)", s->path);
+    if (s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK) && o->redis) {
+        snprintf(buf, cap, "%s: [nemesis] kind clock: refused with --redis (clocks of servers you run cannot be moved)",
+                 s->path);
         return -1;
     }
     if (s->nemesis && !server_faults_ok &&
@@ -90,7 +89,11 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
         memset(err, 0, sizeof *err);
         snprintf(err->path, sizeof err->path, "%s", s->path);
         if (run_real_refusal(s, o, err->msg, sizeof err->msg) != 0) return -1;
+        int clocks = s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK);
+        for (size_t i = 0; i < s->nsteps; i++)
+            clocks |= s->steps[i].op == SCN_FAULT_CLOCK && s->steps[i].node[0] == 'r';
         srv = o->redis ? real_servers_external(o->redis, err->msg, sizeof err->msg)
+              : clocks ? real_servers_start_clocked(s->nodes, s->replicas, err->msg, sizeof err->msg)
                        : real_servers_start(s->nodes, s->replicas, err->msg, sizeof err->msg);
         if (srv == NULL) return -1;
         if (real_servers_count(srv) < s->nodes * (1 + s->replicas)) {

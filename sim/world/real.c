@@ -229,6 +229,28 @@ void wreal_promote(world *w, int best)
     sim_trace(w->ctx, "sentinel", "REPLICAOF NO ONE on %s; the others follow it", w->nodes[best].name);
 }
 
+/* The server's wall clock follows the node's clock: its offset from true
+ * time now; a drifting clock is refreshed every 20 ms. */
+static void refresh_clock(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    wnode *n = arg;
+    wreal_clock(n->owner, n->index);
+}
+
+void wreal_clock(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    const sim_clock *c = fake_node_clock(n->fake);
+    int64_t offset = sim_clock_now_us(w->ctx, c) - (sim_now(w->ctx) + SIM_CLOCK_EPOCH_US);
+    if (real_servers_set_offset(w->real->srv, node, offset) != 0)
+        sim_trace(w->ctx, n->name, "clock: the server's clock cannot be moved");
+    if (c->drift_ppm != 0)
+        sim_timer_arm(w->ctx, &n->clock_refresh, sim_now(w->ctx) + SIM_MS(20), "clock refresh", refresh_clock, n);
+    else
+        sim_timer_cancel(w->ctx, &n->clock_refresh);
+}
+
 /* ---------------------------------------------------------------- peeks */
 
 static sim_reply *side_cmd(world *w, int node, int argc, const char *const *argv, const size_t *lens)

@@ -400,6 +400,7 @@ void world_free(world *w)
     for (int i = 0; i < w->nnodes; i++) {
         wnode *n = &w->nodes[i];
         sim_timer_cancel(w->ctx, &n->pause_end);
+        sim_timer_cancel(w->ctx, &n->clock_refresh);
         while (n->queue_head) {
             msg *m = n->queue_head;
             n->queue_head = m->qnext;
@@ -551,4 +552,9 @@ int64_t world_true_at(world *w, int node, int64_t node_ms)
     if (node_ms < 0) return INT64_MAX;
     if (w->real) return wreal_true_at(w, node_ms);
     return sim_clock_true_at(w->ctx, fake_node_clock(w->nodes[node].fake), (node_ms + 1) * 1000);
+}
+
+void world_node_clock_changed(world *w, int node)
+{
+    if (w->real) wreal_clock(w, node);
 }

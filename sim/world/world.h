@@ -106,6 +106,9 @@ void world_node_pause(world *w, int node, int64_t for_us);
  * clients learn it after the discovery delay. Returns the new master, or
  * -1 if the group has no replica to promote. */
 int world_failover(world *w, int group);
+/* The clock of node (fake_node_clock) was changed by a fault: the real
+ * backend moves the server's wall clock to match (the clock shim). */
+void world_node_clock_changed(world *w, int node);
 
 /* ------------------------------------------------------- client side */
 

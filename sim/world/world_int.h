@@ -72,6 +72,7 @@ typedef struct wnode {
     char *lat_name;
     world *owner;
     int index;
+    sim_timer clock_refresh;  /* real backend: a drifting clock's offset updates */
 } wnode;
 
 /* Replication link master -> replica (one per replica). */
@@ -143,6 +144,7 @@ int64_t wreal_true_at(const world *w, int64_t unix_ms);
  * old), or -1; then promote it and repoint the rest. */
 int wreal_pick_replica(world *w, int group, int old);
 void wreal_promote(world *w, int best);
+void wreal_clock(world *w, int node);
 
 /* repl.c */
 void repl_init(world *w);

@@ -5,6 +5,7 @@
  * loop of asynchronous hiredis connections: replies with their cookies,
  * subscription messages, and connection loss. */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "real/aio.h"
@@ -143,6 +144,38 @@ START_TEST(async_replies_messages_and_loss)
 }
 END_TEST
 
+START_TEST(clocked_servers_move_their_wall_clock)
+{
+    char err[256];
+    real_servers *s = real_servers_start_clocked(1, 0, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    int port = real_servers_port(s, 0);
+    ck_assert_int_eq(real_servers_set_offset(s, 0, 5000000), 0);
+    sim_reply *t = cmd(port, 1000, "TIME", NULL, NULL);
+    long long server_s = atoll(t->element[0]->str);
+    sim_reply_free(t);
+    long long now_s = real_unix_us() / 1000000;
+    ck_assert_int_ge(server_s - now_s, 4);
+    ck_assert_int_le(server_s - now_s, 6);
+    /* Expiry follows the moved clock: a key with 3 s to live is gone
+     * once the clock jumps 10 s further. */
+    sim_reply_free(cmd(port, 1000, "SET", "k", "v"));
+    sim_reply_free(cmd(port, 1000, "PEXPIRE", "k", "3000"));
+    ck_assert_int_eq(real_servers_set_offset(s, 0, 15000000), 0);
+    sim_reply *g = cmd(port, 1000, "GET", "k", NULL);
+    ck_assert_int_eq(g->type, SIM_REPLY_NIL);
+    sim_reply_free(g);
+    real_servers_stop(s);
+    /* Unmanaged sets refuse. */
+    real_servers *x = real_servers_external("127.0.0.1:1", err, sizeof err);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_int_eq(real_servers_set_offset(x, 0, 1), -1);
+    ck_assert_int_eq(real_servers_kill(x, 0), -1);
+    real_servers_stop(x);
+    ck_assert_ptr_null(real_servers_external("nohost", err, sizeof err));
+}
+END_TEST
+
 Suite *servers_suite(void)
 {
     Suite *s = suite_create("servers");
@@ -150,6 +183,7 @@ Suite *servers_suite(void)
     tcase_set_timeout(c, 30);
     tcase_add_test(c, topology_faults_and_cleanup);
     tcase_add_test(c, async_replies_messages_and_loss);
+    tcase_add_test(c, clocked_servers_move_their_wall_clock);
     suite_add_tcase(s, c);
     return s;
 }
