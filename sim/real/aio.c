@@ -28,8 +28,17 @@ struct real_aconn {
     real_aconn *next;
 };
 
+typedef struct watch {
+    int fd;
+    real_fd_fn *fn;
+    void *ud;
+    int gone;
+} watch;
+
 struct real_loop {
     real_aconn *conns;
+    watch *watches;
+    size_t nwatches, watches_cap;
     int polling;            /* inside real_loop_poll: closed conns wait */
     real_aconn *graveyard;  /* closed during a poll, freed after it */
     struct pollfd *fds;     /* poll's arrays, grown as needed */
@@ -107,6 +116,7 @@ void real_loop_free(real_loop *l)
     }
     sim_xfree(l->fds);
     sim_xfree(l->who);
+    sim_xfree(l->watches);
     sim_xfree(l);
 }
 
@@ -169,9 +179,28 @@ void real_aconn_close(real_aconn *c)
     }
 }
 
+void real_loop_watch(real_loop *l, int fd, real_fd_fn *fn, void *ud)
+{
+    if (l->nwatches == l->watches_cap) {
+        l->watches_cap = l->watches_cap ? l->watches_cap * 2 : 8;
+        l->watches = sim_xrealloc(l->watches, l->watches_cap * sizeof *l->watches);
+    }
+    l->watches[l->nwatches++] = (watch){fd, fn, ud, 0};
+}
+
+void real_loop_unwatch(real_loop *l, int fd)
+{
+    for (size_t i = 0; i < l->nwatches; i++)
+        if (l->watches[i].fd == fd && !l->watches[i].gone) {
+            l->watches[i].gone = 1;
+            if (!l->polling) l->watches[i] = l->watches[--l->nwatches];
+            return;
+        }
+}
+
 int real_loop_poll(real_loop *l, int64_t timeout_us)
 {
-    nfds_t cap = 0;
+    nfds_t cap = l->nwatches;
     for (real_aconn *c = l->conns; c; c = c->next) cap++;
     if (cap > l->cap) {
         l->cap = cap * 2;
@@ -188,11 +217,23 @@ int real_loop_poll(real_loop *l, int64_t timeout_us)
         fds[n].revents = 0;
         who[n++] = c;
     }
+    nfds_t nconn = n;
+    size_t nwatch = l->nwatches;
+    for (size_t i = 0; i < nwatch; i++) {
+        fds[n].fd = l->watches[i].fd;
+        fds[n].events = POLLIN;
+        fds[n].revents = 0;
+        n++;
+    }
     int ms = timeout_us < 0 ? -1 : (int)((timeout_us + 999) / 1000);
     int ready = poll(fds, n, ms);
     if (ready <= 0) return 0;
     l->polling = 1;
-    for (nfds_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < nwatch; i++) {
+        watch *x = &l->watches[i];
+        if (fds[nconn + i].revents && !x->gone) x->fn(x->ud, x->fd);
+    }
+    for (nfds_t i = 0; i < nconn; i++) {
         real_aconn *c = who[i];
         /* A callback may have closed a connection of this round. */
         if (fds[i].revents == 0 || c->closing || c->ac == NULL) continue;
@@ -200,6 +241,10 @@ int real_loop_poll(real_loop *l, int64_t timeout_us)
         if (!c->closing && c->ac && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
     }
     l->polling = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < l->nwatches; i++)
+        if (!l->watches[i].gone) l->watches[k++] = l->watches[i];
+    l->nwatches = k;
     while (l->graveyard) {
         real_aconn *c = l->graveyard;
         l->graveyard = c->next;

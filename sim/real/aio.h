@@ -36,6 +36,12 @@ int real_aconn_send(real_aconn *c, int argc, const char *const *argv, const size
  * lost callback does not run. */
 void real_aconn_close(real_aconn *c);
 
+/* Plain sockets on the same loop (the replication proxy): fn runs when fd
+ * is readable. Unwatch before closing fd. */
+typedef void real_fd_fn(void *ud, int fd);
+void real_loop_watch(real_loop *l, int fd, real_fd_fn *fn, void *ud);
+void real_loop_unwatch(real_loop *l, int fd);
+
 /* Waits up to timeout_us (< 0: until something happens) for I/O on the
  * loop's connections and runs the callbacks it brings. Returns how many
  * connections had I/O. */

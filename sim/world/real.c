@@ -25,6 +25,8 @@ struct wreal {
     int64_t start_mono_us, start_unix_us;
     uint64_t commands, evals;
     sim_reply *peek_keep;     /* the string a peek lent out */
+    wproxy **proxies;         /* every replication link made, freed at the end */
+    size_t nproxies;
 };
 
 static sim_reply *side_cmd(world *w, int node, int argc, const char *const *argv, const size_t *lens);
@@ -50,10 +52,39 @@ static void wait_for(void *ud, sim_ctx *ctx, int64_t due_us)
     sim_advance(ctx, now < due_us ? now : due_us);
 }
 
-/* Outside input is about to schedule events: time moves to the wall. */
-static void catch_up(world *w)
+void wreal_catch_up(world *w)
 {
     sim_advance(w->ctx, wall_now(w->real));
+}
+
+struct real_loop *wreal_loop(world *w)
+{
+    return w->real->loop;
+}
+
+int wreal_port(const world *w, int node)
+{
+    return real_servers_port(w->real->srv, node);
+}
+
+const char *wreal_host(const world *w, int node)
+{
+    return real_servers_host(w->real->srv, node);
+}
+
+/* Points replica at master through a new replication proxy. */
+static void attach(world *w, int replica, int master)
+{
+    wreal *r = w->real;
+    wproxy *p = wproxy_new(w, master, replica);
+    if (p == NULL) return;
+    r->proxies = sim_xrealloc(r->proxies, (r->nproxies + 1) * sizeof *r->proxies);
+    r->proxies[r->nproxies++] = p;
+    char port[16];
+    snprintf(port, sizeof port, "%d", wproxy_port(p));
+    const char *of[] = {"REPLICAOF", "127.0.0.1", port};
+    size_t lens[] = {9, 9, strlen(port)};
+    sim_reply_free(side_cmd(w, replica, 3, of, lens));
 }
 
 /* ----------------------------------------------------- client traffic */
@@ -77,7 +108,7 @@ static void on_reply(void *ud, void *cookie, const sim_reply *reply)
     world *w = c->w;
     if (cookie == &c->sub_cookie) {
         if (reply == NULL || c->closed) return;
-        catch_up(w);
+        wreal_catch_up(w);
         msg *p = world_msg_new(w, WORLD_MSG_PUSH, c->node, c->from);
         p->c = c;
         p->reply = sim_reply_dup(reply);
@@ -86,7 +117,7 @@ static void on_reply(void *ud, void *cookie, const sim_reply *reply)
     }
     msg *m = cookie;
     if (reply != NULL && !c->closed) {
-        catch_up(w);
+        wreal_catch_up(w);
         if (w->exec_fn && w->nodes[c->node].master < 0) w->exec_fn(w->exec_ud, c->node, m->tag);
         msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
         back->c = c;
@@ -100,7 +131,7 @@ static void on_reply(void *ud, void *cookie, const sim_reply *reply)
 static void on_lost(void *ud)
 {
     world_conn *c = ud;
-    catch_up(c->w);
+    wreal_catch_up(c->w);
     world_conn_reset(c);
 }
 
@@ -152,8 +183,7 @@ void wreal_restart(world *w, int node)
 {
     wnode *n = &w->nodes[node];
     int master = w->groups[n->group].master;
-    int of = master != node ? real_servers_port(w->real->srv, master) : 0;
-    if (real_servers_restart(w->real->srv, node, of) != 0) {
+    if (real_servers_restart(w->real->srv, node, 0) != 0) {
         sim_trace(w->ctx, n->name, "restart failed");
         return;
     }
@@ -161,7 +191,8 @@ void wreal_restart(world *w, int node)
         real_close(w->real->side[node]);
         w->real->side[node] = NULL;
     }
-    sim_trace(w->ctx, n->name, "restarted (empty)%s", of ? " as a replica" : "");
+    if (master != node) attach(w, node, master);
+    sim_trace(w->ctx, n->name, "restarted (empty)%s", master != node ? " as a replica" : "");
 }
 
 void wreal_pause(world *w, int node, int on)
@@ -216,15 +247,11 @@ void wreal_promote(world *w, int best)
     wreal *r = w->real;
     const char *no_one[] = {"REPLICAOF", "NO", "ONE"};
     size_t no_one_lens[] = {9, 2, 3};
+    (void)r;
     sim_reply_free(side_cmd(w, best, 3, no_one, no_one_lens));
-    char port[16];
-    snprintf(port, sizeof port, "%d", real_servers_port(r->srv, best));
-    const char *host = real_servers_host(r->srv, best);
     for (int i = 0; i < w->nnodes; i++) {
         if (i == best || w->nodes[i].group != w->nodes[best].group || !w->nodes[i].up) continue;
-        const char *of[] = {"REPLICAOF", host, port};
-        size_t of_lens[] = {9, strlen(host), strlen(port)};
-        sim_reply_free(side_cmd(w, i, 3, of, of_lens));
+        attach(w, i, best);
     }
     sim_trace(w->ctx, "sentinel", "REPLICAOF NO ONE on %s; the others follow it", w->nodes[best].name);
 }
@@ -347,6 +374,9 @@ void wreal_start(world *w, real_servers *srv)
     r->start_unix_us = real_unix_us() - sim_now(w->ctx);
     w->real = r;
     sim_set_waiter(w->ctx, wait_for, w);
+    /* Managed replicas replicate through locksim, with the scenario's lag. */
+    for (int i = 0; i < w->nnodes && real_servers_managed(srv); i++)
+        if (w->nodes[i].master >= 0) attach(w, i, w->nodes[i].master);
 }
 
 void wreal_free(world *w)
@@ -355,6 +385,8 @@ void wreal_free(world *w)
     if (r == NULL) return;
     sim_set_waiter(w->ctx, NULL, NULL);
     for (size_t i = 0; i < w->nconns; i++) w->conns[i]->rconn = NULL;
+    for (size_t i = 0; i < r->nproxies; i++) wproxy_free(r->proxies[i]);
+    sim_xfree(r->proxies);
     real_loop_free(r->loop); /* closes the connections */
     for (int i = 0; i < w->nnodes; i++) real_close(r->side[i]);
     sim_xfree(r->side);

@@ -145,6 +145,17 @@ int64_t wreal_true_at(const world *w, int64_t unix_ms);
 int wreal_pick_replica(world *w, int group, int old);
 void wreal_promote(world *w, int best);
 void wreal_clock(world *w, int node);
+struct real_loop *wreal_loop(world *w);
+/* Outside input is about to schedule events: time moves to the wall. */
+void wreal_catch_up(world *w);
+int wreal_port(const world *w, int node);
+const char *wreal_host(const world *w, int node);
+
+/* proxy.c — a replication link through locksim (real backend) */
+typedef struct wproxy wproxy;
+wproxy *wproxy_new(world *w, int master, int replica);
+int wproxy_port(const wproxy *p);
+void wproxy_free(wproxy *p);
 
 /* repl.c */
 void repl_init(world *w);
