@@ -123,6 +123,7 @@ static void on_exec(void *ud, int node, uint64_t tag)
     char lname[64];
     snprintf(lname, sizeof lname, "%s:%d", id, thread);
     int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
+    if (cw->proto->store_count) count = cw->proto->store_count(cw, group, lock, lname);
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE_COUNT,
                     .client = client, .inc = inc, .thread = thread, .lock = lock,
                     .value = count, .seq = tag};

@@ -81,6 +81,9 @@ typedef struct proto_def {
     /* Its [protocol] / [clients] options, for `locksim list` (NULL: none
      * beyond the common ones). */
     const char *options;
+    /* The store's hold count for lock name lname "<id>:<t>" (NULL: the
+     * observed owner's count when lname owns it, else 0). */
+    int64_t (*store_count)(cl_world *cw, int group, int lock, const char *lname);
 } proto_def;
 
 #define PROTO_INV(i) (1u << (i))

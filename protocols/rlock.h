@@ -16,9 +16,13 @@ typedef struct rlock_cfg {
     int try_timeout_fails;   /* 4.7.0: a timeout in tryLock's loop = false */
     int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
     int fenced;              /* RFencedLock: the acquire also draws a token */
+    /* RedissonReadWriteLock (PROTOCOLS.md §5): the scripts above are the
+     * write side's, these the read side's (NULL: not a read/write lock);
+     * both sides share the channel redisson_rwlock:{name}. */
+    const char *read_acquire, *read_unlock, *read_force;
 } rlock_cfg;
 
-extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced;
+extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw;
 
 void rlock_proc_init(cl_proc *p);
 void rlock_proc_free(cl_proc *p);
@@ -30,5 +34,9 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
 int64_t rlock_token(cl_thread *t, int lock);
+/* Read/write lock (rwlock.c): the store's view, and the hold count (read
+ * plus write) of lock name lname. */
+void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out);
+int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname);
 
 #endif /* LOCKSIM_RLOCK_H */

@@ -95,6 +95,8 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
                      e->err ? ": " : "", e->err ? e->err : "");
         if (n > 0 && (size_t)n < cap && (e->op == HOP_ACQUIRE || e->op == HOP_RELEASE) && e->kind != HIST_FAIL)
             n += snprintf(buf + n, cap - (size_t)n, " (depth %lld)", (long long)e->value);
+        if (n > 0 && (size_t)n < cap && e->mode)
+            n += snprintf(buf + n, cap - (size_t)n, " [%s]", e->mode == SCN_RW_READ ? "read" : "write");
         break;
     }
     return n < 0 ? 0 : (size_t)n;
