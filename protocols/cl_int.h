@@ -123,6 +123,7 @@ struct cl_world {
     int last_client[SCN_MAX_LOCKS], last_inc[SCN_MAX_LOCKS], last_thread[SCN_MAX_LOCKS];
     int64_t last_count[SCN_MAX_LOCKS], last_expire[SCN_MAX_LOCKS];
     int observed[SCN_MAX_LOCKS];
+    int last_mode[SCN_MAX_LOCKS];
 };
 
 /* proc.c */

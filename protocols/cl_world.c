@@ -77,8 +77,9 @@ static void observe_lock(cl_world *cw, int group, int lock)
     int64_t count = st.held ? st.count : 0;
     if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
         cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
-        cw->last_expire[lock] == expire)
+        cw->last_expire[lock] == expire && cw->last_mode[lock] == st.mode)
         return;
+    cw->last_mode[lock] = st.mode;
     cw->observed[lock] = 1;
     cw->last_client[lock] = client;
     cw->last_inc[lock] = inc;
@@ -86,7 +87,8 @@ static void observe_lock(cl_world *cw, int group, int lock)
     cw->last_count[lock] = count;
     cw->last_expire[lock] = expire;
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE, .client = client,
-                    .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire};
+                    .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire,
+                    .mode = st.held ? st.mode : 0};
     hist_add(cw->h, &e);
 }
 

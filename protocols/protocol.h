@@ -46,6 +46,7 @@ typedef struct proto_store {
     char owner[64];    /* the holder's lock name, "<id>:<thread>" */
     int64_t count;     /* its hold count */
     int64_t expire_ms; /* node-clock deadline, -1 none */
+    int mode;          /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
 } proto_store;
 
 /* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */

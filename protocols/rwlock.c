@@ -12,6 +12,7 @@
 /* What a walk over the rw hash gathers. */
 typedef struct rw_walk {
     const char *lname;   /* count this thread's holds (NULL: none) */
+    int mode;            /* SCN_RW_READ / SCN_RW_WRITE (0: no mode field) */
     int64_t count;       /* its read + write holds */
     char writer[64];     /* the write holder's "<id>:<t>" ("" none) */
     int64_t writes;
@@ -29,7 +30,10 @@ static int64_t to_count(const char *v, size_t vlen)
 static int walk_field(void *ud, const char *f, size_t flen, const char *v, size_t vlen)
 {
     rw_walk *w = ud;
-    if (flen == 4 && memcmp(f, "mode", 4) == 0) return 1;
+    if (flen == 4 && memcmp(f, "mode", 4) == 0) {
+        w->mode = vlen == 4 && memcmp(v, "read", 4) == 0 ? SCN_RW_READ : SCN_RW_WRITE;
+        return 1;
+    }
     int64_t n = to_count(v, vlen);
     int is_write = flen > 6 && memcmp(f + flen - 6, ":write", 6) == 0;
     size_t owner_len = is_write ? flen - 6 : flen;
@@ -66,6 +70,7 @@ void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out)
     if (!walk(cw, group, lock, &w, &pk)) return;
     out->held = 1;
     out->expire_ms = pk.expire_ms;
+    out->mode = w.mode;
     if (w.writer[0]) {
         snprintf(out->owner, sizeof out->owner, "%s", w.writer);
         out->count = w.writes;

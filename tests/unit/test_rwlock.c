@@ -104,6 +104,32 @@ START_TEST(rw_downgrade_reentry_and_crash)
 }
 END_TEST
 
+/* A waiting reader is woken late while the store is in read mode: a lost
+ * wake-up; a writer waiting through the same read mode is not. */
+START_TEST(rw_liveness_read_mode_is_free_for_readers)
+{
+    for (int mode = R; mode <= W; mode++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        hist_event st = {.t_us = MS(5), .kind = HIST_INFO, .op = HOP_STORE, .client = 1, .inc = 1,
+                         .thread = 1, .value = 1, .aux = MS(60000), .mode = W};
+        hist_add(&h, &st);
+        ev(&h, 10, HIST_INVOKE, HOP_ACQUIRE, 2, mode);
+        st.t_us = MS(20); /* c1 downgrades: read mode */
+        st.mode = R;
+        hist_add(&h, &st);
+        ev(&h, 5000, HIST_OK, HOP_ACQUIRE, 2, mode);
+        check_liveness(&h, 1, names, MS(1000), MS(6000), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], mode == R ? CHECK_VIOLATED : CHECK_HELD);
+        if (mode == R) ck_assert_ptr_nonnull(strstr(r.v[0].detail, "read mode"));
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------- scripts */
 
 static const char *script(const char *name)
@@ -183,6 +209,7 @@ Suite *rwlock_suite(void)
     tcase_add_test(core, rw_readers_share_writers_wait);
     tcase_add_test(core, rw_writer_beside_reader_or_writer_is_violated);
     tcase_add_test(core, rw_downgrade_reentry_and_crash);
+    tcase_add_test(core, rw_liveness_read_mode_is_free_for_readers);
     tcase_add_test(core, rw_scripts_downgrade_no_upgrade);
     tcase_add_test(core, rw_scripts_lease_rules);
     suite_add_tcase(s, core);
