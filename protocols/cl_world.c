@@ -62,7 +62,7 @@ static int64_t expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
 
 static void observe_lock(cl_world *cw, int group, int lock)
 {
-    proto_store st;
+    proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
     int client = 0, inc = 0, thread = 0;
     if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
@@ -120,7 +120,7 @@ static void on_exec(void *ud, int node, uint64_t tag)
             break;
         }
     if (id == NULL) return;
-    proto_store st;
+    proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
     char lname[64];
     snprintf(lname, sizeof lname, "%s:%d", id, thread);
