@@ -132,6 +132,7 @@ struct cl_world {
     char *key_owned[SCN_MAX_LOCKS];
     int key_group[SCN_MAX_LOCKS];
     int nkeys;
+    int last_mode[SCN_MAX_LOCKS];
 };
 
 /* The key name and node group of lock index `lock`. */
@@ -264,6 +265,10 @@ void cl_steps_schedule(cl_world *cw);
 void cl_watchdog_add(cl_proc *p, int node, int lock, const char *lname, int thread);
 /* cancelRenewal(t): thread 0 cancels every registration for lock. */
 void cl_watchdog_cancel(cl_proc *p, int lock, int thread);
+/* The same in the read-lock task (RedissonReadLock; lname "<id>:<t>"):
+ * renews the thread's read timeout keys and the hash. Always batched. */
+void cl_watchdog_add_read(cl_proc *p, int node, int lock, const char *lname, int thread);
+void cl_watchdog_cancel_read(cl_proc *p, int lock, int thread);
 void cl_watchdog_free(cl_proc *p);
 
 #endif /* LOCKSIM_CL_INT_H */

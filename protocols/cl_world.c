@@ -60,7 +60,7 @@ int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
 
 static void observe_lock(cl_world *cw, int group, int lock)
 {
-    proto_store st;
+    proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
     int client = 0, inc = 0, thread = 0;
     if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
@@ -77,8 +77,9 @@ static void observe_lock(cl_world *cw, int group, int lock)
     int64_t count = st.held ? st.count : 0;
     if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
         cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
-        cw->last_expire[lock] == expire)
+        cw->last_expire[lock] == expire && cw->last_mode[lock] == st.mode)
         return;
+    cw->last_mode[lock] = st.mode;
     cw->observed[lock] = 1;
     cw->last_client[lock] = client;
     cw->last_inc[lock] = inc;
@@ -86,7 +87,8 @@ static void observe_lock(cl_world *cw, int group, int lock)
     cw->last_count[lock] = count;
     cw->last_expire[lock] = expire;
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE, .client = client,
-                    .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire};
+                    .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire,
+                    .mode = st.held ? st.mode : 0};
     hist_add(cw->h, &e);
 }
 
@@ -120,11 +122,12 @@ static void on_exec(void *ud, int node, uint64_t tag)
             break;
         }
     if (id == NULL) return;
-    proto_store st;
+    proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
     char lname[64];
     snprintf(lname, sizeof lname, "%s:%d", id, thread);
     int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
+    if (cw->proto->store_count) count = cw->proto->store_count(cw, group, lock, lname);
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE_COUNT,
                     .client = client, .inc = inc, .thread = thread, .lock = lock,
                     .value = count, .seq = tag};

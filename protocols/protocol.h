@@ -47,6 +47,7 @@ typedef struct proto_store {
     int64_t count;     /* its hold count */
     int64_t expire_ms; /* node-clock deadline, -1 none */
     int64_t expire_true_us; /* if not 0: the true time it is gone (spans groups) */
+    int mode;          /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
 } proto_store;
 
 /* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
@@ -91,6 +92,9 @@ typedef struct proto_def {
      * of the lock family (PROTOCOLS.md §0.9). */
     const char *versions;
     int min_version;    /* the oldest release it exists in (major*10000+minor*100+patch) */
+    /* The store's hold count for lock name lname "<id>:<t>" (NULL: the
+     * observed owner's count when lname owns it, else 0). */
+    int64_t (*store_count)(cl_world *cw, int group, int lock, const char *lname);
 } proto_def;
 
 #define PROTO_INV(i) (1u << (i))

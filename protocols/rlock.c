@@ -11,6 +11,12 @@
  *  redisson.fencedlock RedissonFencedLock: the current lock whose acquire
  *                      also draws a token from a counter key (§11).
  *
+ *  redisson.rwlock     RedissonReadWriteLock (§5): the current client with
+ *                      the read or the write side's scripts, chosen per
+ *                      operation (t->cur_mode; none: write), one channel
+ *                      for both sides, read holds renewed by the watchdog's
+ *                      read task, write holds as "<id>:<t>:write".
+ *
  * tryLock(wait, lease) and lock(lease) follow the ttl-or-message loop of
  * §3.3 with waitTime accounted on the client's clock. */
 #include <stdio.h>
@@ -19,10 +25,12 @@
 #include "cl_int.h"
 #include "rlock.h"
 
-/* Per process: each lock handle's internalLockLeaseTime (ms), and (fenced
- * lock) each thread's last token per lock. */
+/* Per process: each lock handle's internalLockLeaseTime (ms; the rw
+ * lock's read handles apart), and (fenced lock) each thread's last token
+ * per lock. */
 typedef struct rlock_proc {
     int64_t internal_lease_ms[SCN_MAX_LOCKS];
+    int64_t read_lease_ms[SCN_MAX_LOCKS];
     int64_t (*token)[SCN_MAX_LOCKS]; /* [thread-1][lock] */
 } rlock_proc;
 
@@ -46,7 +54,8 @@ static rlock_proc *state(cl_proc *p)
 void rlock_proc_init(cl_proc *p)
 {
     rlock_proc *r = sim_xcalloc(1, sizeof *r);
-    for (int i = 0; i < SCN_MAX_LOCKS; i++) r->internal_lease_ms[i] = p->cw->s->watchdog_us / 1000;
+    for (int i = 0; i < SCN_MAX_LOCKS; i++)
+        r->internal_lease_ms[i] = r->read_lease_ms[i] = p->cw->s->watchdog_us / 1000;
     r->token = sim_xcalloc((size_t)p->nthreads, sizeof *r->token);
     p->proto = r;
 }
@@ -75,6 +84,79 @@ static const char *lock_key(const cl_thread *t, int lock)
     return cl_key_name(t->p->cw, lock);
 }
 
+/* ------------------------------------------------- read/write lock sides */
+
+/* 1 when t's running operation takes the read side of a read/write lock;
+ * 0 for its write side and for every other lock. */
+static int reads(const cl_thread *t)
+{
+    return cfg_of(t->p)->read_acquire && t->cur_mode == SCN_RW_READ;
+}
+
+/* The handle's internalLockLeaseTime: read handles have their own. */
+static int64_t *lease_of(cl_proc *p, int lock, int read)
+{
+    return read ? &state(p)->read_lease_ms[lock] : &state(p)->internal_lease_ms[lock];
+}
+
+static void channel_name(const cl_proc *p, const char *name, char *buf, size_t cap)
+{
+    rlock_prefix_name(cfg_of(p)->read_acquire ? "redisson_rwlock" : "redisson_lock__channel", name, buf,
+                      cap);
+}
+
+/* t's lock name on its side: "<id>:<t>", or "<id>:<t>:write" for the write
+ * side of a read/write lock. */
+static void side_name(const cl_thread *t, int read, char *buf, size_t cap)
+{
+    cl_lock_name(t, buf, cap);
+    if (cfg_of(t->p)->read_acquire && !read) snprintf(buf + strlen(buf), cap - strlen(buf), ":write");
+}
+
+/* The read side's key prefix "{name}" (name itself when it has a '{')
+ * and t's timeout prefix "<keyPrefix>:<id>:<t>:rwlock_timeout" (§5.1). */
+static void rw_prefixes(const cl_thread *t, int lock, char *key_prefix, char *timeout_prefix, size_t cap)
+{
+    const char *name = lock_key(t, lock);
+    char lname[64];
+    cl_lock_name(t, lname, sizeof lname);
+    if (strchr(name, '{')) snprintf(key_prefix, cap, "%s", name);
+    else snprintf(key_prefix, cap, "{%s}", name);
+    snprintf(timeout_prefix, cap, "%s:%s:rwlock_timeout", key_prefix, lname);
+}
+
+/* Sends one unlock of t's hold of lock on its side (read: READ_UNLOCK;
+ * otherwise the lock's or the write side's unlock), with the request's
+ * latch key and TTL when the version has the latch. */
+static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, const char *ttl, int fl,
+                        cl_cmd_fn *fn, void *ud)
+{
+    cl_proc *p = t->p;
+    const rlock_cfg *c = cfg_of(p);
+    const char *name = lock_key(t, lock);
+    int node = rlock_node_of(p->cw, lock);
+    char lname[64], channel[192], lease[24];
+    side_name(t, read, lname, sizeof lname);
+    channel_name(p, name, channel, sizeof channel);
+    snprintf(lease, sizeof lease, "%lld", (long long)*lease_of(p, lock, read));
+    if (read) {
+        char kprefix[192], tprefix[192];
+        rw_prefixes(t, lock, kprefix, tprefix, sizeof kprefix);
+        const char *keys[] = {name, channel, tprefix, kprefix, latch};
+        const char *args[] = {"0", lname, "publish", ttl};
+        cl_eval(p, node, c->read_unlock, 5, keys, 4, args, fl, t->op_seq, fn, ud);
+    } else if (c->unlock_latch) {
+        /* The write side publishes READ_UNLOCK (1): every waiter wakes. */
+        const char *keys[] = {name, channel, latch};
+        const char *args[] = {c->read_acquire ? "1" : "0", lease, lname, "publish", ttl};
+        cl_eval(p, node, c->unlock, 3, keys, 5, args, fl, t->op_seq, fn, ud);
+    } else {
+        const char *keys[] = {name, channel};
+        const char *args[] = {"0", lease, lname};
+        cl_eval(p, node, c->unlock, 2, keys, 3, args, fl, t->op_seq, fn, ud);
+    }
+}
+
 /* ------------------------------------------------------------- acquire */
 
 typedef enum acq_state { ACQ_FIRST, ACQ_SUBSCRIBING, ACQ_LOOP } acq_state;
@@ -84,6 +166,7 @@ typedef struct acq_op {
     int lock;
     int64_t wait_ms;   /* -1: lock() */
     int64_t lease_ms;  /* <= 0: the watchdog (CUR); -1 only (V2019) */
+    int read;          /* the read side of a read/write lock */
     proto_done_fn *done;
     acq_state state;
     int64_t rem_ms, mark_ms;
@@ -125,9 +208,11 @@ static void acquired(acq_op *op)
     cl_proc *p = op->t->p;
     const rlock_cfg *c = cfg_of(p);
     if (uses_watchdog(c, op->lease_ms)) {
-        cl_watchdog_add(p, rlock_node_of(p->cw, op->lock), op->lock, op->lname, op->t->index);
+        int node = rlock_node_of(p->cw, op->lock);
+        if (op->read) cl_watchdog_add_read(p, node, op->lock, op->lname, op->t->index);
+        else cl_watchdog_add(p, node, op->lock, op->lname, op->t->index);
     } else {
-        state(p)->internal_lease_ms[op->lock] = op->lease_ms;
+        *lease_of(p, op->lock, op->read) = op->lease_ms;
     }
     acq_end(op, 1, NULL);
 }
@@ -182,17 +267,12 @@ static void acq_nosync(acq_op *op, const sim_reply *r)
 {
     cl_proc *p = op->t->p;
     if (r && r->type == SIM_REPLY_NIL) {
-        char request[33], latch_base[192], latch[256], channel[192], lease[24], ttl[24];
+        char request[33], latch_base[192], latch[256], ttl[24];
         cl_random_hex(p, request);
         rlock_prefix_name("redisson_unlock_latch", lock_key(op->t, op->lock), latch_base, sizeof latch_base);
         snprintf(latch, sizeof latch, "%s:%s", latch_base, request);
-        rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
-        snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[op->lock]);
         snprintf(ttl, sizeof ttl, "%lld", (long long)(p->cw->s->timeout_us / 1000 * 4));
-        const char *keys[] = {lock_key(op->t, op->lock), channel, latch};
-        const char *args[] = {"0", lease, op->lname, "publish", ttl};
-        cl_eval(p, rlock_node_of(p->cw, op->lock), cfg_of(p)->unlock, 3, keys, 5, args,
-                CL_NORESEND, op->t->op_seq, on_rollback, NULL);
+        unlock_eval(op->t, op->lock, op->read, latch, ttl, CL_NORESEND, on_rollback, NULL);
     }
     if (op->nosync_retries >= p->cw->retry_attempts) {
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
@@ -256,7 +336,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     if (op->state == ACQ_FIRST) {
         char entry[192], channel[192];
         snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
-        rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
+        channel_name(p, lock_key(op->t, op->lock), channel, sizeof channel);
         op->state = ACQ_SUBSCRIBING;
         int64_t deadline = op->wait_ms >= 0 ? SIM_MS(op->rem_ms) : SIM_MS(7500);
         op->sub = cl_sub_acquire(p, rlock_node_of(p->cw, op->lock), entry, channel, deadline,
@@ -275,14 +355,26 @@ static void acq_send(acq_op *op)
     cl_proc *p = op->t->p;
     const rlock_cfg *c = cfg_of(p);
     char lease[24];
-    int64_t ms = uses_watchdog(c, op->lease_ms) ? state(p)->internal_lease_ms[op->lock] : op->lease_ms;
+    int64_t ms = uses_watchdog(c, op->lease_ms) ? *lease_of(p, op->lock, op->read) : op->lease_ms;
     snprintf(lease, sizeof lease, "%lld", (long long)ms);
+    op->mark_ms = cl_now_ms(p);
+    int node = rlock_node_of(p->cw, op->lock);
+    if (op->read) {
+        char read_name[64], write_name[64], kprefix[192], tprefix[192];
+        side_name(op->t, 1, read_name, sizeof read_name);
+        side_name(op->t, 0, write_name, sizeof write_name);
+        rw_prefixes(op->t, op->lock, kprefix, tprefix, sizeof kprefix);
+        const char *keys[] = {lock_key(op->t, op->lock), tprefix};
+        const char *args[] = {lease, read_name, write_name};
+        cl_eval(p, node, c->read_acquire, 2, keys, 3, args, flags(p, c->acquire_tr), op->t->op_seq,
+                on_acquire_reply, op);
+        return;
+    }
     char tokens[192];
     rlock_prefix_name("redisson_lock_token", lock_key(op->t, op->lock), tokens, sizeof tokens);
     const char *keys[] = {lock_key(op->t, op->lock), tokens};
     const char *args[] = {lease, op->lname};
-    op->mark_ms = cl_now_ms(p);
-    cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, c->fenced ? 2 : 1, keys, 2, args,
+    cl_eval(p, node, c->acquire, c->fenced ? 2 : 1, keys, 2, args,
             flags(p, c->acquire_tr),
             op->t->op_seq, on_acquire_reply, op);
 }
@@ -299,7 +391,8 @@ void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, pr
     if (cfg_of(p)->fenced && wait_us < 0) op->lease_ms = -1;
     op->done = done;
     op->rem_ms = op->wait_ms;
-    cl_lock_name(t, op->lname, sizeof op->lname);
+    op->read = reads(t);
+    side_name(t, op->read, op->lname, sizeof op->lname);
     acq_send(op);
 }
 
@@ -308,6 +401,7 @@ void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, pr
 typedef struct rel_op {
     cl_thread *t;
     int lock;
+    int read;          /* the read side of a read/write lock */
     proto_done_fn *done;
     char latch[256];
     char ttl[24];
@@ -325,12 +419,15 @@ static void rel_end(rel_op *op, int ok, const char *err)
 }
 
 /* cancelRenewal(t, res): the registration goes; since 3.27.2 the lease
- * is reset to the watchdog's when res is nil or 1. */
+ * is reset to the watchdog's when res is nil or 1. A read unlock cancels
+ * in the plain task too, which can stop the same thread's write renewal
+ * (W-RW3). */
 static void cancel_renewal(rel_op *op, int reset)
 {
     cl_proc *p = op->t->p;
     cl_watchdog_cancel(p, op->lock, op->t->index);
-    if (reset) state(p)->internal_lease_ms[op->lock] = p->cw->s->watchdog_us / 1000;
+    if (op->read) cl_watchdog_cancel_read(p, op->lock, op->t->index);
+    if (reset) *lease_of(p, op->lock, op->read) = p->cw->s->watchdog_us / 1000;
 }
 
 static void rel_send(rel_op *op);
@@ -402,25 +499,9 @@ int64_t rlock_latch_ttl_ms(cl_proc *p)
 
 static void rel_send(rel_op *op)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
-    const rlock_cfg *c = cfg_of(p);
-    int lock = op->lock;
-    char lname[64], channel[192], lease[24];
-    cl_lock_name(t, lname, sizeof lname);
-    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
-    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
-    if (c->unlock_latch) {
-        const char *keys[] = {lock_key(t, lock), channel, op->latch};
-        const char *args[] = {"0", lease, lname, "publish", op->ttl};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 3, keys, 5, args, flags(p, c->unlock_tr),
-                t->op_seq, on_unlock_reply, op);
-    } else {
-        const char *keys[] = {lock_key(t, lock), channel};
-        const char *args[] = {"0", lease, lname};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 2, keys, 3, args, flags(p, c->unlock_tr),
-                t->op_seq, on_unlock_reply, op);
-    }
+    cl_proc *p = op->t->p;
+    unlock_eval(op->t, op->lock, op->read, op->latch, op->ttl, flags(p, cfg_of(p)->unlock_tr), on_unlock_reply,
+                op);
 }
 
 void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
@@ -430,6 +511,7 @@ void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
     rel_op *op = cl_alloc(p, sizeof *op);
     op->t = t;
     op->lock = lock;
+    op->read = reads(t);
     op->done = done;
     if (c->unlock_latch) {
         /* One request id per unlock() call (since 3.52), reused by retries. */
@@ -483,13 +565,16 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
     op->t = t;
     op->done = done;
     op->what = SCN_OP_FORCEUNLOCK;
+    int read = reads(t);
     cl_watchdog_cancel(p, lock, 0);
+    if (read) cl_watchdog_cancel_read(p, lock, 0);
     char channel[192];
-    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
+    channel_name(p, lock_key(t, lock), channel, sizeof channel);
     const char *keys[] = {lock_key(t, lock), channel};
-    const char *args[] = {"0", "publish"};
-    cl_eval(p, rlock_node_of(p->cw, lock), c->force, 2, keys, c->publish_arg ? 2 : 1, args,
-            flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
+    /* The rw write side publishes READ_UNLOCK (1). */
+    const char *args[] = {c->read_acquire && !read ? "1" : "0", "publish"};
+    cl_eval(p, rlock_node_of(p->cw, lock), read ? c->read_force : c->force, 2, keys, c->publish_arg ? 2 : 1,
+            args, flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
 }
 
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
@@ -500,7 +585,7 @@ void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
     op->done = done;
     op->what = what;
     char lname[64];
-    cl_lock_name(t, lname, sizeof lname);
+    side_name(t, reads(t), lname, sizeof lname);
     const char *argv[3] = {NULL, lock_key(t, lock), lname};
     int argc = 3;
     if (what == SCN_OP_ISLOCKED) {
@@ -546,12 +631,15 @@ int64_t rlock_token(cl_thread *t, int lock)
 
 /* -------------------------------------------------------- the versions */
 
-/* The current client's settings (4.7.x), shared with the fenced lock. */
-#define RLOCK_CURRENT_SETTINGS                                                   \
-    .unlock = "lock_unlock", .force = "lock_force_unlock", .unlock_latch = 1,   \
+/* The current client's settings (4.7.x), shared with the fenced lock and
+ * (without the script names) the read/write lock. */
+#define RLOCK_CURRENT_CLIENT                                                     \
+    .unlock_latch = 1,                                                          \
     .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND,      \
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .try_timeout_fails = 1, \
     .lease0_is_watchdog = 1
+#define RLOCK_CURRENT_SETTINGS \
+    .unlock = "lock_unlock", .force = "lock_force_unlock", RLOCK_CURRENT_CLIENT
 
 const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_CURRENT_SETTINGS};
 
@@ -572,3 +660,10 @@ const rlock_cfg rlock_2019 = {
 
 /* RedissonFencedLock (3.19+): the current lock with the token acquire. */
 const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_CURRENT_SETTINGS, .fenced = 1};
+
+/* RedissonReadWriteLock: the current client with the rw scripts. */
+const rlock_cfg rlock_rw = {
+    .acquire = "rw_write_acquire", RLOCK_CURRENT_CLIENT,
+    .unlock = "rw_write_unlock", .force = "rw_write_force_unlock",
+    .read_acquire = "rw_read_acquire", .read_unlock = "rw_read_unlock", .read_force = "rw_read_force_unlock",
+};

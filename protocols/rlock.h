@@ -16,9 +16,13 @@ typedef struct rlock_cfg {
     int try_timeout_fails;   /* 4.7.0: a timeout in tryLock's loop = false */
     int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
     int fenced;              /* RFencedLock: the acquire also draws a token */
+    /* RedissonReadWriteLock (PROTOCOLS.md §5): the scripts above are the
+     * write side's, these the read side's (NULL: not a read/write lock);
+     * both sides share the channel redisson_rwlock:{name}. */
+    const char *read_acquire, *read_unlock, *read_force;
 } rlock_cfg;
 
-extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced;
+extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw;
 
 /* versions.c: base at Redisson release `version` ("3.23"), named
  * full_name; NULL when base has no such release. */
@@ -37,5 +41,9 @@ void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
 int64_t rlock_token(cl_thread *t, int lock);
 /* The unlock latch's TTL for the world's retry settings (ms). */
 int64_t rlock_latch_ttl_ms(cl_proc *p);
+/* Read/write lock (rwlock.c): the store's view, and the hold count (read
+ * plus write) of lock name lname. */
+void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out);
+int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname);
 
 #endif /* LOCKSIM_RLOCK_H */

@@ -2,7 +2,9 @@
  * longer than the bound while the lock is free in the store. The store's
  * state comes from the observations the simulator records after every
  * command (holder and expiry); between two observations a lock is free
- * from the later of the observation and the holder's expiry. */
+ * from the later of the observation and the holder's expiry. For a
+ * read/write lock, a reader's wait also counts while the store is in read
+ * mode (it could join at once). */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,8 +33,9 @@ static void add_span(spans *s, int64_t from, int64_t to)
     s->v[s->n++] = (span){from, to};
 }
 
-/* The free periods of each lock, from the store observations. */
-static spans *free_periods(const history *hi, int nlocks, int64_t end_us)
+/* The free periods of each lock, from the store observations; readable:
+ * read mode counts as free. */
+static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int readable)
 {
     spans *fp = sim_xcalloc((size_t)nlocks, sizeof *fp);
     int64_t *since = sim_xcalloc((size_t)nlocks, sizeof *since); /* free from (if free) */
@@ -50,7 +53,7 @@ static spans *free_periods(const history *hi, int nlocks, int64_t end_us)
             else if (expiry[l] > 0 && expiry[l] < t) add_span(&fp[l], expiry[l], t); /* expired */
             last_t[l] = t;
             if (e == NULL) continue;
-            if (e->client == 0) {
+            if (e->client == 0 || (readable && e->mode == SCN_RW_READ)) {
                 expiry[l] = 0;
                 since[l] = t;
             } else {
@@ -70,7 +73,10 @@ void check_liveness(const history *hi, int nlocks, char *const *names, int64_t b
     r->checked[SCN_INV_LIVENESS] = 1;
     r->verdict[SCN_INV_LIVENESS] = CHECK_HELD;
     if (nlocks <= 0) return;
-    spans *fp = free_periods(hi, nlocks, end_us);
+    spans *fp = free_periods(hi, nlocks, end_us, 0);
+    spans *rp = NULL; /* read/write locks: when a reader could join */
+    for (size_t k = 0; k < hi->n && rp == NULL; k++)
+        if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
     /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
@@ -91,20 +97,26 @@ void check_liveness(const history *hi, int nlocks, char *const *names, int64_t b
                 break;
             }
         }
-        const spans *s = &fp[e->lock];
+        int reader = rp && e->mode == SCN_RW_READ;
+        const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
         for (size_t i = 0; i < s->n; i++) {
             int64_t a = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
             int64_t b = s->v[i].to < to ? s->v[i].to : to;
             if (b - a <= bound_us) continue;
             check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
-                          "c%d.t%d waited %lldms for %s while it was free in the store "
+                          "c%d.t%d waited %lldms for %s while it was %s in the store "
                           "(free from %lld.%03llds; bound %lldms)",
                           e->client, e->thread, (long long)((b - a) / 1000), names[e->lock],
+                          reader ? "free or in read mode" : "free",
                           (long long)(a / 1000000), (long long)(a / 1000 % 1000),
                           (long long)(bound_us / 1000));
             break;
         }
     }
-    for (int l = 0; l < nlocks; l++) sim_xfree(fp[l].v);
+    for (int l = 0; l < nlocks; l++) {
+        sim_xfree(fp[l].v);
+        if (rp) sim_xfree(rp[l].v);
+    }
     sim_xfree(fp);
+    sim_xfree(rp);
 }

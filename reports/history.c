@@ -69,6 +69,8 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
             n = snprintf(buf, cap, "%lld.%03llds store: %s held by %s (count %lld, expires %lld.%03llds)",
                          (long long)(ms / 1000), (long long)(ms % 1000), lock, who, (long long)e->value,
                          (long long)(e->aux / 1000000), (long long)(e->aux / 1000 % 1000));
+        if (n > 0 && (size_t)n < cap && e->client != 0 && e->mode)
+            n += snprintf(buf + n, cap - (size_t)n, " [%s mode]", e->mode == SCN_RW_READ ? "read" : "write");
         break;
     case HOP_CRASH:
     case HOP_RESTART:
@@ -95,6 +97,8 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
                      e->err ? ": " : "", e->err ? e->err : "");
         if (n > 0 && (size_t)n < cap && (e->op == HOP_ACQUIRE || e->op == HOP_RELEASE) && e->kind != HIST_FAIL)
             n += snprintf(buf + n, cap - (size_t)n, " (depth %lld)", (long long)e->value);
+        if (n > 0 && (size_t)n < cap && e->mode)
+            n += snprintf(buf + n, cap - (size_t)n, " [%s]", e->mode == SCN_RW_READ ? "read" : "write");
         break;
     }
     return n < 0 ? 0 : (size_t)n;

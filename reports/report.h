@@ -112,6 +112,13 @@ void check_liveness(const history *h, int nlocks, char *const *names, int64_t bo
 void check_deadlock(const history *h, int nlocks, char *const *names, int64_t end_us,
                     check_result *r);
 
+/* Read/write locks: a write hold (ok of a thread's outermost acquire of
+ * the write side to the invoke of its last write release, or its crash)
+ * overlaps no other thread's read or write hold of the same lock; read
+ * holds may overlap; a thread's own write and read holds never conflict
+ * (downgrade). Events without a side count as write. */
+void check_rw_exclusion(const history *h, int nlocks, char *const *names, check_result *r);
+
 /* The fenced resource: no write it accepted came out of token order, and
  * no two holders got a write accepted with the same token. Unknown when
  * the protocol gives no tokens. */

@@ -53,9 +53,17 @@ static const char *const bounds[] = POOL(
     " 2", "(-inf", "nan", "3", "1700000300000");
 static const char *const members[] = POOL("a", "b", "c", "p1:1", "p1:2", "p2:1", "");
 static const char *const channels[] = POOL(
-    "ch1", "ch2", "redisson_lock__channel:{lock}", "redisson_lock__channel:{lock}:p1:1");
+    "ch1", "ch2", "redisson_lock__channel:{lock}", "redisson_lock__channel:{lock}:p1:1",
+    "redisson_rwlock:{rwlock}");
 static const char *const lock_names[] = POOL("p1:1", "p1:2", "p2:1");
 static const char *const lock_keys[] = POOL("lock", "lock", "lock", "k1", "h1", "z1", "l1");
+/* The read/write lock's hash is a key no other generator touches: its
+ * unlock and renewal loop over every hold count, which must stay small. */
+static const char *const rw_keys[] = POOL(
+    "rwlock", "rwlock", "rwlock", "rwlock", "rwlock", "{rwlock}:p1:1:rwlock_timeout:1");
+static const char *const rw_prefixes[] = POOL(
+    "{rwlock}:p1:1:rwlock_timeout", "{rwlock}:p1:2:rwlock_timeout", "{rwlock}:p2:1:rwlock_timeout");
+static const char *const rw_writers[] = POOL("p1:1:write", "p1:2:write", "p2:1:write", "p1:1");
 static const char *const leases[] = POOL(
     "30000", "60000", "100000", "0", "-5", "abc", "120000");
 
@@ -364,9 +372,11 @@ static void g_misc(conform_gen *g, conform_op *op)
 typedef struct script_case {
     const char *name;  /* coverage label */
     const char *body;  /* NULL: a bundled protocol script named name */
-    const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key */
+    const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key,
+                          W rw lock key, X rw channel, R rw timeout prefix, K rw key prefix */
     const char *args;  /* arg kinds: v value, t ttl ms, l lease, n lockName, c channel,
-                          P "publish", 0 "0", i int, s score, m member, f field */
+                          P "publish", 0 "0", 1 "1", 2 "2", i int, s score, m member,
+                          f field, w write lockName */
 } script_case;
 
 static const script_case scripts[] = {
@@ -503,6 +513,13 @@ static const script_case scripts[] = {
     {"spin_acquire", NULL, "L", "ln"},
     {"spin_unlock", NULL, "LT", "lnt"},
     {"spin_force_unlock", NULL, "L", ""},
+    {"rw_read_acquire", NULL, "WR", "lnw"},
+    {"rw_write_acquire", NULL, "W", "lw"},
+    {"rw_read_unlock", NULL, "WXRKT", "0nPt"},
+    {"rw_write_unlock", NULL, "WXT", "1lwPt"},
+    {"rw_read_force_unlock", NULL, "WX", "0P"},
+    {"rw_write_force_unlock", NULL, "WX", "1P"},
+    {"rw_read_renew_batch", NULL, "WKWK", "l1n2nn"},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
 };
@@ -519,6 +536,9 @@ static void add_script_arg(conform_gen *g, conform_op *op, char kind)
     case 'c': add(op, pick(g, channels)); break;
     case 'P': add(op, "publish"); break;
     case '0': add(op, "0"); break;
+    case '1': add(op, "1"); break;
+    case '2': add(op, "2"); break;
+    case 'w': add(op, pick(g, rw_writers)); break;
     case 'i': add(op, pick(g, ints)); break;
     default: add(op, "?"); break;
     }
@@ -531,6 +551,10 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'C': add(op, chance(g, 80) ? "redisson_lock__channel:{lock}" : pick(g, channels)); break;
     case 'T': add(op, chance(g, 70) ? "redisson_unlock_latch:{lock}:r1" : pick(g, keys)); break;
     case 'F': add(op, chance(g, 80) ? "redisson_lock_token:{lock}" : pick(g, keys)); break;
+    case 'W': add(op, pick(g, rw_keys)); break;
+    case 'X': add(op, chance(g, 80) ? "redisson_rwlock:{rwlock}" : pick(g, channels)); break;
+    case 'R': add(op, pick(g, rw_prefixes)); break;
+    case 'K': add(op, chance(g, 90) ? "{rwlock}" : "rwlock"); break;
     default: add(op, pick(g, keys)); break;
     }
 }

@@ -149,6 +149,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     if (APPLIES(SCN_INV_LIVENESS)) check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
     if (APPLIES(SCN_INV_DEADLOCK)) check_deadlock(h, s->nlocks, names, end_us, &out->checks);
     if (APPLIES(SCN_INV_FENCING)) check_fencing(h, names, &out->checks);
+    if (APPLIES(SCN_INV_RW_EXCLUSION)) check_rw_exclusion(h, s->nlocks, names, &out->checks);
 #undef APPLIES
     report_latency(h, out);
     report_expectations(out);

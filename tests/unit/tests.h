@@ -19,6 +19,7 @@ Suite *world_suite(void);
 Suite *faults_suite(void);
 Suite *protocols_suite(void);
 Suite *servers_suite(void);
+Suite *rwlock_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {

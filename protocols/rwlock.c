@@ -1,0 +1,116 @@
+/* rwlock.c — RedissonReadWriteLock (PROTOCOLS.md §5) in the protocol table:
+ * the client is rlock.c's with the rw scripts (rlock_rw); here are the
+ * store observers, which read the rw hash ("mode", "<id>:<t>" read counts,
+ * "<id>:<t>:write" write counts) instead of a lock hash's one field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_int.h"
+#include "rlock.h"
+
+/* What a walk over the rw hash gathers. */
+typedef struct rw_walk {
+    const char *lname;   /* count this thread's holds (NULL: none) */
+    int mode;            /* SCN_RW_READ / SCN_RW_WRITE (0: no mode field) */
+    int64_t count;       /* its read + write holds */
+    char writer[64];     /* the write holder's "<id>:<t>" ("" none) */
+    int64_t writes;
+    char reader[64];     /* the first read holder ("" none) */
+    int64_t reads;
+} rw_walk;
+
+static int64_t to_count(const char *v, size_t vlen)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%.*s", (int)(vlen < 31 ? vlen : 31), v);
+    return strtoll(num, NULL, 10);
+}
+
+static int walk_field(void *ud, const char *f, size_t flen, const char *v, size_t vlen)
+{
+    rw_walk *w = ud;
+    if (flen == 4 && memcmp(f, "mode", 4) == 0) {
+        w->mode = vlen == 4 && memcmp(v, "read", 4) == 0 ? SCN_RW_READ : SCN_RW_WRITE;
+        return 1;
+    }
+    int64_t n = to_count(v, vlen);
+    int is_write = flen > 6 && memcmp(f + flen - 6, ":write", 6) == 0;
+    size_t owner_len = is_write ? flen - 6 : flen;
+    if (w->lname && strlen(w->lname) == owner_len && memcmp(w->lname, f, owner_len) == 0) w->count += n;
+    if (is_write && w->writer[0] == '\0') {
+        snprintf(w->writer, sizeof w->writer, "%.*s", (int)owner_len, f);
+        w->writes = n;
+    } else if (!is_write && w->reader[0] == '\0') {
+        snprintf(w->reader, sizeof w->reader, "%.*s", (int)owner_len, f);
+        w->reads = n;
+    }
+    return 1;
+}
+
+/* Walks lock's rw hash on group's master; 0 when the key is missing. */
+static int walk(cl_world *cw, int group, int lock, rw_walk *w, fake_peek *pk)
+{
+    int n = world_master(cw->w, group);
+    const char *key = cl_key_name(cw, lock);
+    if (!world_peek(cw->w, n, key, strlen(key), pk)) return 0;
+    if (pk->type == FAKE_TYPE_HASH) world_peek_hash(cw->w, n, key, strlen(key), walk_field, w);
+    return 1;
+}
+
+/* The holder shown is the writer if there is one, else the first reader;
+ * a hash with neither (only "mode": crashed readers' fields gone) or a
+ * foreign key shows an unknown owner. */
+void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out)
+{
+    memset(out, 0, sizeof *out);
+    out->expire_ms = -1;
+    rw_walk w = {0};
+    fake_peek pk;
+    if (!walk(cw, group, lock, &w, &pk)) return;
+    out->held = 1;
+    out->expire_ms = pk.expire_ms;
+    out->mode = w.mode;
+    if (w.writer[0]) {
+        snprintf(out->owner, sizeof out->owner, "%s", w.writer);
+        out->count = w.writes;
+    } else if (w.reader[0]) {
+        snprintf(out->owner, sizeof out->owner, "%s", w.reader);
+        out->count = w.reads;
+    } else {
+        snprintf(out->owner, sizeof out->owner, "?");
+    }
+}
+
+int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname)
+{
+    rw_walk w = {.lname = lname};
+    fake_peek pk;
+    return walk(cw, group, lock, &w, &pk) ? w.count : 0;
+}
+
+/* The current client's defaults (as registry.c's for redisson.lock). */
+static const proto_client_defaults cur_defaults = {
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+
+const proto_def proto_rwlock = {
+    .name = "redisson.rwlock",
+    .summary = "RedissonReadWriteLock, current (4.7.x): shared read holds with timeout keys, "
+               "exclusive write, downgrade without upgrade",
+    .cfg = &rlock_rw,
+    .defaults = &cur_defaults,
+    .proc_init = rlock_proc_init,
+    .proc_free = rlock_proc_free,
+    .acquire = rlock_acquire,
+    .release = rlock_release,
+    .force_unlock = rlock_force_unlock,
+    .query = rlock_query,
+    .observe = rwlock_observe,
+    .node_of = rlock_node_of,
+    .store_count = rwlock_store_count,
+    .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
+                  PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
+    .options = "each lock/trylock/unlock takes a side: [steps] mode=read|write (none: write); the "
+               "random workload draws it from [clients] read-ratio (0: all write). A thread holding "
+               "write may also take read (downgrade); a reader asking for write waits (no upgrade).",
+};
