@@ -8,7 +8,10 @@ set -u
 bin=${1:-build/locksim}
 cd "$(dirname "$0")/.."
 command -v redis-server >/dev/null || { echo "real backend: redis-server is not installed (make deps)"; exit 1; }
-before=$(pgrep -c -x redis-server || true)
+# Live redis-server processes (a killed server whose parent is gone may
+# linger as a zombie until PID 1 reaps it: it does not count).
+live_servers() { ps -C redis-server -o stat= 2>/dev/null | grep -vc '^Z' || true; }
+before=$(live_servers)
 fail=0
 for scn in scenarios/real/*.scn; do
     first=""
@@ -29,7 +32,35 @@ for scn in scenarios/real/*.scn; do
         [ -z "$first" ] && first=$verdicts
     done
 done
-after=$(pgrep -c -x redis-server || true)
+# Ctrl-C in the middle of a run: every server locksim started goes too.
+# The run gets a private TMPDIR; its servers are the live redis-server
+# processes working in it.
+priv=$(mktemp -d "${TMPDIR:-/tmp}/locksim-int.XXXXXX")
+servers_in() {
+    local n=0 p st
+    for p in $(pgrep -x redis-server); do
+        st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
+        [ "$st" = Z ] && continue
+        case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$1"/*) n=$((n + 1)) ;; esac
+    done
+    echo "$n"
+}
+TMPDIR=$priv "$bin" run scenarios/real/contended.scn --backend redis >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+mid=$(servers_in "$priv")
+kill -INT "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.3
+left=$(servers_in "$priv")
+rm -rf "$priv"
+if [ "$mid" -lt 1 ] || [ "$left" != 0 ]; then
+    echo "FAIL: interrupted run: $mid server(s) during the run, $left left after SIGINT"
+    fail=1
+else
+    echo "ok   interrupted run (SIGINT): its $mid server(s) stopped with it"
+fi
+after=$(live_servers)
 if [ "$after" -gt "$before" ]; then
     echo "FAIL: $((after - before)) redis-server process(es) left behind"
     fail=1
