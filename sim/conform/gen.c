@@ -28,7 +28,7 @@ struct conform_gen {
 
 static const char *const keys[] = POOL(
     "k1", "k2", "k3", "h1", "h2", "l1", "l2", "z1", "z2", "lock", "{lock}:x",
-    "redisson_unlock_latch:{lock}:r1", "n1", "latch");
+    "redisson_unlock_latch:{lock}:r1", "n1", "latch", "sem");
 static const char *const fields[] = POOL("f1", "f2", "f3", "p1:1", "p1:2", "p2:1", "mode", "");
 static const char *const values[] = POOL(
     "", "0", "1", "-1", "2", "10", "010", "-0", "+1", "1.5", "abc", " 1", "1 ",
@@ -53,9 +53,13 @@ static const char *const bounds[] = POOL(
     " 2", "(-inf", "nan", "3", "1700000300000");
 static const char *const members[] = POOL("a", "b", "c", "p1:1", "p1:2", "p2:1", "");
 static const char *const channels[] = POOL(
-    "ch1", "ch2", "redisson_lock__channel:{lock}", "redisson_lock__channel:{lock}:p1:1");
+    "ch1", "ch2", "redisson_lock__channel:{lock}", "redisson_lock__channel:{lock}:p1:1",
+    "redisson_sc:{sem}", "redisson_countdownlatch__channel__{latch}");
 static const char *const lock_names[] = POOL("p1:1", "p1:2", "p2:1");
 static const char *const lock_keys[] = POOL("lock", "lock", "lock", "k1", "h1", "z1", "l1");
+/* semaphore permits and latch counts: mostly small, sometimes odd */
+static const char *const permits[] = POOL(
+    "1", "1", "2", "3", "5", "0", "-1", "-2", "abc", "1.5", "9223372036854775807");
 static const char *const leases[] = POOL(
     "30000", "60000", "100000", "0", "-5", "abc", "120000");
 
@@ -364,9 +368,11 @@ static void g_misc(conform_gen *g, conform_op *op)
 typedef struct script_case {
     const char *name;  /* coverage label */
     const char *body;  /* NULL: a bundled protocol script named name */
-    const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key */
+    const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key,
+                          S semaphore key, D its channel, A count-down latch key, B its channel */
     const char *args;  /* arg kinds: v value, t ttl ms, l lease, n lockName, c channel,
-                          P "publish", 0 "0", i int, s score, m member, f field */
+                          P "publish", 0 "0", 1 "1", N permits / count, i int, s score,
+                          m member, f field */
 } script_case;
 
 static const script_case scripts[] = {
@@ -502,6 +508,14 @@ static const script_case scripts[] = {
     {"fenced_acquire_token", NULL, "LF", "ln"},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
+    {"sem_try_acquire", NULL, "S", "N"},
+    {"sem_release", NULL, "SD", "NP"},
+    {"sem_try_set", NULL, "SD", "NP"},
+    {"sem_add", NULL, "SD", "NP"},
+    {"sem_drain", NULL, "S", ""},
+    {"latch_try_set", NULL, "AB", "1NP"},
+    {"latch_count_down", NULL, "AB", "0P"},
+    {"latch_delete", NULL, "AB", "1P"},
 };
 
 #define NSCRIPTS (sizeof scripts / sizeof scripts[0])
@@ -516,6 +530,8 @@ static void add_script_arg(conform_gen *g, conform_op *op, char kind)
     case 'c': add(op, pick(g, channels)); break;
     case 'P': add(op, "publish"); break;
     case '0': add(op, "0"); break;
+    case '1': add(op, "1"); break;
+    case 'N': add(op, pick(g, permits)); break;
     case 'i': add(op, pick(g, ints)); break;
     default: add(op, "?"); break;
     }
@@ -528,6 +544,10 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'C': add(op, chance(g, 80) ? "redisson_lock__channel:{lock}" : pick(g, channels)); break;
     case 'T': add(op, chance(g, 70) ? "redisson_unlock_latch:{lock}:r1" : pick(g, keys)); break;
     case 'F': add(op, chance(g, 80) ? "redisson_lock_token:{lock}" : pick(g, keys)); break;
+    case 'S': add(op, chance(g, 80) ? "sem" : pick(g, keys)); break;
+    case 'D': add(op, chance(g, 80) ? "redisson_sc:{sem}" : pick(g, channels)); break;
+    case 'A': add(op, chance(g, 80) ? "latch" : pick(g, keys)); break;
+    case 'B': add(op, chance(g, 80) ? "redisson_countdownlatch__channel__{latch}" : pick(g, channels)); break;
     default: add(op, pick(g, keys)); break;
     }
 }
