@@ -46,6 +46,8 @@ typedef struct proto_store {
     char owner[64];    /* the holder's lock name, "<id>:<thread>" */
     int64_t count;     /* its hold count */
     int64_t expire_ms; /* node-clock deadline, -1 none */
+    int counter;       /* a counter object (semaphore, latch): no owner; count
+                          is its value, held whether its key exists */
 } proto_store;
 
 /* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
@@ -81,6 +83,9 @@ typedef struct proto_def {
     /* Its [protocol] / [clients] options, for `locksim list` (NULL: none
      * beyond the common ones). */
     const char *options;
+    /* Runs once before the workload (the store's initial state, recorded
+     * in the history), or NULL. */
+    void (*setup)(cl_world *cw);
 } proto_def;
 
 #define PROTO_INV(i) (1u << (i))

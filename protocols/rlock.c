@@ -196,13 +196,8 @@ static void acq_nosync(acq_op *op, const sim_reply *r)
         cl_eval(p, rlock_node_of(p->cw, op->lock), cfg_of(p)->unlock, 3, keys, 5, args,
                 CL_NORESEND, op->t->op_seq, on_rollback, NULL);
     }
-    if (op->nosync_retries >= p->cw->retry_attempts) {
+    if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_nosync_retry, op))
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
-        return;
-    }
-    op->nosync_retries++;
-    cl_timer_arm(p, &op->retry, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us, "nosync retry",
-                 on_nosync_retry, op);
 }
 
 static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
@@ -351,13 +346,8 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
         /* RETRY-NOSYNC: cancelRenewal runs after every attempt; the retry
          * keeps the request id, so the latch answers a replay. */
         cancel_renewal(op, 0);
-        if (op->nosync_retries >= p->cw->retry_attempts) {
+        if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_unlock_retry, op))
             rel_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the unlock");
-            return;
-        }
-        op->nosync_retries++;
-        cl_timer_arm(p, &op->retry, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us,
-                     "nosync retry", on_unlock_retry, op);
         return;
     }
     if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
@@ -530,15 +520,10 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
 
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
-    memset(out, 0, sizeof *out);
-    out->expire_ms = -1;
-    fake_node *n = world_node(cw->w, world_master(cw->w, group));
-    const char *key = cw->s->lock_names[lock];
     fake_peek pk;
-    if (!fake_node_peek(n, key, strlen(key), &pk)) return;
-    out->held = 1;
-    out->expire_ms = pk.expire_ms;
-    if (pk.type == FAKE_TYPE_HASH) fake_node_peek_hash(n, key, strlen(key), first_field, out);
+    if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != FAKE_TYPE_HASH) return;
+    const char *key = cw->s->lock_names[lock];
+    fake_node_peek_hash(world_node(cw->w, world_master(cw->w, group)), key, strlen(key), first_field, out);
 }
 
 int64_t rlock_token(cl_thread *t, int lock)

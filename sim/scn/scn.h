@@ -200,6 +200,7 @@ struct scenario {
     int synced;                /* -1: the version's default; else WAIT after lock scripts */
     char *lock_names[SCN_MAX_LOCKS];
     int nlocks;
+    int64_t init_permits;      /* semaphore: trySetPermits before the workload */
 
     /* [clients] */
     int clients;

@@ -79,6 +79,7 @@ int main(void)
     srunner_add_suite(sr, check_suite());
     srunner_add_suite(sr, world_suite());
     srunner_add_suite(sr, faults_suite());
+    srunner_add_suite(sr, check_counters_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -17,6 +17,7 @@ Suite *scn_suite(void);
 Suite *check_suite(void);
 Suite *world_suite(void);
 Suite *faults_suite(void);
+Suite *check_counters_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {
