@@ -108,7 +108,7 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         if (!s->has_set || !s->observed) continue;
         int64_t total = s->available + s->held;
         if (total == s->set) continue;
-        char why[200] = "";
+        char why[320] = "";
         if (total < s->set && s->lost)
             snprintf(why, sizeof why, "; %lld held by crashed processes (first %s) never came back", (long long)s->lost,
                      s->lost_by);
