@@ -57,6 +57,7 @@ struct cl_thread {
     int cur_lock;
     int cur_mode;       /* its read/write side (SCN_RW_*; 0: none) */
     int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
+    int64_t cur_wait_us; /* its wait (latch await; -1: none) */
     /* workload */
     int scripted;       /* runs its [steps], not the random workload */
     int phase;          /* workload.c's state */
@@ -226,6 +227,7 @@ void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void
 /* Channel kinds decide what a message does to the latch. */
 #define CL_SUB_LOCK 0      /* "0": one permit; "1": a permit per waiter */
 #define CL_SUB_SEMAPHORE 1 /* "v" (the new count): min(references, v) permits */
+#define CL_SUB_LATCH 2     /* "0" opens a gate every wait passes; "1" closes it */
 /* Sets the entry's kind (entries start as CL_SUB_LOCK). */
 void cl_sub_kind(cl_sub *s, int kind);
 void cl_subs_free(cl_proc *p);

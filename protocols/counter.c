@@ -1,5 +1,5 @@
-/* counter.c — helpers of the counter objects (the semaphore): the
- * runtime's trySet before the workload, the observer of a
+/* counter.c — helpers of the counter objects (semaphore, count-down
+ * latch): the runtime's trySet before the workload, the observer of a
  * string integer key, waits on the client clock, reply decoding. */
 #include <stdio.h>
 #include <stdlib.h>

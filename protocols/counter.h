@@ -1,5 +1,5 @@
-/* counter.h — what the counter objects (RedissonSemaphore, semaphore.c)
- * share: a string integer key with no
+/* counter.h — what the counter objects (RedissonSemaphore, semaphore.c;
+ * RedissonCountDownLatch, latch.c) share: a string integer key with no
  * owner, the runtime's trySet before the workload, the store observer, a
  * wait accounted on the client clock, and the decoding of failed replies.
  * Private to protocols/. */

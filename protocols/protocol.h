@@ -86,6 +86,9 @@ typedef struct proto_def {
     /* Runs once before the workload (the store's initial state, recorded
      * in the history), or NULL. */
     void (*setup)(cl_world *cw);
+    /* The one operation a random-workload thread runs after each think
+     * (NULL: the lock cycle: acquire, hold, release). */
+    scn_op (*random_op)(cl_thread *t);
 } proto_def;
 
 #define PROTO_INV(i) (1u << (i))

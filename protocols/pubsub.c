@@ -4,7 +4,8 @@
  * counting semaphore that lock messages add permits to. Permits not taken
  * accumulate, so a later wait returns at once (a spurious wake-up). Waiters
  * are served in arrival order. A semaphore entry's message adds
- * min(references, v) permits. */
+ * min(references, v) permits; a count-down latch entry is a gate instead
+ * (ZERO opens it for every wait, NEW_COUNT closes it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct cl_sub {
     char channel[192];
     int refs;
     int kind;              /* CL_SUB_* */
+    int open;              /* latch: the gate is open */
     int subscribed;
     int64_t permits;
     sub_waiter *waiters;   /* FIFO */
@@ -196,6 +198,10 @@ void cl_sub_kind(cl_sub *s, int kind)
 
 void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
 {
+    if (s->kind == CL_SUB_LATCH && s->open) {
+        post_cb(p, run_wait_cb, (void *)fn, ud, 1);
+        return;
+    }
     if (s->permits > 0 && s->waiters == NULL) {
         s->permits--;
         post_cb(p, run_wait_cb, (void *)fn, ud, 1);
@@ -219,18 +225,28 @@ static int64_t waiting(const cl_sub *s)
     return n;
 }
 
-/* A semaphore's new count. */
+/* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
 static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
 {
     char num[32];
     snprintf(num, sizeof num, "%.*s", payload->type == SIM_REPLY_STR ? (int)(payload->len < 31 ? payload->len : 31) : 0,
              payload->str ? payload->str : "");
     int64_t v = strtoll(num, NULL, 10);
-    int64_t add = v < s->refs ? v : s->refs;
-    if (add > 0) s->permits += add;
-    cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
-             (long long)s->permits, (long long)waiting(s));
-    serve(p, s);
+    if (s->kind == CL_SUB_SEMAPHORE) {
+        int64_t add = v < s->refs ? v : s->refs;
+        if (add > 0) s->permits += add;
+        cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
+                 (long long)s->permits, (long long)waiting(s));
+        serve(p, s);
+        return;
+    }
+    s->open = v == 0;
+    cl_trace(p, p->name, "message %s on %s: gate %s, %lld waiting", num, s->channel, s->open ? "opens" : "closes",
+             (long long)waiting(s));
+    while (s->open && s->waiters) {
+        s->permits++;
+        serve(p, s);
+    }
 }
 
 static cl_sub *by_channel(cl_proc *p, int node, const sim_reply *ch)

@@ -5,7 +5,7 @@
 #include "rlock.h"
 
 extern const proto_def proto_baseline_setnx, proto_baseline_cad;
-extern const proto_def proto_semaphore;
+extern const proto_def proto_semaphore, proto_latch;
 
 static const proto_client_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
@@ -35,7 +35,7 @@ RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
 
 const proto_def *const proto_all[] = {
     &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_baseline_setnx, &proto_baseline_cad,
-    &proto_semaphore, NULL,
+    &proto_semaphore, &proto_latch, NULL,
 };
 
 unsigned proto_invariants(const proto_def *p)

@@ -53,7 +53,7 @@ static const char *op_name(hist_op op)
 {
     static const char *const names[] = {"acquire", "release", "forceunlock", "query",       "crash",  "restart",
                                         "pause",   "resume",  "store",       "store-count", "write",  "fault",
-                                        "counter", "set"};
+                                        "counter", "set",     "countdown",   "await"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -122,6 +122,8 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
             n += snprintf(buf + n, cap - (size_t)n, " (depth %lld)", (long long)e->value);
         if (n > 0 && (size_t)n < cap && e->n > 0)
             n += snprintf(buf + n, cap - (size_t)n, " [n=%lld]", (long long)e->n);
+        if (n > 0 && (size_t)n < cap && e->op == HOP_AWAIT && e->kind == HIST_OK)
+            n += snprintf(buf + n, cap - (size_t)n, e->value ? " (released)" : " (timed out)");
         break;
     }
     return n < 0 ? 0 : (size_t)n;

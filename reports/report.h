@@ -38,9 +38,12 @@ typedef enum hist_op {
     HOP_COUNTER,      /* info: a counter object as the store has it now
                          (semaphore: available permits; latch: count):
                          value, aux = 1 when the key exists (0: absent) */
-    HOP_SET           /* info: the runtime's trySetPermits / trySetCount
+    HOP_SET,          /* info: the runtime's trySetPermits / trySetCount
                          before the workload: value = what it asked for,
                          aux = the script's answer (1: set, 0: existed) */
+    HOP_COUNTDOWN,    /* latch countDown(): invoke, ok / fail */
+    HOP_AWAIT         /* latch await(): invoke (aux = wait, -1: await()),
+                         ok (value 1: released, 0: timed out) / fail */
 } hist_op;
 
 typedef struct hist_event {
@@ -135,6 +138,15 @@ void check_deadlock(const history *h, int nlocks, char *const *names, int64_t en
  *            come: available + held by live threads < n. */
 void check_permits(const history *h, int nlocks, char *const *names, int64_t bound_us,
                    int64_t end_us, check_result *r);
+/* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
+ * HOP_COUNTER). Judges two invariants:
+ *  latch:    no await returns released before as many countDown()s as the
+ *            count set were invoked;
+ *  liveness: no awaiter still waits bound_us after the store's count
+ *            reached 0 (or after its await began, if later). */
+void check_latch(const history *h, int nlocks, char *const *names, int64_t bound_us,
+                 int64_t end_us, check_result *r);
+
 /* The fenced resource: no write it accepted came out of token order, and
  * no two holders got a write accepted with the same token. Unknown when
  * the protocol gives no tokens. */

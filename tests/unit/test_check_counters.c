@@ -1,6 +1,6 @@
 /* test_check_counters.c — the counter objects' checkers (check_permits for
- * the semaphore) on hand-made histories: ones that satisfy them and ones
- * that violate each rule. */
+ * the semaphore, check_latch for the count-down latch) on hand-made
+ * histories: ones that satisfy them and ones that violate each rule. */
 #include <string.h>
 
 #include "reports/report.h"
@@ -156,6 +156,99 @@ START_TEST(permits_liveness_needs_enough_available)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- latch */
+
+static void latch(history *h, int64_t end_ms, check_result *r)
+{
+    check_result_init(r);
+    check_latch(h, 1, names, MS(1000), MS(end_ms), r);
+}
+
+static void countdown(history *h, int64_t t_ms, int client)
+{
+    op(h, t_ms, HIST_INVOKE, HOP_COUNTDOWN, client, 0, 0);
+    op(h, t_ms + 1, HIST_OK, HOP_COUNTDOWN, client, 0, 0);
+}
+
+START_TEST(latch_opens_after_the_last_countdown)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 1, 1);
+    countdown(&h, 2000, 2);
+    counter(&h, 2000, 0, 0);
+    op(&h, 2002, HIST_OK, HOP_AWAIT, 1, 0, 1);
+    op(&h, 3000, HIST_INVOKE, HOP_AWAIT, 3, 0, 0); /* after: at once */
+    op(&h, 3001, HIST_OK, HOP_AWAIT, 3, 0, 1);
+    latch(&h, 5000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    ck_assert_uint_eq(r.nv, 0);
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(latch_early_release_is_a_violation)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1500, 0, 0); /* the count vanished (a failover) */
+    op(&h, 1502, HIST_OK, HOP_AWAIT, 1, 0, 1);
+    latch(&h, 5000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_VIOLATED);
+    ck_assert_int_eq(r.v[0].t_us, MS(1502));
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "after 1 of 2"));
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(latch_awaiter_left_behind)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0); /* its ZERO message is lost */
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 3, 0, 0);
+    op(&h, 1000, HIST_INVOKE, HOP_COUNTDOWN, 2, 0, 0);
+    counter(&h, 1000, 0, 0); /* due now, before the countDown's ok */
+    op(&h, 1001, HIST_OK, HOP_COUNTDOWN, 2, 0, 0);
+    op(&h, 1002, HIST_OK, HOP_AWAIT, 3, 0, 1);
+    latch(&h, 10000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1 still waited 9000ms"));
+    ck_assert_int_eq(r.v[0].t_us, MS(2000));
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(latch_due_when_the_countdowns_are_done)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 1, 1);
+    counter(&h, 3000, 2, 1); /* failover: the first countDown is lost */
+    countdown(&h, 4000, 2);
+    counter(&h, 4000, 1, 1);
+    latch(&h, 10000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_int_eq(r.v[0].t_us, MS(5001));
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    finish(&h, &r);
+}
+END_TEST
+
 Suite *check_counters_suite(void)
 {
     Suite *s = suite_create("check_counters");
@@ -164,6 +257,10 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_release_by_non_holder_creates_one);
     tcase_add_test(tc, permits_lost_with_a_crashed_holder);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
+    tcase_add_test(tc, latch_opens_after_the_last_countdown);
+    tcase_add_test(tc, latch_early_release_is_a_violation);
+    tcase_add_test(tc, latch_awaiter_left_behind);
+    tcase_add_test(tc, latch_due_when_the_countdowns_are_done);
     suite_add_tcase(s, tc);
     return s;
 }
