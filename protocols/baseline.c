@@ -279,14 +279,9 @@ static void base_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
 
 static void base_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
-    memset(out, 0, sizeof *out);
-    out->expire_ms = -1;
-    const char *key = cw->s->lock_names[lock];
     fake_peek pk;
-    if (!world_peek(cw->w, world_master(cw->w, group), key, strlen(key), &pk)) return;
-    out->held = 1;
+    if (!cl_store_peek(cw, group, lock, out, &pk)) return;
     out->count = 1;
-    out->expire_ms = pk.expire_ms;
     if (pk.type != FAKE_TYPE_STRING) return;
     /* "<uuid>:<thread>" or "<uuid>:<thread>:<counter>": keep two parts */
     size_t n = pk.len < sizeof out->owner - 1 ? pk.len : sizeof out->owner - 1;

@@ -57,6 +57,7 @@ struct cl_thread {
     int cur_lock;
     int cur_mode;       /* its read/write side (SCN_RW_*; 0: none) */
     int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
+    int64_t cur_wait_us; /* its wait (latch await; -1: none) */
     /* workload */
     int scripted;       /* runs its [steps], not the random workload */
     int phase;          /* workload.c's state */
@@ -208,6 +209,10 @@ void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *c
  * names the operation for store observers (0: none). */
 void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int flags,
                 uint64_t tag, cl_cmd_fn *fn, void *ud);
+/* RETRY-NOSYNC: arms timer to run fn(p, arg) again after the retry delay
+ * and counts the attempt in *retries; 0 (nothing armed) once
+ * retryAttempts are used up. */
+int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg);
 /* Sends on the pub/sub connection (SUBSCRIBE / UNSUBSCRIBE). */
 void cl_ps_send(cl_proc *p, int node, int argc, const char *const *argv);
 /* Drops the process's pending commands (its death). */
@@ -239,7 +244,11 @@ void cl_sub_release(cl_proc *p, cl_sub *s);
  * waits for one (timeout_us < 0: for ever). fn runs as a posted event. */
 void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud);
 /* Channel kinds decide what a message does to the latch. */
-#define CL_SUB_LOCK 0 /* "0": one permit; "1": a permit per waiter */
+#define CL_SUB_LOCK 0      /* "0": one permit; "1": a permit per waiter */
+#define CL_SUB_SEMAPHORE 1 /* "v" (the new count): min(references, v) permits */
+#define CL_SUB_LATCH 2     /* "0" opens a gate every wait passes; "1" closes it */
+/* Sets the entry's kind (entries start as CL_SUB_LOCK). */
+void cl_sub_kind(cl_sub *s, int kind);
 void cl_subs_free(cl_proc *p);
 void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg);
 /* A new pub/sub connection to group: every entry subscribes again. */
@@ -248,6 +257,10 @@ void cl_subs_resubscribe(cl_proc *p, int group);
 /* cl_world.c */
 /* The tag of a thread's operation on lock (see on_exec). */
 uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount);
+/* Starts an observer's view of lock on group's master: *out cleared (not
+ * held, no expiry); 1 with *pk and out->held / expire_ms set when the key
+ * exists. */
+int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek *pk);
 /* The live process of client (1-based), or NULL. */
 cl_proc *cl_world_proc(cl_world *cw, int client);
 

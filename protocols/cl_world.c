@@ -58,10 +58,40 @@ int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
     return world_true_at(cw->w, world_master(cw->w, group), expire_ms);
 }
 
+int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek *pk)
+{
+    memset(out, 0, sizeof *out);
+    out->expire_ms = -1;
+    const char *key = cl_key_name(cw, lock);
+    if (!world_peek(cw->w, world_master(cw->w, group), key, strlen(key), pk)) return 0;
+    out->held = 1;
+    out->expire_ms = pk->expire_ms;
+    return 1;
+}
+
+/* A counter object's value (semaphore permits, latch count): recorded
+ * when it changes; not while the master is down (nothing to read). */
+static void observe_counter(cl_world *cw, int group, int lock, const proto_store *st)
+{
+    if (!world_node_up(cw->w, world_master(cw->w, group))) return;
+    int64_t exists = st->held;
+    if (cw->observed[lock] && cw->last_count[lock] == st->count && cw->last_expire[lock] == exists) return;
+    cw->observed[lock] = 1;
+    cw->last_count[lock] = st->count;
+    cw->last_expire[lock] = exists;
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_COUNTER, .lock = lock,
+                    .value = st->count, .aux = exists};
+    hist_add(cw->h, &e);
+}
+
 static void observe_lock(cl_world *cw, int group, int lock)
 {
     proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
+    if (st.counter) {
+        observe_counter(cw, group, lock, &st);
+        return;
+    }
     int client = 0, inc = 0, thread = 0;
     if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
     if (cw->proto->node_of(cw, lock) >= 0 && !world_node_up(cw->w, world_master(cw->w, group))) {
@@ -124,6 +154,7 @@ static void on_exec(void *ud, int node, uint64_t tag)
     if (id == NULL) return;
     proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
+    if (st.counter) return; /* no owner, no hold count */
     char lname[64];
     snprintf(lname, sizeof lname, "%s:%d", id, thread);
     int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
@@ -247,6 +278,7 @@ static void start_proc(cl_world *cw, int client, int inc)
 
 void cl_world_start(cl_world *cw)
 {
+    if (cw->proto->setup) cw->proto->setup(cw);
     for (int c = 1; c <= cw->nprocs; c++) start_proc(cw, c, 1);
     cl_steps_schedule(cw);
     cl_world_observe_all(cw);

@@ -417,6 +417,14 @@ void cl_node_switch(cl_proc *p, int group, int node)
     open_conns(n);
 }
 
+int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg)
+{
+    if (*retries >= p->cw->retry_attempts) return 0;
+    (*retries)++;
+    cl_timer_arm(p, timer, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us, "nosync retry", fn, arg);
+    return 1;
+}
+
 void cl_ps_send(cl_proc *p, int group, int argc, const char *const *argv)
 {
     cl_node *n = &p->nodes[group];

@@ -48,6 +48,8 @@ typedef struct proto_store {
     int64_t expire_ms; /* node-clock deadline, -1 none */
     int64_t expire_true_us; /* if not 0: the true time it is gone (spans groups) */
     int mode;          /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
+    int counter;       /* a counter object (semaphore, latch): no owner; count
+                          is its value, held whether its key exists */
 } proto_store;
 
 /* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
@@ -95,6 +97,12 @@ typedef struct proto_def {
     /* The store's hold count for lock name lname "<id>:<t>" (NULL: the
      * observed owner's count when lname owns it, else 0). */
     int64_t (*store_count)(cl_world *cw, int group, int lock, const char *lname);
+    /* Runs once before the workload (the store's initial state, recorded
+     * in the history), or NULL. */
+    void (*setup)(cl_world *cw);
+    /* The one operation a random-workload thread runs after each think
+     * (NULL: the lock cycle: acquire, hold, release). */
+    scn_op (*random_op)(cl_thread *t);
 } proto_def;
 
 #define PROTO_INV(i) (1u << (i))

@@ -3,8 +3,11 @@
  * asynchronous SUBSCRIBE with its deadline, and the entry's latch, a
  * counting semaphore that lock messages add permits to. Permits not taken
  * accumulate, so a later wait returns at once (a spurious wake-up). Waiters
- * are served in arrival order. */
+ * are served in arrival order. A semaphore entry's message adds
+ * min(references, v) permits; a count-down latch entry is a gate instead
+ * (ZERO opens it for every wait, NEW_COUNT closes it). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cl_int.h"
@@ -32,6 +35,8 @@ struct cl_sub {
     char entry[192];
     char channel[192];
     int refs;
+    int kind;              /* CL_SUB_* */
+    int open;              /* latch: the gate is open */
     int subscribed;
     int64_t permits;
     sub_waiter *waiters;   /* FIFO */
@@ -186,8 +191,17 @@ static void on_wait_timeout(cl_proc *p, void *arg)
     fn(p, ud, 0);
 }
 
+void cl_sub_kind(cl_sub *s, int kind)
+{
+    s->kind = kind;
+}
+
 void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
 {
+    if (s->kind == CL_SUB_LATCH && s->open) {
+        post_cb(p, run_wait_cb, (void *)fn, ud, 1);
+        return;
+    }
     if (s->permits > 0 && s->waiters == NULL) {
         s->permits--;
         post_cb(p, run_wait_cb, (void *)fn, ud, 1);
@@ -209,6 +223,30 @@ static int64_t waiting(const cl_sub *s)
     int64_t n = 0;
     for (const sub_waiter *w = s->waiters; w; w = w->next) n++;
     return n;
+}
+
+/* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
+static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%.*s", payload->type == SIM_REPLY_STR ? (int)(payload->len < 31 ? payload->len : 31) : 0,
+             payload->str ? payload->str : "");
+    int64_t v = strtoll(num, NULL, 10);
+    if (s->kind == CL_SUB_SEMAPHORE) {
+        int64_t add = v < s->refs ? v : s->refs;
+        if (add > 0) s->permits += add;
+        cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
+                 (long long)s->permits, (long long)waiting(s));
+        serve(p, s);
+        return;
+    }
+    s->open = v == 0;
+    cl_trace(p, p->name, "message %s on %s: gate %s, %lld waiting", num, s->channel, s->open ? "opens" : "closes",
+             (long long)waiting(s));
+    while (s->open && s->waiters) {
+        s->permits++;
+        serve(p, s);
+    }
 }
 
 static cl_sub *by_channel(cl_proc *p, int node, const sim_reply *ch)
@@ -239,6 +277,10 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
         }
     } else if (kind->len == 7 && memcmp(kind->str, "message", 7) == 0) {
         const sim_reply *payload = msg->element[2];
+        if (s->kind != CL_SUB_LOCK) {
+            on_counter_message(p, s, payload);
+            return;
+        }
         int read_unlock = payload->type == SIM_REPLY_STR && payload->len == 1 && payload->str[0] == '1';
         /* "0": one permit (one waiter may go); "1": one per waiting thread. */
         s->permits += read_unlock ? waiting(s) : 1;

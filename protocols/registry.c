@@ -5,7 +5,7 @@
 #include "rlock.h"
 
 extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock, proto_multilock,
-    proto_redlock, proto_rwlock;
+    proto_redlock, proto_rwlock, proto_semaphore, proto_latch;
 
 static const proto_client_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
@@ -36,7 +36,7 @@ RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
 
 const proto_def *const proto_all[] = {
     &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_spinlock, &proto_multilock, &proto_redlock,
-    &proto_rwlock, &proto_baseline_setnx, &proto_baseline_cad, NULL,
+    &proto_rwlock, &proto_semaphore, &proto_latch, &proto_baseline_setnx, &proto_baseline_cad, NULL,
 };
 
 const char *proto_unknown_reason(const char *name, char *buf, size_t cap)

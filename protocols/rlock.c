@@ -274,13 +274,8 @@ static void acq_nosync(acq_op *op, const sim_reply *r)
         snprintf(ttl, sizeof ttl, "%lld", (long long)(p->cw->s->timeout_us / 1000 * 4));
         unlock_eval(op->t, op->lock, op->read, latch, ttl, CL_NORESEND, on_rollback, NULL);
     }
-    if (op->nosync_retries >= p->cw->retry_attempts) {
+    if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_nosync_retry, op))
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
-        return;
-    }
-    op->nosync_retries++;
-    cl_timer_arm(p, &op->retry, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us, "nosync retry",
-                 on_nosync_retry, op);
 }
 
 static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
@@ -446,13 +441,8 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
         /* RETRY-NOSYNC: cancelRenewal runs after every attempt; the retry
          * keeps the request id, so the latch answers a replay. */
         cancel_renewal(op, 0);
-        if (op->nosync_retries >= p->cw->retry_attempts) {
+        if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_unlock_retry, op))
             rel_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the unlock");
-            return;
-        }
-        op->nosync_retries++;
-        cl_timer_arm(p, &op->retry, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us,
-                     "nosync retry", on_unlock_retry, op);
         return;
     }
     if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
@@ -613,15 +603,10 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
 
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
-    memset(out, 0, sizeof *out);
-    out->expire_ms = -1;
-    int n = world_master(cw->w, group);
-    const char *key = cl_key_name(cw, lock);
     fake_peek pk;
-    if (!world_peek(cw->w, n, key, strlen(key), &pk)) return;
-    out->held = 1;
-    out->expire_ms = pk.expire_ms;
-    if (pk.type == FAKE_TYPE_HASH) world_peek_hash(cw->w, n, key, strlen(key), first_field, out);
+    if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != FAKE_TYPE_HASH) return;
+    const char *key = cl_key_name(cw, lock);
+    world_peek_hash(cw->w, world_master(cw->w, group), key, strlen(key), first_field, out);
 }
 
 int64_t rlock_token(cl_thread *t, int lock)

@@ -10,7 +10,9 @@
 
 #include "cl_int.h"
 
-enum phase { PH_IDLE, PH_THINK, PH_ACQUIRE, PH_REENTER, PH_HOLD, PH_RELEASE, PH_DONE };
+/* PH_SOLO: the protocol's one random operation (a latch's countDown or
+ * await), then think again. */
+enum phase { PH_IDLE, PH_THINK, PH_ACQUIRE, PH_REENTER, PH_HOLD, PH_RELEASE, PH_DONE, PH_SOLO };
 
 static void next_random(cl_thread *t);
 static void next_step(cl_thread *t);
@@ -37,6 +39,8 @@ static hist_op hop_of(scn_op op)
     case SCN_OP_TRYLOCK: return HOP_ACQUIRE;
     case SCN_OP_UNLOCK: return HOP_RELEASE;
     case SCN_OP_FORCEUNLOCK: return HOP_FORCE_UNLOCK;
+    case SCN_OP_COUNTDOWN: return HOP_COUNTDOWN;
+    case SCN_OP_AWAIT: return HOP_AWAIT;
     default: return HOP_QUERY;
     }
 }
@@ -68,7 +72,8 @@ static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
     cl_hist(p, t, ok ? HIST_OK : HIST_FAIL, hop, lock, value, 0, ok ? NULL : err ? err : "not acquired");
     cl_trace(p, t->name, "%s %s %s = %lld%s%s", ok ? "ok" : "fail",
              hop == HOP_ACQUIRE ? "acquire" : hop == HOP_RELEASE ? "release"
-                                                : hop == HOP_FORCE_UNLOCK ? "forceunlock" : "query",
+                                                : hop == HOP_FORCE_UNLOCK ? "forceunlock"
+                                                : hop == HOP_QUERY ? "query" : scn_op_name(t->cur_op),
              cw->s->lock_names[lock], (long long)value, err ? ": " : "", err ? err : "");
     if (t->scripted) next_step(t);
     else next_random(t);
@@ -84,6 +89,7 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
     t->busy = 1;
     t->cur_mode = mode;
     t->cur_n = n;
+    t->cur_wait_us = wait_us;
     t->cur_op = op;
     t->cur_lock = lock;
     t->op_seq = cl_tag(t, lock, ++t->opcount);
@@ -105,6 +111,10 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
     case SCN_OP_FORCEUNLOCK:
         cl_hist(p, t, HIST_INVOKE, hop, lock, t->depth[lock], 0, NULL);
         pd->force_unlock(t, lock, op_done);
+        break;
+    case SCN_OP_AWAIT: /* the protocol reads the wait from t->cur_wait_us */
+        cl_hist(p, t, HIST_INVOKE, hop, lock, 0, wait_us, NULL);
+        pd->query(t, lock, op, op_done);
         break;
     default:
         cl_hist(p, t, HIST_INVOKE, hop, lock, 0, (int64_t)op, NULL);
@@ -168,6 +178,12 @@ static void next_random(cl_thread *t)
                                                                                                   : SCN_RW_WRITE;
         t->cycle_n = 0;
         if (s->acquire_permits.b_us > 1) t->cycle_n = scn_dist_draw(p->cw->ctx, &s->acquire_permits, "permits");
+        if (p->cw->proto->random_op) {
+            t->phase = PH_SOLO;
+            start_op(t, p->cw->proto->random_op(t), t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0,
+                     0);
+            return;
+        }
         t->phase = PH_ACQUIRE;
         acquire_once(t);
         return;
@@ -198,6 +214,9 @@ static void next_random(cl_thread *t)
         if (t->depth[lock] > 0) release_one(t);
         else think(t);
         return;
+    case PH_SOLO:
+        think(t);
+        return;
     default:
         return;
     }
@@ -223,7 +242,7 @@ static void next_step(cl_thread *t)
         next_step(t);
         return;
     }
-    int64_t wait = st->has_wait ? st->wait_us : cw->s->wait_us;
+    int64_t wait = st->has_wait ? st->wait_us : st->op == SCN_OP_AWAIT ? -1 : cw->s->wait_us;
     int64_t lease = st->has_lease ? st->lease_us : cw->s->lease_us;
     start_op(t, st->op, st->lock, wait, lease, st->mode, st->permits);
 }

@@ -18,6 +18,18 @@ void hist_free(history *h)
     memset(h, 0, sizeof *h);
 }
 
+size_t hist_op_end(const history *h, size_t k)
+{
+    const hist_event *e = &h->ev[k];
+    for (size_t j = k + 1; j < h->n; j++) {
+        const hist_event *x = &h->ev[j];
+        if (x->client != e->client || x->inc != e->inc) continue;
+        if (x->op == HOP_CRASH) return j;
+        if (x->thread == e->thread && x->op == e->op && x->kind != HIST_INVOKE) return j;
+    }
+    return (size_t)-1;
+}
+
 int64_t hist_text(history *h, const char *text)
 {
     if (h->ntexts == h->texts_cap) {
@@ -40,7 +52,8 @@ void hist_add(history *h, const hist_event *e)
 static const char *op_name(hist_op op)
 {
     static const char *const names[] = {"acquire", "release", "forceunlock", "query",       "crash",  "restart",
-                                        "pause",   "resume",  "store",       "store-count", "write",  "fault"};
+                                        "pause",   "resume",  "store",       "store-count", "write",  "fault",
+                                        "counter", "set",     "countdown",   "await"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -86,6 +99,18 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
         n = snprintf(buf, cap, "%lld.%03llds fault: %s", (long long)(ms / 1000), (long long)(ms % 1000),
                      h && e->value >= 0 && (size_t)e->value < h->ntexts ? h->texts[e->value] : "?");
         break;
+    case HOP_COUNTER:
+        if (e->aux)
+            n = snprintf(buf, cap, "%lld.%03llds store: %s = %lld", (long long)(ms / 1000), (long long)(ms % 1000),
+                         lock, (long long)e->value);
+        else
+            n = snprintf(buf, cap, "%lld.%03llds store: %s is absent", (long long)(ms / 1000),
+                         (long long)(ms % 1000), lock);
+        break;
+    case HOP_SET:
+        n = snprintf(buf, cap, "%lld.%03llds setup: trySet %s to %lld: %s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), lock, (long long)e->value, e->aux ? "set" : "already set");
+        break;
     case HOP_WRITE:
         n = snprintf(buf, cap, "%lld.%03llds %s write to the resource under %s with token %lld: %s",
                      (long long)(ms / 1000), (long long)(ms % 1000), who, lock, (long long)e->value,
@@ -99,6 +124,10 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
             n += snprintf(buf + n, cap - (size_t)n, " (depth %lld)", (long long)e->value);
         if (n > 0 && (size_t)n < cap && e->mode)
             n += snprintf(buf + n, cap - (size_t)n, " [%s]", e->mode == SCN_RW_READ ? "read" : "write");
+        if (n > 0 && (size_t)n < cap && e->n > 0)
+            n += snprintf(buf + n, cap - (size_t)n, " [n=%lld]", (long long)e->n);
+        if (n > 0 && (size_t)n < cap && e->op == HOP_AWAIT && e->kind == HIST_OK)
+            n += snprintf(buf + n, cap - (size_t)n, e->value ? " (released)" : " (timed out)");
         break;
     }
     return n < 0 ? 0 : (size_t)n;

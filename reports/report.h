@@ -34,7 +34,16 @@ typedef enum hist_op {
     HOP_WRITE,        /* ok / fail: a write to the fenced resource with
                          token value (0: the protocol has none); ok when
                          the resource accepted it */
-    HOP_FAULT         /* info: a fault applied; value = its text's index */
+    HOP_FAULT,        /* info: a fault applied; value = its text's index */
+    HOP_COUNTER,      /* info: a counter object as the store has it now
+                         (semaphore: available permits; latch: count):
+                         value, aux = 1 when the key exists (0: absent) */
+    HOP_SET,          /* info: the runtime's trySetPermits / trySetCount
+                         before the workload: value = what it asked for,
+                         aux = the script's answer (1: set, 0: existed) */
+    HOP_COUNTDOWN,    /* latch countDown(): invoke, ok / fail */
+    HOP_AWAIT         /* latch await(): invoke (aux = wait, -1: await()),
+                         ok (value 1: released, 0: timed out) / fail */
 } hist_op;
 
 typedef struct hist_event {
@@ -64,6 +73,10 @@ void hist_init(history *h);
 void hist_free(history *h);
 /* Appends a copy of e. */
 void hist_add(history *h, const hist_event *e);
+/* Where the operation invoked at event k ends: the index of its ok / fail
+ * (same thread and op) or of its process's crash; (size_t)-1 when it was
+ * still running at the end. O(events after k). */
+size_t hist_op_end(const history *h, size_t k);
 /* Keeps a copy of text; returns its index for an event's value. */
 int64_t hist_text(history *h, const char *text);
 /* One readable line for event e of h, e.g. "12.004s c1.t2 ok acquire lock (depth 1)". */
@@ -118,6 +131,27 @@ void check_deadlock(const history *h, int nlocks, char *const *names, int64_t en
  * holds may overlap; a thread's own write and read holds never conflict
  * (downgrade). Events without a side count as write. */
 void check_rw_exclusion(const history *h, int nlocks, char *const *names, check_result *r);
+/* Semaphore histories (permits from the ok of an acquire(n) to the invoke
+ * of its release(n), or a crash; the permits set by HOP_SET; the store by
+ * HOP_COUNTER). Judges three invariants:
+ *  permits:  at no true time do the permits held exceed the permits set,
+ *            and at the end available (store) + held == set: permits
+ *            created (a release by a non-holder, a resend) or lost (held by
+ *            a crashed process: Redisson never returns them) are violations;
+ *  liveness: no thread waits in an acquire(n) longer than bound_us while
+ *            the store has n permits available (a lost wake-up);
+ *  deadlock: no thread still waits at the end for n permits that can never
+ *            come: available + held by live threads < n. */
+void check_permits(const history *h, int nlocks, char *const *names, int64_t bound_us,
+                   int64_t end_us, check_result *r);
+/* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
+ * HOP_COUNTER). Judges two invariants:
+ *  latch:    no await returns released before as many countDown()s as the
+ *            count set were invoked;
+ *  liveness: no awaiter still waits bound_us after the store's count
+ *            reached 0 (or after its await began, if later). */
+void check_latch(const history *h, int nlocks, char *const *names, int64_t bound_us,
+                 int64_t end_us, check_result *r);
 
 /* The fenced resource: no write it accepted came out of token order, and
  * no two holders got a write accepted with the same token. Unknown when

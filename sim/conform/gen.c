@@ -28,7 +28,7 @@ struct conform_gen {
 
 static const char *const keys[] = POOL(
     "k1", "k2", "k3", "h1", "h2", "l1", "l2", "z1", "z2", "lock", "{lock}:x",
-    "redisson_unlock_latch:{lock}:r1", "n1", "latch");
+    "redisson_unlock_latch:{lock}:r1", "n1", "latch", "sem");
 static const char *const fields[] = POOL("f1", "f2", "f3", "p1:1", "p1:2", "p2:1", "mode", "");
 static const char *const values[] = POOL(
     "", "0", "1", "-1", "2", "10", "010", "-0", "+1", "1.5", "abc", " 1", "1 ",
@@ -54,7 +54,7 @@ static const char *const bounds[] = POOL(
 static const char *const members[] = POOL("a", "b", "c", "p1:1", "p1:2", "p2:1", "");
 static const char *const channels[] = POOL(
     "ch1", "ch2", "redisson_lock__channel:{lock}", "redisson_lock__channel:{lock}:p1:1",
-    "redisson_rwlock:{rwlock}");
+    "redisson_rwlock:{rwlock}", "redisson_sc:{sem}", "redisson_countdownlatch__channel__{latch}");
 static const char *const lock_names[] = POOL("p1:1", "p1:2", "p2:1");
 static const char *const lock_keys[] = POOL("lock", "lock", "lock", "k1", "h1", "z1", "l1");
 /* The read/write lock's hash is a key no other generator touches: its
@@ -64,6 +64,9 @@ static const char *const rw_keys[] = POOL(
 static const char *const rw_prefixes[] = POOL(
     "{rwlock}:p1:1:rwlock_timeout", "{rwlock}:p1:2:rwlock_timeout", "{rwlock}:p2:1:rwlock_timeout");
 static const char *const rw_writers[] = POOL("p1:1:write", "p1:2:write", "p2:1:write", "p1:1");
+/* semaphore permits and latch counts: mostly small, sometimes odd */
+static const char *const permits[] = POOL(
+    "1", "1", "2", "3", "5", "0", "-1", "-2", "abc", "1.5", "9223372036854775807");
 static const char *const leases[] = POOL(
     "30000", "60000", "100000", "0", "-5", "abc", "120000");
 
@@ -373,10 +376,11 @@ typedef struct script_case {
     const char *name;  /* coverage label */
     const char *body;  /* NULL: a bundled protocol script named name */
     const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key,
-                          W rw lock key, X rw channel, R rw timeout prefix, K rw key prefix */
+                          W rw lock key, X rw channel, R rw timeout prefix, K rw key prefix,
+                          S semaphore key, D its channel, A count-down latch key, B its channel */
     const char *args;  /* arg kinds: v value, t ttl ms, l lease, n lockName, c channel,
-                          P "publish", 0 "0", 1 "1", 2 "2", i int, s score, m member,
-                          f field, w write lockName */
+                          P "publish", 0 "0", 1 "1", 2 "2", N permits / count, i int,
+                          s score, m member, f field, w write lockName */
 } script_case;
 
 static const script_case scripts[] = {
@@ -522,6 +526,14 @@ static const script_case scripts[] = {
     {"rw_read_renew_batch", NULL, "WKWK", "l1n2nn"},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
+    {"sem_try_acquire", NULL, "S", "N"},
+    {"sem_release", NULL, "SD", "NP"},
+    {"sem_try_set", NULL, "SD", "NP"},
+    {"sem_add", NULL, "SD", "NP"},
+    {"sem_drain", NULL, "S", ""},
+    {"latch_try_set", NULL, "AB", "1NP"},
+    {"latch_count_down", NULL, "AB", "0P"},
+    {"latch_delete", NULL, "AB", "1P"},
 };
 
 #define NSCRIPTS (sizeof scripts / sizeof scripts[0])
@@ -539,6 +551,7 @@ static void add_script_arg(conform_gen *g, conform_op *op, char kind)
     case '1': add(op, "1"); break;
     case '2': add(op, "2"); break;
     case 'w': add(op, pick(g, rw_writers)); break;
+    case 'N': add(op, pick(g, permits)); break;
     case 'i': add(op, pick(g, ints)); break;
     default: add(op, "?"); break;
     }
@@ -555,6 +568,10 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'X': add(op, chance(g, 80) ? "redisson_rwlock:{rwlock}" : pick(g, channels)); break;
     case 'R': add(op, pick(g, rw_prefixes)); break;
     case 'K': add(op, chance(g, 90) ? "{rwlock}" : "rwlock"); break;
+    case 'S': add(op, chance(g, 80) ? "sem" : pick(g, keys)); break;
+    case 'D': add(op, chance(g, 80) ? "redisson_sc:{sem}" : pick(g, channels)); break;
+    case 'A': add(op, chance(g, 80) ? "latch" : pick(g, keys)); break;
+    case 'B': add(op, chance(g, 80) ? "redisson_countdownlatch__channel__{latch}" : pick(g, channels)); break;
     default: add(op, pick(g, keys)); break;
     }
 }

@@ -146,8 +146,13 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
 #define APPLIES(i) (inv & PROTO_INV(i))
     if (APPLIES(SCN_INV_MUTEX)) check_mutex(h, s->nlocks, names, &out->checks);
     if (APPLIES(SCN_INV_REENTRANCY)) check_reentrancy(h, names, &out->checks);
-    if (APPLIES(SCN_INV_LIVENESS)) check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
-    if (APPLIES(SCN_INV_DEADLOCK)) check_deadlock(h, s->nlocks, names, end_us, &out->checks);
+    /* Counter objects judge liveness (and deadlock) by their own rules. */
+    int counters = APPLIES(SCN_INV_PERMITS) || APPLIES(SCN_INV_LATCH);
+    if (APPLIES(SCN_INV_LIVENESS) && !counters)
+        check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
+    if (APPLIES(SCN_INV_DEADLOCK) && !counters) check_deadlock(h, s->nlocks, names, end_us, &out->checks);
+    if (APPLIES(SCN_INV_PERMITS)) check_permits(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
+    if (APPLIES(SCN_INV_LATCH)) check_latch(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
     if (APPLIES(SCN_INV_FENCING)) check_fencing(h, names, &out->checks);
     if (APPLIES(SCN_INV_RW_EXCLUSION)) check_rw_exclusion(h, s->nlocks, names, &out->checks);
 #undef APPLIES

@@ -68,6 +68,8 @@ static const key_def keys[] = {
     {"protocol", "renew", K_BOOL, F(renew), 0, 0},
     {"protocol", "synced", K_BOOL, F(synced), 0, 0},
     {"protocol", "locks", K_LOCKS, 0, 0, 0},
+    {"protocol", "permits", K_INT64, F(init_permits), 0, 1000000},
+    {"protocol", "count", K_INT64, F(init_count), 0, 1000000},
     {"clients", "count", K_INT, F(clients), 0, 100000},
     {"clients", "threads", K_INT, F(threads), 1, 1000},
     {"clients", "hold", K_DIST, F(hold), 0, 0},
@@ -453,6 +455,8 @@ static void defaults(scenario *s)
     s->reentry_depth = 1;
     s->members = 3;
     s->acquire_permits = (scn_dist){SCN_DIST_CONST, 1, 1};
+    s->init_permits = 1;
+    s->init_count = 1;
     s->liveness_bound_us = 0;
     s->nemesis_kinds = SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_CLOCK;
     s->nemesis_interval = (scn_dist){SCN_DIST_EXP, SIM_SEC(10), 0};

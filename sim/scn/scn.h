@@ -51,6 +51,9 @@ typedef enum scn_op {
     SCN_OP_HELD,      /* isHeldByCurrentThread */
     SCN_OP_HOLDCOUNT, /* getHoldCount */
     SCN_OP_WRITE,     /* a write to the fenced resource */
+    SCN_OP_COUNTDOWN, /* latch countDown() */
+    SCN_OP_AWAIT,     /* latch await() / await(wait) */
+    SCN_OP_GETCOUNT,  /* latch getCount() */
     /* faults (in [faults] or [steps]) */
     SCN_FAULT_CRASH,      /* client=N or node=X */
     SCN_FAULT_RESTART,    /* client=N or node=X */
@@ -202,6 +205,8 @@ struct scenario {
     int synced;                /* -1: the version's default; else WAIT after lock scripts */
     char *lock_names[SCN_MAX_LOCKS];
     int nlocks;
+    int64_t init_permits;      /* semaphore: trySetPermits before the workload */
+    int64_t init_count;        /* latch: trySetCount before the workload */
 
     /* [clients] */
     int clients;

@@ -39,6 +39,10 @@ static const op_def ops[] = {
     {"held", SCN_OP_HELD, O_LOCK, "cN held", "isHeldByCurrentThread"},
     {"holdcount", SCN_OP_HOLDCOUNT, O_LOCK, "cN holdcount", "getHoldCount"},
     {"write", SCN_OP_WRITE, O_LOCK, "cN write", "a write to the [resource] with the thread's token"},
+    {"countdown", SCN_OP_COUNTDOWN, O_LOCK, "cN countdown [lock=NAME]", "latch countDown()"},
+    {"await", SCN_OP_AWAIT, O_WAIT | O_LOCK, "cN await [wait=D] [lock=NAME]",
+     "latch await() (no wait=: for ever) or await(wait)"},
+    {"getcount", SCN_OP_GETCOUNT, O_LOCK, "cN getcount [lock=NAME]", "latch getCount()"},
     {"crash", SCN_FAULT_CRASH, O_CLIENT | O_NODE, "crash client=N | node=X",
      "a process dies (no unlock, no watchdog) / a Redis node dies (data lost unless persistence)"},
     {"restart", SCN_FAULT_RESTART, O_CLIENT | O_NODE, "restart client=N | node=X",
@@ -269,7 +273,7 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     if (d == NULL) {
         if (!strcmp(section, "faults") || !client_given) return err(msg, cap, "unknown fault %s", q(words[i], t, sizeof t));
         return err(msg, cap, "unknown operation %s (lock, trylock, unlock, forceunlock, islocked, held, "
-                             "holdcount, write, or a fault)", q(words[i], t, sizeof t));
+                             "holdcount, write, countdown, await, getcount, or a fault)", q(words[i], t, sizeof t));
     }
     st->op = d->op;
     i++;

@@ -278,6 +278,14 @@ void wreal_clock(world *w, int node)
         sim_timer_cancel(w->ctx, &n->clock_refresh);
 }
 
+sim_reply *wreal_admin(world *w, int node, int argc, const char *const *argv)
+{
+    size_t lens[16];
+    sim_assert(argc <= 16);
+    for (int i = 0; i < argc; i++) lens[i] = strlen(argv[i]);
+    return side_cmd(w, node, argc, argv, lens);
+}
+
 /* ---------------------------------------------------------------- peeks */
 
 static sim_reply *side_cmd(world *w, int node, int argc, const char *const *argv, const size_t *lens)

@@ -558,3 +558,13 @@ void world_node_clock_changed(world *w, int node)
 {
     if (w->real) wreal_clock(w, node);
 }
+
+sim_reply *world_admin(world *w, int node, int argc, const char *const *argv)
+{
+    if (w->real) return wreal_admin(w, node, argc, argv);
+    fake_node *n = w->nodes[node].fake;
+    fake_conn *admin = fake_conn_new(n, NULL, NULL);
+    sim_reply *r = fake_execv(n, admin, argc, argv);
+    fake_conn_free(admin);
+    return r;
+}

@@ -66,6 +66,10 @@ int world_is_real(const world *w);
 int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
 int world_peek_hash(world *w, int node, const char *key, size_t klen,
                     int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+/* Runs a command on node outside the simulated traffic (the runtime's
+ * setup), now, and returns its reply (the caller's; NULL when the node
+ * cannot be reached). */
+sim_reply *world_admin(world *w, int node, int argc, const char *const *argv);
 /* The true time (µs) at which node's clock passes node_ms (a key with
  * that deadline is gone); INT64_MAX when node_ms < 0. */
 int64_t world_true_at(world *w, int node, int64_t node_ms);

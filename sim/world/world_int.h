@@ -145,6 +145,7 @@ int64_t wreal_true_at(const world *w, int64_t unix_ms);
 int wreal_pick_replica(world *w, int group, int old);
 void wreal_promote(world *w, int best);
 void wreal_clock(world *w, int node);
+sim_reply *wreal_admin(world *w, int node, int argc, const char *const *argv);
 struct real_loop *wreal_loop(world *w);
 /* Outside input is about to schedule events: time moves to the wall. */
 void wreal_catch_up(world *w);

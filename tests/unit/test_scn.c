@@ -100,6 +100,8 @@ static const struct {
     {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s drop link=c1-redis0 p=2\n", 6, "probability"},
     {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[faults]\nat = 1s clock node=redis0 tilt=3s\n", 6, "tilt"},
     {"[nemesis]\nkinds = pause, meteor\n", 2, "meteor"},
+    {"[protocol]\ncount = -1\n", 2, "'count' must be an integer from 0"},
+    {"[steps]\nat = 1s c1 countdown wait=2s\n", 2, "'countdown' takes no option wait="},
 };
 
 START_TEST(bad_input_names_file_and_line)
@@ -138,12 +140,39 @@ START_TEST(distributions_draw_in_range)
 }
 END_TEST
 
+/* The counter objects' keys and the latch's operations, and an await's
+ * wait written back as it was given. */
+START_TEST(parses_counter_objects)
+{
+    static const char *text = "[scenario]\nduration = 10s\n[protocol]\nname = redisson.latch\n"
+                              "count = 3\npermits = 2\n[steps]\nat = 0s c1 await\n"
+                              "at = 1s c2.t2 await wait=2s\nat = 2s c3 countdown lock=other\n"
+                              "at = 3s c1 getcount\n";
+    scenario s;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("latch.scn", text, &s, &err), 0);
+    ck_assert_int_eq(s.init_count, 3);
+    ck_assert_int_eq(s.init_permits, 2);
+    ck_assert_int_eq(s.steps[0].op, SCN_OP_AWAIT);
+    ck_assert(!s.steps[0].has_wait);
+    ck_assert_int_eq(s.steps[2].op, SCN_OP_COUNTDOWN);
+    ck_assert_str_eq(s.lock_names[s.steps[2].lock], "other");
+    ck_assert_int_eq(s.steps[3].op, SCN_OP_GETCOUNT);
+    ck_assert(s.steps[3].op < SCN_FIRST_FAULT);
+    char line[128];
+    scn_step_format(&s.steps[1], &s, line, sizeof line);
+    ck_assert_str_eq(line, "at = 1s c2.t2 await wait=2s");
+    scn_free(&s);
+}
+END_TEST
+
 Suite *scn_suite(void)
 {
     Suite *s = suite_create("scn");
     TCase *core = tcase_create("core");
     tcase_add_test(core, parses_a_full_scenario);
     tcase_add_test(core, distributions_draw_in_range);
+    tcase_add_test(core, parses_counter_objects);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_add_loop_test(errors, bad_input_names_file_and_line, 0, (int)(sizeof bad / sizeof bad[0]));

@@ -1,0 +1,49 @@
+/* counter.h — what the counter objects (RedissonSemaphore, semaphore.c;
+ * RedissonCountDownLatch, latch.c) share: a string integer key with no
+ * owner, the runtime's trySet before the workload, the store observer, a
+ * wait accounted on the client clock, and the decoding of failed replies.
+ * Private to protocols/. */
+#ifndef LOCKSIM_COUNTER_H
+#define LOCKSIM_COUNTER_H
+
+#include "cl_int.h"
+
+/* Runs script (a trySetPermits / trySetCount) on lock's master before the
+ * workload, as an administrator would, and records HOP_SET with value
+ * and the script's answer. */
+void counter_setup(cl_world *cw, int lock, const char *script, const char *const *keys,
+                   int nargs, const char *const *args, int64_t value);
+/* The counter as the master stores it: held = the key exists, count =
+ * its value (0 when absent or not an integer), counter = 1. */
+void counter_observe(cl_world *cw, int group, int lock, proto_store *out);
+int counter_node_of(const cl_world *cw, int lock);
+/* The object's key (the scenario's lock name). */
+const char *counter_key(const cl_thread *t, int lock);
+/* prefix + "{" + name + "}" (or prefix + name when it has a brace):
+ * the channel names of §0.2. */
+void counter_channel(const char *prefix, const char *name, char *buf, size_t cap);
+
+/* A wait on the client clock: rem_ms left of wait_ms (-1: for ever). */
+typedef struct counter_wait {
+    int64_t wait_ms, rem_ms, mark_ms;
+} counter_wait;
+
+void counter_wait_start(counter_wait *w, cl_proc *p, int64_t wait_us);
+/* Charges the time since the last mark; 1 when a bounded wait is used up. */
+int counter_wait_charge(counter_wait *w, cl_proc *p);
+/* The latch wait to ask for: the remaining time, or -1 (for ever). */
+int64_t counter_wait_us(const counter_wait *w);
+
+/* The exception a failed command raises (NULL: a usable reply). */
+const char *counter_failure(const sim_reply *r, cl_err err);
+/* An integer or integer-string reply; nil (and anything else) is 0. */
+int64_t counter_value(const sim_reply *r);
+
+/* One operation that is one script with keys {key, channel}: done gets
+ * ok and the reply's value, or the failure. */
+void counter_simple_eval(cl_thread *t, int lock, const char *script, const char *const *keys, int nargs,
+                         const char *const *args, int flags, proto_done_fn *done);
+/* GET of the object's key (availablePermits, getCount; nil is 0). */
+void counter_get(cl_thread *t, int lock, proto_done_fn *done);
+
+#endif /* LOCKSIM_COUNTER_H */

@@ -1,0 +1,181 @@
+/* latch.c — RedissonCountDownLatch, client side (PROTOCOLS.md §7), current
+ * version: countDown() is one LATCH_COUNT_DOWN (NR since 3.16.4), which
+ * publishes ZERO when it brings the count to 0; getCount() is GET; await()
+ * reads the count, subscribes (entry id + name) and loops "while count > 0:
+ * wait on the gate", the gate opened only by a ZERO message — for ever for
+ * await(), for the rest of the wait for await(wait).
+ *
+ * Scenario operations: countdown, await [wait=D], getcount. The random
+ * workload: after each think, thread t1 of every client counts down and
+ * the other threads await (await() in mode = lock, await(wait) in mode =
+ * trylock). The runtime sets [protocol] count with trySetCount before the
+ * workload. */
+#include <stdio.h>
+#include <string.h>
+
+#include "counter.h"
+
+static void channel_of(const char *name, char *buf, size_t cap)
+{
+    /* "redisson_countdownlatch__channel__{name}": braces always added. */
+    snprintf(buf, cap, "redisson_countdownlatch__channel__{%s}", name);
+}
+
+/* ---------------------------------------------------------------- await */
+
+typedef enum await_state { AW_FIRST, AW_SUBSCRIBING, AW_LOOP } await_state;
+
+typedef struct await_op {
+    cl_thread *t;
+    int lock;
+    counter_wait w;
+    proto_done_fn *done;
+    await_state state;
+    cl_sub *sub;
+} await_op;
+
+static void get_count(await_op *op);
+
+/* released: 1 when the count was seen at 0, 0 when the wait ran out. */
+static void await_end(await_op *op, int released, const char *err)
+{
+    cl_thread *t = op->t;
+    cl_proc *p = t->p;
+    if (op->sub) cl_sub_release(p, op->sub);
+    proto_done_fn *done = op->done;
+    cl_free(p, op);
+    done(t, err == NULL, released, err);
+}
+
+static void on_gate(cl_proc *p, void *ud, int opened)
+{
+    (void)opened;
+    await_op *op = ud;
+    counter_wait_charge(&op->w, p);
+    get_count(op); /* the loop's test comes first, even when time is up */
+}
+
+static void on_subscribed(cl_proc *p, void *ud, int ok)
+{
+    await_op *op = ud;
+    if (!ok || counter_wait_charge(&op->w, p)) {
+        await_end(op, 0, NULL);
+        return;
+    }
+    op->state = AW_LOOP;
+    get_count(op);
+}
+
+static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    await_op *op = ud;
+    const char *fail = counter_failure(r, err);
+    if (fail) {
+        await_end(op, 0, fail);
+        return;
+    }
+    if (counter_value(r) <= 0) {
+        await_end(op, 1, NULL);
+        return;
+    }
+    if (op->state == AW_FIRST) {
+        char entry[256], channel[192];
+        snprintf(entry, sizeof entry, "%s%s", p->id, counter_key(op->t, op->lock));
+        channel_of(counter_key(op->t, op->lock), channel, sizeof channel);
+        op->state = AW_SUBSCRIBING;
+        /* await() sets no deadline of its own; await(t) waits up to t. */
+        op->sub = cl_sub_acquire(p, counter_node_of(p->cw, op->lock), entry, channel, counter_wait_us(&op->w),
+                                 on_subscribed, op);
+        cl_sub_kind(op->sub, CL_SUB_LATCH);
+        return;
+    }
+    if (op->w.wait_ms >= 0 && op->w.rem_ms <= 0) {
+        await_end(op, 0, NULL);
+        return;
+    }
+    op->w.mark_ms = cl_now_ms(p);
+    cl_sub_wait(p, op->sub, counter_wait_us(&op->w), on_gate, op);
+}
+
+static void get_count(await_op *op)
+{
+    const char *argv[] = {"GET", counter_key(op->t, op->lock)};
+    cl_command(op->t->p, counter_node_of(op->t->p->cw, op->lock), 2, argv, CL_RESEND, op->t->op_seq, on_count,
+               op);
+}
+
+static void latch_await(cl_thread *t, int lock, proto_done_fn *done)
+{
+    await_op *op = cl_alloc(t->p, sizeof *op);
+    op->t = t;
+    op->lock = lock;
+    op->done = done;
+    counter_wait_start(&op->w, t->p, t->cur_wait_us);
+    get_count(op);
+}
+
+/* ------------------------------------------------ countDown, getCount */
+
+static void latch_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+{
+    if (what == SCN_OP_AWAIT) {
+        latch_await(t, lock, done);
+    } else if (what == SCN_OP_COUNTDOWN) {
+        char channel[192];
+        channel_of(counter_key(t, lock), channel, sizeof channel);
+        const char *keys[] = {counter_key(t, lock), channel};
+        const char *args[] = {"0", "publish"};
+        counter_simple_eval(t, lock, "latch_count_down", keys, 2, args, CL_NORESEND, done);
+    } else {
+        counter_get(t, lock, done); /* getCount, and any other query */
+    }
+}
+
+/* The lock operations: a latch has none of them. */
+static void latch_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+{
+    (void)lock;
+    (void)wait_us;
+    (void)lease_us;
+    done(t, 0, 0, "a count-down latch has no lock operations (countdown, await, getcount)");
+}
+
+static void latch_no_release(cl_thread *t, int lock, proto_done_fn *done)
+{
+    (void)lock;
+    done(t, 0, 0, "a count-down latch has no lock operations (countdown, await, getcount)");
+}
+
+static scn_op latch_random_op(cl_thread *t)
+{
+    return t->index == 1 ? SCN_OP_COUNTDOWN : SCN_OP_AWAIT;
+}
+
+/* trySetCount([protocol] count) on every latch, before the workload. */
+static void latch_setup(cl_world *cw)
+{
+    for (int lock = 0; lock < cw->s->nlocks; lock++) {
+        char channel[192], num[24];
+        channel_of(cw->s->lock_names[lock], channel, sizeof channel);
+        snprintf(num, sizeof num, "%lld", (long long)cw->s->init_count);
+        const char *keys[] = {cw->s->lock_names[lock], channel};
+        const char *args[] = {"1", num, "publish"};
+        counter_setup(cw, lock, "latch_try_set", keys, 3, args, cw->s->init_count);
+    }
+}
+
+const proto_def proto_latch = {
+    .name = "redisson.latch",
+    .summary = "RedissonCountDownLatch (4.7.x): a count key, countDown publishes ZERO, await waits for it",
+    .acquire = latch_acquire,
+    .release = latch_no_release,
+    .force_unlock = latch_no_release,
+    .query = latch_query,
+    .observe = counter_observe,
+    .node_of = counter_node_of,
+    .invariants = PROTO_INV(SCN_INV_LATCH) | PROTO_INV(SCN_INV_LIVENESS),
+    .options = "[protocol] count = N (trySetCount before the workload; default 1); steps: countdown, "
+               "await [wait=D], getcount; random workload: t1 of each client counts down, the others await",
+    .random_op = latch_random_op,
+    .setup = latch_setup,
+};

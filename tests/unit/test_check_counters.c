@@ -1,0 +1,266 @@
+/* test_check_counters.c — the counter objects' checkers (check_permits for
+ * the semaphore, check_latch for the count-down latch) on hand-made
+ * histories: ones that satisfy them and ones that violate each rule. */
+#include <string.h>
+
+#include "reports/report.h"
+#include "tests.h"
+
+#define MS(x) ((int64_t)(x) * 1000)
+
+static char *const names[] = {"sem"};
+
+/* An operation event of (client, thread) on object 0, n permits. */
+static void op(history *h, int64_t t_ms, hist_kind kind, hist_op what, int client, int64_t n, int64_t value)
+{
+    hist_event e = {.t_us = MS(t_ms), .kind = kind, .op = what, .client = client, .inc = 1, .thread = 1,
+                    .value = value, .n = n, .err = kind == HIST_FAIL ? "not acquired" : NULL};
+    hist_add(h, &e);
+}
+
+static void set(history *h, int64_t value)
+{
+    hist_event e = {.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = value, .aux = 1};
+    hist_add(h, &e);
+}
+
+/* The store's count (absent when exists = 0). */
+static void counter(history *h, int64_t t_ms, int64_t value, int exists)
+{
+    hist_event e = {.t_us = MS(t_ms), .kind = HIST_INFO, .op = HOP_COUNTER, .value = value, .aux = exists};
+    hist_add(h, &e);
+}
+
+static void crash(history *h, int64_t t_ms, int client)
+{
+    hist_event e = {.t_us = MS(t_ms), .kind = HIST_INFO, .op = HOP_CRASH, .client = client, .inc = 1};
+    hist_add(h, &e);
+}
+
+/* A fresh history whose object was set to value (and so stored). */
+static void start(history *h, int64_t value)
+{
+    hist_init(h);
+    set(h, value);
+    counter(h, 0, value, 1);
+}
+
+static void finish(history *h, check_result *r)
+{
+    check_result_free(r);
+    hist_free(h);
+}
+
+/* client's acquire(n) invoked at t - 1, ok at t, leaving left in the store. */
+static void took(history *h, int64_t t, int client, int64_t n, int64_t left)
+{
+    op(h, t - 1, HIST_INVOKE, HOP_ACQUIRE, client, n, 0);
+    op(h, t, HIST_OK, HOP_ACQUIRE, client, n, 1);
+    counter(h, t, left, 1);
+}
+
+/* acquire(n) ok at a (invoked at a - 1), release(n) invoked at b. */
+static void hold(history *h, int client, int64_t n, int64_t a, int64_t b)
+{
+    op(h, a - 1, HIST_INVOKE, HOP_ACQUIRE, client, n, 0);
+    op(h, a, HIST_OK, HOP_ACQUIRE, client, n, 1);
+    op(h, b, HIST_INVOKE, HOP_RELEASE, client, n, 0);
+    op(h, b + 1, HIST_OK, HOP_RELEASE, client, n, 0);
+}
+
+static void permits(history *h, int64_t end_ms, check_result *r)
+{
+    check_result_init(r);
+    check_permits(h, 1, names, MS(1000), MS(end_ms), r);
+}
+
+START_TEST(permits_held_within_the_bound)
+{
+    history h;
+    check_result r;
+    start(&h, 3);
+    hold(&h, 1, 2, 10, 50);
+    counter(&h, 10, 1, 1);
+    hold(&h, 2, 1, 20, 60);
+    counter(&h, 20, 0, 1);
+    counter(&h, 50, 2, 1);
+    counter(&h, 60, 3, 1);
+    permits(&h, 100, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_HELD);
+    ck_assert_uint_eq(r.nv, 0);
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(permits_release_by_non_holder_creates_one)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    took(&h, 10, 1, 0, 0);
+    op(&h, 20, HIST_INVOKE, HOP_RELEASE, 2, 0, 0); /* c2 held nothing */
+    counter(&h, 20, 1, 1);
+    took(&h, 30, 3, 0, 0);
+    op(&h, 40, HIST_INVOKE, HOP_RELEASE, 1, 0, 0);
+    op(&h, 50, HIST_INVOKE, HOP_RELEASE, 3, 0, 0);
+    counter(&h, 50, 2, 1);
+    permits(&h, 100, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 2);
+    ck_assert_int_eq(r.v[0].t_us, MS(30)); /* two holders of one permit */
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "hold 2 permits"));
+    ck_assert_ptr_nonnull(strstr(r.v[1].detail, "created"));
+    ck_assert_ptr_nonnull(strstr(r.v[1].detail, "c2.t1"));
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(permits_lost_with_a_crashed_holder)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    took(&h, 10, 1, 0, 0);
+    crash(&h, 20, 1);
+    op(&h, 30, HIST_INVOKE, HOP_ACQUIRE, 2, 0, 0); /* waits for ever */
+    permits(&h, 10000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_VIOLATED);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD); /* no permit was ever there */
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "lost"));
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "crashed"));
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(permits_liveness_needs_enough_available)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    took(&h, 10, 1, 0, 1);
+    op(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 2, 2, 0); /* wants 2: only 1 there */
+    op(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0); /* wants 1: sleeps 5 s on it */
+    op(&h, 5200, HIST_FAIL, HOP_ACQUIRE, 3, 1, 0);
+    permits(&h, 6000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c3.t1 waited 5000ms"));
+    ck_assert_int_eq(r.v[0].t_us, MS(1200));
+    /* c2 could still get 2 when c1 releases: no deadlock */
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_HELD);
+    finish(&h, &r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- latch */
+
+static void latch(history *h, int64_t end_ms, check_result *r)
+{
+    check_result_init(r);
+    check_latch(h, 1, names, MS(1000), MS(end_ms), r);
+}
+
+static void countdown(history *h, int64_t t_ms, int client)
+{
+    op(h, t_ms, HIST_INVOKE, HOP_COUNTDOWN, client, 0, 0);
+    op(h, t_ms + 1, HIST_OK, HOP_COUNTDOWN, client, 0, 0);
+}
+
+START_TEST(latch_opens_after_the_last_countdown)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 1, 1);
+    countdown(&h, 2000, 2);
+    counter(&h, 2000, 0, 0);
+    op(&h, 2002, HIST_OK, HOP_AWAIT, 1, 0, 1);
+    op(&h, 3000, HIST_INVOKE, HOP_AWAIT, 3, 0, 0); /* after: at once */
+    op(&h, 3001, HIST_OK, HOP_AWAIT, 3, 0, 1);
+    latch(&h, 5000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    ck_assert_uint_eq(r.nv, 0);
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(latch_early_release_is_a_violation)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1500, 0, 0); /* the count vanished (a failover) */
+    op(&h, 1502, HIST_OK, HOP_AWAIT, 1, 0, 1);
+    latch(&h, 5000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_VIOLATED);
+    ck_assert_int_eq(r.v[0].t_us, MS(1502));
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "after 1 of 2"));
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(latch_awaiter_left_behind)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0); /* its ZERO message is lost */
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 3, 0, 0);
+    op(&h, 1000, HIST_INVOKE, HOP_COUNTDOWN, 2, 0, 0);
+    counter(&h, 1000, 0, 0); /* due now, before the countDown's ok */
+    op(&h, 1001, HIST_OK, HOP_COUNTDOWN, 2, 0, 0);
+    op(&h, 1002, HIST_OK, HOP_AWAIT, 3, 0, 1);
+    latch(&h, 10000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1 still waited 9000ms"));
+    ck_assert_int_eq(r.v[0].t_us, MS(2000));
+    finish(&h, &r);
+}
+END_TEST
+
+START_TEST(latch_due_when_the_countdowns_are_done)
+{
+    history h;
+    check_result r;
+    start(&h, 2);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 1, 1);
+    counter(&h, 3000, 2, 1); /* failover: the first countDown is lost */
+    countdown(&h, 4000, 2);
+    counter(&h, 4000, 1, 1);
+    latch(&h, 10000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_int_eq(r.v[0].t_us, MS(5001));
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    finish(&h, &r);
+}
+END_TEST
+
+Suite *check_counters_suite(void)
+{
+    Suite *s = suite_create("check_counters");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, permits_held_within_the_bound);
+    tcase_add_test(tc, permits_release_by_non_holder_creates_one);
+    tcase_add_test(tc, permits_lost_with_a_crashed_holder);
+    tcase_add_test(tc, permits_liveness_needs_enough_available);
+    tcase_add_test(tc, latch_opens_after_the_last_countdown);
+    tcase_add_test(tc, latch_early_release_is_a_violation);
+    tcase_add_test(tc, latch_awaiter_left_behind);
+    tcase_add_test(tc, latch_due_when_the_countdowns_are_done);
+    suite_add_tcase(s, tc);
+    return s;
+}
