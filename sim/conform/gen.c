@@ -58,6 +58,15 @@ static const char *const lock_names[] = POOL("p1:1", "p1:2", "p2:1");
 static const char *const lock_keys[] = POOL("lock", "lock", "lock", "k1", "h1", "z1", "l1");
 static const char *const leases[] = POOL(
     "30000", "60000", "100000", "0", "-5", "abc", "120000");
+/* Fair lock: waitMs and the client's clock. A waiter's deadline is
+ * pttl + (sum of waitMs added and taken back) + now, so it carries the
+ * run's timing, which differs between the two servers by milliseconds.
+ * The deadlines zset is never a key the plain commands read, every waitMs
+ * is 0 or a multiple of 10^9 ms and the clocks are far apart (and not
+ * 10^9 apart), so a purge decision or a reply is either exactly pttl or
+ * more than a day away from any deadline: never within the run's jitter. */
+static const char *const wait_ms[] = POOL("0", "1000000000", "3000000000", "x");
+static const char *const client_now[] = POOL("1700000000000", "1700000000000", "1800123456789", "0");
 
 /* ------------------------------------------------------------- helpers */
 
@@ -364,9 +373,11 @@ static void g_misc(conform_gen *g, conform_op *op)
 typedef struct script_case {
     const char *name;  /* coverage label */
     const char *body;  /* NULL: a bundled protocol script named name */
-    const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key */
+    const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key,
+                          Q fair queue, Z fair deadlines */
     const char *args;  /* arg kinds: v value, t ttl ms, l lease, n lockName, c channel,
-                          P "publish", 0 "0", i int, s score, m member, f field */
+                          P "publish", 0 "0", i int, s score, m member, f field,
+                          w fair waitMs, N the client's now (ms) */
 } script_case;
 
 static const script_case scripts[] = {
@@ -500,6 +511,13 @@ static const script_case scripts[] = {
     {"lock2019_unlock", NULL, "LC", "0ln"},
     {"lock2019_force_unlock", NULL, "LC", "0"},
     {"fenced_acquire_token", NULL, "LF", "ln"},
+    {"fair_acquire", NULL, "LQZ", "lnwN"},
+    {"fair_unlock", NULL, "LQZCT", "0lnNPt"},
+    {"fair_force_unlock", NULL, "LQZC", "0NP"},
+    {"fair_dequeue", NULL, "QZ", "nw"},
+    {"fair2019_acquire", NULL, "LQZ", "lnwN"},
+    {"fair2019_unlock", NULL, "LQZC", "0lnN"},
+    {"fair2019_force_unlock", NULL, "LQZC", "0N"},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
 };
@@ -517,6 +535,8 @@ static void add_script_arg(conform_gen *g, conform_op *op, char kind)
     case 'P': add(op, "publish"); break;
     case '0': add(op, "0"); break;
     case 'i': add(op, pick(g, ints)); break;
+    case 'w': add(op, pick(g, wait_ms)); break;
+    case 'N': add(op, pick(g, client_now)); break;
     default: add(op, "?"); break;
     }
 }
@@ -528,6 +548,8 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'C': add(op, chance(g, 80) ? "redisson_lock__channel:{lock}" : pick(g, channels)); break;
     case 'T': add(op, chance(g, 70) ? "redisson_unlock_latch:{lock}:r1" : pick(g, keys)); break;
     case 'F': add(op, chance(g, 80) ? "redisson_lock_token:{lock}" : pick(g, keys)); break;
+    case 'Q': add(op, chance(g, 85) ? "redisson_lock_queue:{lock}" : chance(g, 50) ? "l1" : "k1"); break;
+    case 'Z': add(op, chance(g, 90) ? "redisson_lock_timeout:{lock}" : "h1"); break;
     default: add(op, pick(g, keys)); break;
     }
 }
