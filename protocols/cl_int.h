@@ -123,6 +123,7 @@ struct cl_world {
     int last_client[SCN_MAX_LOCKS], last_inc[SCN_MAX_LOCKS], last_thread[SCN_MAX_LOCKS];
     int64_t last_count[SCN_MAX_LOCKS], last_expire[SCN_MAX_LOCKS];
     int observed[SCN_MAX_LOCKS];
+    struct cl_queues *queues; /* cl_queue.c: the last wait queue seen per lock */
 };
 
 /* proc.c */
@@ -229,8 +230,18 @@ void cl_subs_resubscribe(cl_proc *p, int group);
 /* cl_world.c */
 /* The tag of a thread's operation on lock (see on_exec). */
 uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount);
+/* "<uuid>:<thread>" to the (client, incarnation, thread) that used it;
+ * returns 0 when no process of the run had that id. */
+int cl_world_who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread);
 /* The live process of client (1-based), or NULL. */
 cl_proc *cl_world_proc(cl_world *cw, int client);
+
+/* cl_queue.c */
+/* Fair locks: reads lock's wait queue on group's master and records how it
+ * changed since the last look (HOP_QUEUED, HOP_DEQUEUED). Call after the
+ * store observation of lock, whose holder it uses. */
+void cl_queue_observe(cl_world *cw, int group, int lock);
+void cl_queue_free(cl_world *cw);
 
 /* workload.c */
 void cl_workload_start(cl_proc *p);

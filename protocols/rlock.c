@@ -10,6 +10,9 @@
  *
  *  redisson.fencedlock RedissonFencedLock: the current lock whose acquire
  *                      also draws a token from a counter key (§11).
+ *  redisson.fairlock   RedissonFairLock (§4), current and 3.13.2: the same
+ *                      client with the queue scripts, a channel per
+ *                      thread, and acquireFailed = dequeue (fairlock.c).
  *
  * tryLock(wait, lease) and lock(lease) follow the ttl-or-message loop of
  * §3.3 with waitTime accounted on the client's clock. */
@@ -77,6 +80,43 @@ static const char *lock_key(const cl_thread *t, int lock)
     return t->p->cw->s->lock_names[lock];
 }
 
+/* Sends the version's unlock script for t's hold of lock: latch (NULL
+ * without one) and its TTL, the transport fl, the reply to fn. The fair
+ * unlock also purges the queue (with the client's now) and wakes the
+ * head's own channel. */
+static void send_unlock(cl_thread *t, int lock, const char *latch, const char *ttl, int fl, cl_cmd_fn *fn,
+                        void *ud)
+{
+    cl_proc *p = t->p;
+    const rlock_cfg *c = cfg_of(p);
+    char lname[64], channel[192], lease[24], queue[192], deadlines[192], now[24];
+    cl_lock_name(t, lname, sizeof lname);
+    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
+    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
+    const char *keys[5], *args[6];
+    int nkeys = 0, nargs = 0;
+    keys[nkeys++] = lock_key(t, lock);
+    if (c->fair) {
+        fair_keys(lock_key(t, lock), queue, deadlines);
+        keys[nkeys++] = queue;
+        keys[nkeys++] = deadlines;
+    }
+    keys[nkeys++] = channel;
+    if (latch) keys[nkeys++] = latch;
+    args[nargs++] = "0";
+    args[nargs++] = lease;
+    args[nargs++] = lname;
+    if (c->fair) {
+        snprintf(now, sizeof now, "%lld", (long long)cl_now_ms(p));
+        args[nargs++] = now;
+    }
+    if (latch) {
+        args[nargs++] = "publish";
+        args[nargs++] = ttl;
+    }
+    cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, nkeys, keys, nargs, args, fl, t->op_seq, fn, ud);
+}
+
 /* ------------------------------------------------------------- acquire */
 
 typedef enum acq_state { ACQ_FIRST, ACQ_SUBSCRIBING, ACQ_LOOP } acq_state;
@@ -113,6 +153,28 @@ static void acq_end(acq_op *op, int ok, const char *err)
     done(t, ok, 0, err);
 }
 
+static void on_dequeued(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    (void)p;
+    (void)r;
+    acq_end(ud, 0, err == CL_ERR_TIMEOUT      ? "RedisResponseTimeoutException"
+                   : err == CL_ERR_CONNECTION ? "RedisConnectionException"
+                                              : NULL);
+}
+
+/* tryLock gives up: acquireFailed, which only the fair lock overrides (it
+ * leaves the queue, and tryLock returns once that is done). */
+static void acq_failed(acq_op *op)
+{
+    cl_proc *p = op->t->p;
+    if (!cfg_of(p)->fair) {
+        acq_end(op, 0, NULL);
+        return;
+    }
+    cl_hist(p, op->t, HIST_INFO, HOP_GIVE_UP, op->lock, 0, 0, NULL);
+    fair_dequeue(op->t, op->lock, op->wait_ms, flags(p, CL_RESEND), on_dequeued, op);
+}
+
 /* Charges the time since mark to rem; 1 when the wait is used up. */
 static int charge(acq_op *op)
 {
@@ -140,7 +202,7 @@ static void on_wait(cl_proc *p, void *ud, int got)
     (void)got;
     acq_op *op = ud;
     if (op->wait_ms >= 0 && charge(op)) {
-        acq_end(op, 0, NULL); /* acquireFailed: nothing for this class */
+        acq_failed(op);
         return;
     }
     acq_send(op);
@@ -151,13 +213,13 @@ static void on_subscribed(cl_proc *p, void *ud, int ok)
     (void)p;
     acq_op *op = ud;
     if (!ok) {
-        if (op->wait_ms >= 0) acq_end(op, 0, NULL);
+        if (op->wait_ms >= 0) acq_failed(op);
         else acq_end(op, 0, "RedisTimeoutException: subscribe timeout (7500 ms)");
         return;
     }
     op->state = ACQ_LOOP;
     if (op->wait_ms >= 0 && charge(op)) {
-        acq_end(op, 0, NULL);
+        acq_failed(op);
         return;
     }
     acq_send(op);
@@ -184,17 +246,12 @@ static void acq_nosync(acq_op *op, const sim_reply *r)
 {
     cl_proc *p = op->t->p;
     if (r && r->type == SIM_REPLY_NIL) {
-        char request[33], latch_base[192], latch[256], channel[192], lease[24], ttl[24];
+        char request[33], latch_base[192], latch[256], ttl[24];
         cl_random_hex(p, request);
         rlock_prefix_name("redisson_unlock_latch", lock_key(op->t, op->lock), latch_base, sizeof latch_base);
         snprintf(latch, sizeof latch, "%s:%s", latch_base, request);
-        rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
-        snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[op->lock]);
         snprintf(ttl, sizeof ttl, "%lld", (long long)(p->cw->s->timeout_us / 1000 * 4));
-        const char *keys[] = {lock_key(op->t, op->lock), channel, latch};
-        const char *args[] = {"0", lease, op->lname, "publish", ttl};
-        cl_eval(p, rlock_node_of(p->cw, op->lock), cfg_of(p)->unlock, 3, keys, 5, args,
-                CL_NORESEND, op->t->op_seq, on_rollback, NULL);
+        send_unlock(op->t, op->lock, cfg_of(p)->unlock_latch ? latch : NULL, ttl, CL_NORESEND, on_rollback, NULL);
     }
     if (op->nosync_retries >= p->cw->retry_attempts) {
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
@@ -220,7 +277,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     if (err == CL_ERR_TIMEOUT) {
         /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
          * and the first attempt raise RedisResponseTimeoutException. */
-        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_end(op, 0, NULL);
+        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_failed(op);
         else acq_end(op, 0, "RedisResponseTimeoutException");
         return;
     }
@@ -252,13 +309,17 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
         ttl = r->type == SIM_REPLY_INT ? r->integer : -1;
     }
     if (op->wait_ms >= 0 && charge(op)) {
-        acq_end(op, 0, NULL);
+        acq_failed(op);
         return;
     }
     if (op->state == ACQ_FIRST) {
         char entry[192], channel[192];
-        snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
-        rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
+        if (c->fair) {
+            fair_entry(op->t, op->lock, entry, channel);
+        } else {
+            snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
+            rlock_prefix_name("redisson_lock__channel", lock_key(op->t, op->lock), channel, sizeof channel);
+        }
         op->state = ACQ_SUBSCRIBING;
         int64_t deadline = op->wait_ms >= 0 ? SIM_MS(op->rem_ms) : SIM_MS(7500);
         op->sub = cl_sub_acquire(p, rlock_node_of(p->cw, op->lock), entry, channel, deadline,
@@ -279,11 +340,23 @@ static void acq_send(acq_op *op)
     char lease[24];
     int64_t ms = uses_watchdog(c, op->lease_ms) ? state(p)->internal_lease_ms[op->lock] : op->lease_ms;
     snprintf(lease, sizeof lease, "%lld", (long long)ms);
+    op->mark_ms = cl_now_ms(p);
+    if (c->fair) {
+        /* FAIR_ACQUIRE_Q: waitMs and the client's now go along. */
+        char queue[192], deadlines[192], wait[24], now[24];
+        fair_keys(lock_key(op->t, op->lock), queue, deadlines);
+        snprintf(wait, sizeof wait, "%lld", (long long)fair_wait_ms(p, op->wait_ms));
+        snprintf(now, sizeof now, "%lld", (long long)op->mark_ms);
+        const char *keys[] = {lock_key(op->t, op->lock), queue, deadlines};
+        const char *args[] = {lease, op->lname, wait, now};
+        cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, 3, keys, 4, args, flags(p, c->acquire_tr),
+                op->t->op_seq, on_acquire_reply, op);
+        return;
+    }
     char tokens[192];
     rlock_prefix_name("redisson_lock_token", lock_key(op->t, op->lock), tokens, sizeof tokens);
     const char *keys[] = {lock_key(op->t, op->lock), tokens};
     const char *args[] = {lease, op->lname};
-    op->mark_ms = cl_now_ms(p);
     cl_eval(p, rlock_node_of(p->cw, op->lock), c->acquire, c->fenced ? 2 : 1, keys, 2, args,
             flags(p, c->acquire_tr),
             op->t->op_seq, on_acquire_reply, op);
@@ -404,25 +477,10 @@ static int64_t latch_ttl_ms(cl_proc *p)
 
 static void rel_send(rel_op *op)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
+    cl_proc *p = op->t->p;
     const rlock_cfg *c = cfg_of(p);
-    int lock = op->lock;
-    char lname[64], channel[192], lease[24];
-    cl_lock_name(t, lname, sizeof lname);
-    rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
-    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
-    if (c->unlock_latch) {
-        const char *keys[] = {lock_key(t, lock), channel, op->latch};
-        const char *args[] = {"0", lease, lname, "publish", op->ttl};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 3, keys, 5, args, flags(p, c->unlock_tr),
-                t->op_seq, on_unlock_reply, op);
-    } else {
-        const char *keys[] = {lock_key(t, lock), channel};
-        const char *args[] = {"0", lease, lname};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->unlock, 2, keys, 3, args, flags(p, c->unlock_tr),
-                t->op_seq, on_unlock_reply, op);
-    }
+    send_unlock(op->t, op->lock, c->unlock_latch ? op->latch : NULL, op->ttl, flags(p, c->unlock_tr),
+                on_unlock_reply, op);
 }
 
 void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
@@ -488,6 +546,17 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
     cl_watchdog_cancel(p, lock, 0);
     char channel[192];
     rlock_prefix_name("redisson_lock__channel", lock_key(t, lock), channel, sizeof channel);
+    if (c->fair) {
+        /* FAIR_FORCE_UNLOCK: purges with the client's now, wakes the head. */
+        char queue[192], deadlines[192], now[24];
+        fair_keys(lock_key(t, lock), queue, deadlines);
+        snprintf(now, sizeof now, "%lld", (long long)cl_now_ms(p));
+        const char *keys[] = {lock_key(t, lock), queue, deadlines, channel};
+        const char *args[] = {"0", now, "publish"};
+        cl_eval(p, rlock_node_of(p->cw, lock), c->force, 4, keys, c->publish_arg ? 3 : 2, args,
+                flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
+        return;
+    }
     const char *keys[] = {lock_key(t, lock), channel};
     const char *args[] = {"0", "publish"};
     cl_eval(p, rlock_node_of(p->cw, lock), c->force, 2, keys, c->publish_arg ? 2 : 1, args,
@@ -548,29 +617,44 @@ int64_t rlock_token(cl_thread *t, int lock)
 
 /* -------------------------------------------------------- the versions */
 
-/* The current client's settings (4.7.x), shared with the fenced lock. */
+/* The current client's settings (4.7.x), shared with the fenced and fair
+ * locks. */
 #define RLOCK_CURRENT_SETTINGS                                                   \
-    .unlock = "lock_unlock", .force = "lock_force_unlock", .unlock_latch = 1,   \
-    .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND,      \
+    .unlock_latch = 1, .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND,      \
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .try_timeout_fails = 1, \
     .lease0_is_watchdog = 1
 
-const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_CURRENT_SETTINGS};
+#define RLOCK_SCRIPTS .unlock = "lock_unlock", .force = "lock_force_unlock"
 
-const rlock_cfg rlock_2019 = {
-    .acquire = "lock2019_acquire",
-    .unlock = "lock2019_unlock",
-    .force = "lock2019_force_unlock",
-    .unlock_latch = 0,
-    .publish_arg = 0,
-    .acquire_tr = CL_RESEND,
-    .unlock_tr = CL_RESEND,
-    .watchdog_gen = 1,
-    .retry_attempts = 3,
-    .jitter = 0,
-    .try_timeout_fails = 0,
-    .lease0_is_watchdog = 0,
-};
+const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_SCRIPTS, RLOCK_CURRENT_SETTINGS};
+
+/* The 2019 client's settings (3.11.x; 3.13.2 differs in none of them). */
+#define RLOCK_2019_SETTINGS                                                    \
+    .unlock_latch = 0, .publish_arg = 0, .acquire_tr = CL_RESEND,             \
+    .unlock_tr = CL_RESEND, .watchdog_gen = 1, .retry_attempts = 3,           \
+    .jitter = 0, .try_timeout_fails = 0, .lease0_is_watchdog = 0
+
+const rlock_cfg rlock_2019 = {.acquire = "lock2019_acquire", .unlock = "lock2019_unlock",
+                              .force = "lock2019_force_unlock", RLOCK_2019_SETTINGS};
 
 /* RedissonFencedLock (3.19+): the current lock with the token acquire. */
-const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_CURRENT_SETTINGS, .fenced = 1};
+const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_SCRIPTS, RLOCK_CURRENT_SETTINGS,
+                                .fenced = 1};
+
+/* RedissonFairLock, current: the current lock's settings and the queue
+ * scripts; threadWaitTime 300000, overridden by a tryLock waitTime > 0. */
+const rlock_cfg rlock_fair = {
+    .acquire = "fair_acquire", RLOCK_CURRENT_SETTINGS, .unlock = "fair_unlock",
+    .force = "fair_force_unlock", .fair = 1, .dequeue = "fair_dequeue", .thread_wait_ms = 300000,
+    .wait_is_queue_wait = 1,
+};
+
+/* RedissonFairLock 3.13.2: the 2019 client (no unlock latch, resent
+ * scripts, per-lock watchdog, lease 0 = 0 ms) with the pre-3.32 scripts
+ * and threadWaitTime 5000 for every wait. Its WAIT after lock scripts
+ * (3.12.5, result unchecked) is not modelled: only latency differs. */
+const rlock_cfg rlock_fair_3132 = {
+    .acquire = "fair2019_acquire", .unlock = "fair2019_unlock", .force = "fair2019_force_unlock",
+    RLOCK_2019_SETTINGS, .fair = 1, .dequeue = "fair_dequeue", .thread_wait_ms = 5000,
+    .wait_is_queue_wait = 0,
+};

@@ -16,9 +16,15 @@ typedef struct rlock_cfg {
     int try_timeout_fails;   /* 4.7.0: a timeout in tryLock's loop = false */
     int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
     int fenced;              /* RFencedLock: the acquire also draws a token */
+    /* RedissonFairLock (PROTOCOLS.md §4): queue scripts, a channel per
+     * thread, acquireFailed = the dequeue script (fairlock.c). */
+    int fair;
+    const char *dequeue;
+    int64_t thread_wait_ms;  /* default threadWaitTime */
+    int wait_is_queue_wait;  /* 3.13.3: tryLock's waitTime > 0 is the queue wait */
 } rlock_cfg;
 
-extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced;
+extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_fair, rlock_fair_3132;
 
 void rlock_proc_init(cl_proc *p);
 void rlock_proc_free(cl_proc *p);
@@ -30,5 +36,18 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
 void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
 int64_t rlock_token(cl_thread *t, int lock);
+
+/* fairlock.c: the fair lock's parts of the client (rlock.c runs it). */
+/* The queue and deadline keys of lock name (caps: 192). */
+void fair_keys(const char *name, char *queue, char *deadlines);
+/* The per-thread entry and channel of t for lock (caps: 192). */
+void fair_entry(const cl_thread *t, int lock, char *entry, char *channel);
+/* waitMs of an acquire with tryLock wait wait_ms (-1: lock()): the wait
+ * when > 0 (since 3.13.3), else threadWaitTime. */
+int64_t fair_wait_ms(const cl_proc *p, int64_t wait_ms);
+/* acquireFailed: sends the dequeue script for t; fn gets its reply. */
+void fair_dequeue(cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn, void *ud);
+/* The lock names in lock's wait queue on group's master, head first. */
+void fair_queue(cl_world *cw, int group, int lock, proto_queue_fn *fn, void *ud);
 
 #endif /* LOCKSIM_RLOCK_H */

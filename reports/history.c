@@ -40,7 +40,8 @@ void hist_add(history *h, const hist_event *e)
 static const char *op_name(hist_op op)
 {
     static const char *const names[] = {"acquire", "release", "forceunlock", "query",       "crash",  "restart",
-                                        "pause",   "resume",  "store",       "store-count", "write",  "fault"};
+                                        "pause",   "resume",  "store",       "store-count", "write",  "fault",
+                                        "queued",  "dequeued", "give-up"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -70,6 +71,10 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
                          (long long)(ms / 1000), (long long)(ms % 1000), lock, who, (long long)e->value,
                          (long long)(e->aux / 1000000), (long long)(e->aux / 1000 % 1000));
         break;
+    case HOP_GIVE_UP:
+        n = snprintf(buf, cap, "%lld.%03llds %s gives up waiting for %s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock);
+        break;
     case HOP_CRASH:
     case HOP_RESTART:
     case HOP_RESUME:
@@ -83,6 +88,14 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
     case HOP_FAULT:
         n = snprintf(buf, cap, "%lld.%03llds fault: %s", (long long)(ms / 1000), (long long)(ms % 1000),
                      h && e->value >= 0 && (size_t)e->value < h->ntexts ? h->texts[e->value] : "?");
+        break;
+    case HOP_QUEUED:
+        n = snprintf(buf, cap, "%lld.%03llds store: %s queued for %s at position %lld", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock, (long long)e->value);
+        break;
+    case HOP_DEQUEUED:
+        n = snprintf(buf, cap, "%lld.%03llds store: %s left the queue of %s%s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock, e->value ? " as its holder" : " (removed)");
         break;
     case HOP_WRITE:
         n = snprintf(buf, cap, "%lld.%03llds %s write to the resource under %s with token %lld: %s",

@@ -198,6 +198,7 @@ struct scenario {
     char *expire_mode;         /* baseline.setnx: none | separate | atomic */
     int renew;                 /* baseline.cad: run the optional renewer */
     int synced;                /* -1: the version's default; else WAIT after lock scripts */
+    int64_t thread_wait_us;    /* fair lock threadWaitTime; -1: the version's default */
     char *lock_names[SCN_MAX_LOCKS];
     int nlocks;
 
@@ -234,6 +235,7 @@ struct scenario {
     scn_expect expect[SCN_INV_COUNT];
     int64_t liveness_bound_us;
     int64_t min_acquisitions;
+    int64_t starvation_bound;  /* grants to others while one waits; 0: 2 x threads seen */
 };
 typedef struct scenario scenario;
 
