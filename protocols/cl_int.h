@@ -134,6 +134,7 @@ struct cl_world {
     int key_group[SCN_MAX_LOCKS];
     int nkeys;
     int last_mode[SCN_MAX_LOCKS];
+    struct cl_queues *queues; /* cl_queue.c: the last wait queue seen per lock */
 };
 
 /* The key name and node group of lock index `lock`. */
@@ -261,8 +262,18 @@ uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount);
  * held, no expiry); 1 with *pk and out->held / expire_ms set when the key
  * exists. */
 int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek *pk);
+/* "<uuid>:<thread>" to the (client, incarnation, thread) that used it;
+ * returns 0 when no process of the run had that id. */
+int cl_world_who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread);
 /* The live process of client (1-based), or NULL. */
 cl_proc *cl_world_proc(cl_world *cw, int client);
+
+/* cl_queue.c */
+/* Fair locks: reads lock's wait queue on group's master and records how it
+ * changed since the last look (HOP_QUEUED, HOP_DEQUEUED). Call after the
+ * store observation of lock, whose holder it uses. */
+void cl_queue_observe(cl_world *cw, int group, int lock);
+void cl_queue_free(cl_world *cw);
 
 /* workload.c */
 void cl_workload_start(cl_proc *p);

@@ -32,8 +32,7 @@ static void remember(cl_world *cw, const cl_proc *p)
     r->n++;
 }
 
-/* "<uuid>:<thread>" to (client, inc, thread); 0 when unknown. */
-static int who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread)
+int cl_world_who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread)
 {
     const char *colon = strrchr(lname, ':');
     if (colon == NULL) return 0;
@@ -93,7 +92,7 @@ static void observe_lock(cl_world *cw, int group, int lock)
         return;
     }
     int client = 0, inc = 0, thread = 0;
-    if (st.held && !who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
+    if (st.held && !cl_world_who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
     if (cw->proto->node_of(cw, lock) >= 0 && !world_node_up(cw->w, world_master(cw->w, group))) {
         /* No master: the lock cannot be had (not free), whatever it held. */
         st.held = 1;
@@ -107,8 +106,10 @@ static void observe_lock(cl_world *cw, int group, int lock)
     int64_t count = st.held ? st.count : 0;
     if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
         cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
-        cw->last_expire[lock] == expire && cw->last_mode[lock] == st.mode)
+        cw->last_expire[lock] == expire && cw->last_mode[lock] == st.mode) {
+        if (cw->proto->queue) cl_queue_observe(cw, group, lock);
         return;
+    }
     cw->last_mode[lock] = st.mode;
     cw->observed[lock] = 1;
     cw->last_client[lock] = client;
@@ -120,6 +121,7 @@ static void observe_lock(cl_world *cw, int group, int lock)
                     .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire,
                     .mode = st.held ? st.mode : 0};
     hist_add(cw->h, &e);
+    if (cw->proto->queue) cl_queue_observe(cw, group, lock);
 }
 
 /* Tags carry who sent a command: client, incarnation, thread, lock, and
@@ -264,6 +266,7 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->masters_known);
     sim_xfree(cw->clocks);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(cw->key_owned[i]);
+    cl_queue_free(cw);
     sim_xfree(cw);
 }
 

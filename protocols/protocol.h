@@ -52,6 +52,9 @@ typedef struct proto_store {
                           is its value, held whether its key exists */
 } proto_store;
 
+/* One waiter of a fair lock's queue: its lock name (len bytes, borrowed). */
+typedef void proto_queue_fn(void *ud, const char *lname, size_t len);
+
 /* Redisson settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
 typedef struct proto_client_defaults {
     int watchdog_gen;   /* 1: per-lock timer; 2: batched */
@@ -83,6 +86,10 @@ typedef struct proto_def {
     int (*node_of)(const cl_world *cw, int lock);
     /* The fencing token of t's hold of lock, or 0 (NULL: no tokens). */
     int64_t (*token)(cl_thread *t, int lock);
+    /* Fair locks: calls fn for each lock name in lock's wait queue on its
+     * group's master, head first, without side effects (NULL: no queue).
+     * The observer records queue changes as HOP_QUEUED / HOP_DEQUEUED. */
+    void (*queue)(cl_world *cw, int group, int lock, proto_queue_fn *fn, void *ud);
     /* The checkers that apply (bits 1 << SCN_INV_*; 0: the lock family's
      * mutual-exclusion, reentrancy, liveness, deadlock, fencing). */
     unsigned invariants;

@@ -14,29 +14,50 @@ static const proto_client_defaults v2019_defaults = {
 
 /* The reentrant-lock family shares one client (rlock.c); cfg picks the
  * version. */
-#define RLOCK_DEF(var, nm, sum, c, defs, tok, vers, minv)                                     \
+#define RLOCK_DEF(var, nm, sum, c, defs, tok, ...)                                \
     static const proto_def var = {                                              \
         .name = nm, .summary = sum, .cfg = c, .defaults = defs,                 \
         .proc_init = rlock_proc_init, .proc_free = rlock_proc_free,             \
         .acquire = rlock_acquire, .release = rlock_release,                     \
         .force_unlock = rlock_force_unlock, .query = rlock_query,               \
         .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,       \
-        .versions = vers, .min_version = minv,                                  \
+        __VA_ARGS__                                                             \
     }
 
 RLOCK_DEF(rlock_cur_def, "redisson.lock",
           "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
-          &rlock_current, &cur_defaults, NULL, "@3.11 .. @4.7 (any release; @2019 = 3.11)", 31100);
+          &rlock_current, &cur_defaults, NULL, .versions = "@3.11 .. @4.7 (any release; @2019 = 3.11)",
+          .min_version = 31100);
 RLOCK_DEF(rlock_2019_def, "redisson.lock@2019",
           "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
-          &rlock_2019, &v2019_defaults, NULL, NULL, 0);
+          &rlock_2019, &v2019_defaults, NULL);
 RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
           "RedissonFencedLock (3.19+): the current lock plus a token per acquisition (fencing)",
-          &rlock_fenced, &cur_defaults, rlock_token, "@3.19 .. @4.7", 31900);
+          &rlock_fenced, &cur_defaults, rlock_token, .versions = "@3.19 .. @4.7", .min_version = 31900);
+
+/* The fair lock: the reentrant lock's checkers plus queue order and
+ * starvation (fencing needs tokens, which it has not). */
+#define FAIR_INVARIANTS                                                                         \
+    (PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_REENTRANCY) | PROTO_INV(SCN_INV_LIVENESS) | \
+     PROTO_INV(SCN_INV_DEADLOCK) | PROTO_INV(SCN_INV_FIFO) | PROTO_INV(SCN_INV_STARVATION))
+#define FAIR_OPTIONS                                                                          \
+    "lease, wait, mode, watchdog-timeout, timeout, retry-attempts, retry-interval, synced, "  \
+    "thread-wait-time (queue wait of lock() and of tryLock without a wait; "                 \
+    "default 300s, 5s in 3.13.2); [expect] fifo, starvation, starvation-bound"
+
+RLOCK_DEF(fair_cur_def, "redisson.fairlock",
+          "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
+          &rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS,
+          .options = FAIR_OPTIONS);
+RLOCK_DEF(fair_3132_def, "redisson.fairlock@3.13.2",
+          "RedissonFairLock 3.13.2: threadWaitTime 5 s for every wait, no unlock latch, resent scripts",
+          &rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS,
+          .options = FAIR_OPTIONS);
 
 const proto_def *const proto_all[] = {
-    &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &proto_spinlock, &proto_multilock, &proto_redlock,
-    &proto_rwlock, &proto_semaphore, &proto_latch, &proto_baseline_setnx, &proto_baseline_cad, NULL,
+    &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &fair_cur_def, &fair_3132_def, &proto_spinlock,
+    &proto_multilock, &proto_redlock, &proto_rwlock, &proto_semaphore, &proto_latch, &proto_baseline_setnx,
+    &proto_baseline_cad, NULL,
 };
 
 const char *proto_unknown_reason(const char *name, char *buf, size_t cap)

@@ -10,6 +10,9 @@
  *
  *  redisson.fencedlock RedissonFencedLock: the current lock whose acquire
  *                      also draws a token from a counter key (§11).
+ *  redisson.fairlock   RedissonFairLock (§4), current and 3.13.2: the same
+ *                      client with the queue scripts, a channel per
+ *                      thread, and acquireFailed = dequeue (fairlock.c).
  *
  *  redisson.rwlock     RedissonReadWriteLock (§5): the current client with
  *                      the read or the write side's scripts, chosen per
@@ -145,6 +148,16 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         const char *keys[] = {name, channel, tprefix, kprefix, latch};
         const char *args[] = {"0", lname, "publish", ttl};
         cl_eval(p, node, c->read_unlock, 5, keys, 4, args, fl, t->op_seq, fn, ud);
+    } else if (c->fair) {
+        /* The fair unlock also purges the queue with the client's now and
+         * wakes the head's own channel. */
+        char queue[192], deadlines[192], now[24];
+        fair_keys(name, queue, deadlines);
+        snprintf(now, sizeof now, "%lld", (long long)cl_now_ms(p));
+        const char *keys[] = {name, queue, deadlines, channel, latch};
+        const char *args[] = {"0", lease, lname, now, "publish", ttl};
+        int latched = c->unlock_latch && latch;
+        cl_eval(p, node, c->unlock, latched ? 5 : 4, keys, latched ? 6 : 4, args, fl, t->op_seq, fn, ud);
     } else if (c->unlock_latch) {
         /* The write side publishes READ_UNLOCK (1): every waiter wakes. */
         const char *keys[] = {name, channel, latch};
@@ -156,6 +169,7 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         cl_eval(p, node, c->unlock, 2, keys, 3, args, fl, t->op_seq, fn, ud);
     }
 }
+
 
 /* ------------------------------------------------------------- acquire */
 
@@ -194,6 +208,28 @@ static void acq_end(acq_op *op, int ok, const char *err)
     done(t, ok, 0, err);
 }
 
+static void on_dequeued(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    (void)p;
+    (void)r;
+    acq_end(ud, 0, err == CL_ERR_TIMEOUT      ? "RedisResponseTimeoutException"
+                   : err == CL_ERR_CONNECTION ? "RedisConnectionException"
+                                              : NULL);
+}
+
+/* tryLock gives up: acquireFailed, which only the fair lock overrides (it
+ * leaves the queue, and tryLock returns once that is done). */
+static void acq_failed(acq_op *op)
+{
+    cl_proc *p = op->t->p;
+    if (!cfg_of(p)->fair) {
+        acq_end(op, 0, NULL);
+        return;
+    }
+    cl_hist(p, op->t, HIST_INFO, HOP_GIVE_UP, op->lock, 0, 0, NULL);
+    fair_dequeue(op->t, op->lock, op->wait_ms, flags(p, CL_RESEND), on_dequeued, op);
+}
+
 /* Charges the time since mark to rem; 1 when the wait is used up. */
 static int charge(acq_op *op)
 {
@@ -223,7 +259,7 @@ static void on_wait(cl_proc *p, void *ud, int got)
     (void)got;
     acq_op *op = ud;
     if (op->wait_ms >= 0 && charge(op)) {
-        acq_end(op, 0, NULL); /* acquireFailed: nothing for this class */
+        acq_failed(op);
         return;
     }
     acq_send(op);
@@ -234,13 +270,13 @@ static void on_subscribed(cl_proc *p, void *ud, int ok)
     (void)p;
     acq_op *op = ud;
     if (!ok) {
-        if (op->wait_ms >= 0) acq_end(op, 0, NULL);
+        if (op->wait_ms >= 0) acq_failed(op);
         else acq_end(op, 0, "RedisTimeoutException: subscribe timeout (7500 ms)");
         return;
     }
     op->state = ACQ_LOOP;
     if (op->wait_ms >= 0 && charge(op)) {
-        acq_end(op, 0, NULL);
+        acq_failed(op);
         return;
     }
     acq_send(op);
@@ -293,7 +329,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     if (err == CL_ERR_TIMEOUT) {
         /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
          * and the first attempt raise RedisResponseTimeoutException. */
-        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_end(op, 0, NULL);
+        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_failed(op);
         else acq_end(op, 0, "RedisResponseTimeoutException");
         return;
     }
@@ -325,13 +361,17 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
         ttl = r->type == SIM_REPLY_INT ? r->integer : -1;
     }
     if (op->wait_ms >= 0 && charge(op)) {
-        acq_end(op, 0, NULL);
+        acq_failed(op);
         return;
     }
     if (op->state == ACQ_FIRST) {
         char entry[192], channel[192];
-        snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
-        channel_name(p, lock_key(op->t, op->lock), channel, sizeof channel);
+        if (c->fair) {
+            fair_entry(op->t, op->lock, entry, channel);
+        } else {
+            snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
+            channel_name(p, lock_key(op->t, op->lock), channel, sizeof channel);
+        }
         op->state = ACQ_SUBSCRIBING;
         int64_t deadline = op->wait_ms >= 0 ? SIM_MS(op->rem_ms) : SIM_MS(7500);
         op->sub = cl_sub_acquire(p, rlock_node_of(p->cw, op->lock), entry, channel, deadline,
@@ -363,6 +403,18 @@ static void acq_send(acq_op *op)
         const char *args[] = {lease, read_name, write_name};
         cl_eval(p, node, c->read_acquire, 2, keys, 3, args, flags(p, c->acquire_tr), op->t->op_seq,
                 on_acquire_reply, op);
+        return;
+    }
+    if (c->fair) {
+        /* FAIR_ACQUIRE_Q: waitMs and the client's now go along. */
+        char queue[192], deadlines[192], wait[24], now[24];
+        fair_keys(lock_key(op->t, op->lock), queue, deadlines);
+        snprintf(wait, sizeof wait, "%lld", (long long)fair_wait_ms(p, op->wait_ms));
+        snprintf(now, sizeof now, "%lld", (long long)op->mark_ms);
+        const char *keys[] = {lock_key(op->t, op->lock), queue, deadlines};
+        const char *args[] = {lease, op->lname, wait, now};
+        cl_eval(p, node, c->acquire, 3, keys, 4, args, flags(p, c->acquire_tr), op->t->op_seq, on_acquire_reply,
+                op);
         return;
     }
     char tokens[192];
@@ -560,6 +612,17 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
     if (read) cl_watchdog_cancel_read(p, lock, 0);
     char channel[192];
     channel_name(p, lock_key(t, lock), channel, sizeof channel);
+    if (c->fair) {
+        /* FAIR_FORCE_UNLOCK: purges with the client's now, wakes the head. */
+        char queue[192], deadlines[192], now[24];
+        fair_keys(lock_key(t, lock), queue, deadlines);
+        snprintf(now, sizeof now, "%lld", (long long)cl_now_ms(p));
+        const char *keys[] = {lock_key(t, lock), queue, deadlines, channel};
+        const char *args[] = {"0", now, "publish"};
+        cl_eval(p, rlock_node_of(p->cw, lock), c->force, 4, keys, c->publish_arg ? 3 : 2, args,
+                flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
+        return;
+    }
     const char *keys[] = {lock_key(t, lock), channel};
     /* The rw write side publishes READ_UNLOCK (1). */
     const char *args[] = {c->read_acquire && !read ? "1" : "0", "publish"};
@@ -616,35 +679,46 @@ int64_t rlock_token(cl_thread *t, int lock)
 
 /* -------------------------------------------------------- the versions */
 
-/* The current client's settings (4.7.x), shared with the fenced lock and
- * (without the script names) the read/write lock. */
+/* The current client's settings (4.7.x), shared with the fenced, fair
+ * and (without the script names) read/write locks. */
 #define RLOCK_CURRENT_CLIENT                                                     \
-    .unlock_latch = 1,                                                          \
-    .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND,      \
+    .unlock_latch = 1, .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND, \
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .try_timeout_fails = 1, \
     .lease0_is_watchdog = 1
-#define RLOCK_CURRENT_SETTINGS \
-    .unlock = "lock_unlock", .force = "lock_force_unlock", RLOCK_CURRENT_CLIENT
+#define RLOCK_SCRIPTS .unlock = "lock_unlock", .force = "lock_force_unlock"
 
-const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_CURRENT_SETTINGS};
+const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_SCRIPTS, RLOCK_CURRENT_CLIENT};
 
-const rlock_cfg rlock_2019 = {
-    .acquire = "lock2019_acquire",
-    .unlock = "lock2019_unlock",
-    .force = "lock2019_force_unlock",
-    .unlock_latch = 0,
-    .publish_arg = 0,
-    .acquire_tr = CL_RESEND,
-    .unlock_tr = CL_RESEND,
-    .watchdog_gen = 1,
-    .retry_attempts = 3,
-    .jitter = 0,
-    .try_timeout_fails = 0,
-    .lease0_is_watchdog = 0,
-};
+/* The 2019 client's settings (3.11.x; 3.13.2 differs in none of them). */
+#define RLOCK_2019_SETTINGS                                                    \
+    .unlock_latch = 0, .publish_arg = 0, .acquire_tr = CL_RESEND,             \
+    .unlock_tr = CL_RESEND, .watchdog_gen = 1, .retry_attempts = 3,           \
+    .jitter = 0, .try_timeout_fails = 0, .lease0_is_watchdog = 0
+
+const rlock_cfg rlock_2019 = {.acquire = "lock2019_acquire", .unlock = "lock2019_unlock",
+                              .force = "lock2019_force_unlock", RLOCK_2019_SETTINGS};
 
 /* RedissonFencedLock (3.19+): the current lock with the token acquire. */
-const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_CURRENT_SETTINGS, .fenced = 1};
+const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_SCRIPTS, RLOCK_CURRENT_CLIENT,
+                                .fenced = 1};
+
+/* RedissonFairLock, current: the current lock's settings and the queue
+ * scripts; threadWaitTime 300000, overridden by a tryLock waitTime > 0. */
+const rlock_cfg rlock_fair = {
+    .acquire = "fair_acquire", RLOCK_CURRENT_CLIENT, .unlock = "fair_unlock",
+    .force = "fair_force_unlock", .fair = 1, .dequeue = "fair_dequeue", .thread_wait_ms = 300000,
+    .wait_is_queue_wait = 1,
+};
+
+/* RedissonFairLock 3.13.2: the 2019 client (no unlock latch, resent
+ * scripts, per-lock watchdog, lease 0 = 0 ms) with the pre-3.32 scripts
+ * and threadWaitTime 5000 for every wait. Its WAIT after lock scripts
+ * (3.12.5, result unchecked) is not modelled: only latency differs. */
+const rlock_cfg rlock_fair_3132 = {
+    .acquire = "fair2019_acquire", .unlock = "fair2019_unlock", .force = "fair2019_force_unlock",
+    RLOCK_2019_SETTINGS, .fair = 1, .dequeue = "fair_dequeue", .thread_wait_ms = 5000,
+    .wait_is_queue_wait = 0,
+};
 
 /* RedissonReadWriteLock: the current client with the rw scripts. */
 const rlock_cfg rlock_rw = {

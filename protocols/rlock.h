@@ -20,9 +20,15 @@ typedef struct rlock_cfg {
      * write side's, these the read side's (NULL: not a read/write lock);
      * both sides share the channel redisson_rwlock:{name}. */
     const char *read_acquire, *read_unlock, *read_force;
+    /* RedissonFairLock (PROTOCOLS.md §4): queue scripts, a channel per
+     * thread, acquireFailed = the dequeue script (fairlock.c). */
+    int fair;
+    const char *dequeue;
+    int64_t thread_wait_ms;  /* default threadWaitTime */
+    int wait_is_queue_wait;  /* 3.13.3: tryLock's waitTime > 0 is the queue wait */
 } rlock_cfg;
 
-extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw;
+extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw, rlock_fair, rlock_fair_3132;
 
 /* versions.c: base at Redisson release `version` ("3.23"), named
  * full_name; NULL when base has no such release. */
@@ -45,5 +51,18 @@ int64_t rlock_latch_ttl_ms(cl_proc *p);
  * plus write) of lock name lname. */
 void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out);
 int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname);
+
+/* fairlock.c: the fair lock's parts of the client (rlock.c runs it). */
+/* The queue and deadline keys of lock name (caps: 192). */
+void fair_keys(const char *name, char *queue, char *deadlines);
+/* The per-thread entry and channel of t for lock (caps: 192). */
+void fair_entry(const cl_thread *t, int lock, char *entry, char *channel);
+/* waitMs of an acquire with tryLock wait wait_ms (-1: lock()): the wait
+ * when > 0 (since 3.13.3), else threadWaitTime. */
+int64_t fair_wait_ms(const cl_proc *p, int64_t wait_ms);
+/* acquireFailed: sends the dequeue script for t; fn gets its reply. */
+void fair_dequeue(cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn, void *ud);
+/* The lock names in lock's wait queue on group's master, head first. */
+void fair_queue(cl_world *cw, int group, int lock, proto_queue_fn *fn, void *ud);
 
 #endif /* LOCKSIM_RLOCK_H */

@@ -53,7 +53,8 @@ static const char *op_name(hist_op op)
 {
     static const char *const names[] = {"acquire", "release", "forceunlock", "query",       "crash",  "restart",
                                         "pause",   "resume",  "store",       "store-count", "write",  "fault",
-                                        "counter", "set",     "countdown",   "await"};
+                                        "counter", "set",     "countdown",   "await",
+                                        "queued",  "dequeued", "give-up"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -85,6 +86,10 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
         if (n > 0 && (size_t)n < cap && e->client != 0 && e->mode)
             n += snprintf(buf + n, cap - (size_t)n, " [%s mode]", e->mode == SCN_RW_READ ? "read" : "write");
         break;
+    case HOP_GIVE_UP:
+        n = snprintf(buf, cap, "%lld.%03llds %s gives up waiting for %s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock);
+        break;
     case HOP_CRASH:
     case HOP_RESTART:
     case HOP_RESUME:
@@ -110,6 +115,14 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
     case HOP_SET:
         n = snprintf(buf, cap, "%lld.%03llds setup: trySet %s to %lld: %s", (long long)(ms / 1000),
                      (long long)(ms % 1000), lock, (long long)e->value, e->aux ? "set" : "already set");
+        break;
+    case HOP_QUEUED:
+        n = snprintf(buf, cap, "%lld.%03llds store: %s queued for %s at position %lld", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock, (long long)e->value);
+        break;
+    case HOP_DEQUEUED:
+        n = snprintf(buf, cap, "%lld.%03llds store: %s left the queue of %s%s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock, e->value ? " as its holder" : " (removed)");
         break;
     case HOP_WRITE:
         n = snprintf(buf, cap, "%lld.%03llds %s write to the resource under %s with token %lld: %s",

@@ -42,8 +42,16 @@ typedef enum hist_op {
                          before the workload: value = what it asked for,
                          aux = the script's answer (1: set, 0: existed) */
     HOP_COUNTDOWN,    /* latch countDown(): invoke, ok / fail */
-    HOP_AWAIT         /* latch await(): invoke (aux = wait, -1: await()),
+    HOP_AWAIT,        /* latch await(): invoke (aux = wait, -1: await()),
                          ok (value 1: released, 0: timed out) / fail */
+    HOP_QUEUED,       /* info: the thread entered the lock's wait queue (fair
+                         lock), as the master ran the script: value = its
+                         position, 1 = head */
+    HOP_DEQUEUED,     /* info: the thread left the wait queue: value = 1 when
+                         it left as the lock's new holder, 0 when removed
+                         (purged, dequeued, lost with the node's data) */
+    HOP_GIVE_UP       /* info: the thread's acquire stopped waiting (tryLock's
+                         wait ran out: acquireFailed), before its fail */
 } hist_op;
 
 typedef struct hist_event {
@@ -152,6 +160,19 @@ void check_permits(const history *h, int nlocks, char *const *names, int64_t bou
  *            reached 0 (or after its await began, if later). */
 void check_latch(const history *h, int nlocks, char *const *names, int64_t bound_us,
                  int64_t end_us, check_result *r);
+/* Fair lock, queue order: each first acquisition (depth 1) overtakes no
+ * thread that entered the wait queue before it (or before it was granted,
+ * when it never queued) and is still waiting, its acquire neither ended nor
+ * cut short by a crash. Waiters that gave up (HOP_GIVE_UP: tryLock's wait ran
+ * out; or an error) or died do not count. Every overtake is counted; a violation
+ * names both threads and times. */
+void check_fifo(const history *h, char *const *names, check_result *r);
+/* No thread, during one acquire, sees more than bound first acquisitions
+ * of the same lock by other threads (bound 0: twice the number of threads
+ * that acquired in the run). Reports the worst wait. end_us is when the
+ * run stopped (waits still open count until then). */
+void check_starvation(const history *h, char *const *names, int64_t bound, int64_t end_us,
+                      check_result *r);
 
 /* The fenced resource: no write it accepted came out of token order, and
  * no two holders got a write accepted with the same token. Unknown when

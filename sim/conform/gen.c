@@ -69,6 +69,15 @@ static const char *const permits[] = POOL(
     "1", "1", "2", "3", "5", "0", "-1", "-2", "abc", "1.5", "9223372036854775807");
 static const char *const leases[] = POOL(
     "30000", "60000", "100000", "0", "-5", "abc", "120000");
+/* Fair lock: waitMs and the client's clock. A waiter's deadline is
+ * pttl + (sum of waitMs added and taken back) + now, so it carries the
+ * run's timing, which differs between the two servers by milliseconds.
+ * The deadlines zset is never a key the plain commands read, every waitMs
+ * is 0 or a multiple of 10^9 ms and the clocks are far apart (and not
+ * 10^9 apart), so a purge decision or a reply is either exactly pttl or
+ * more than a day away from any deadline: never within the run's jitter. */
+static const char *const wait_ms[] = POOL("0", "1000000000", "3000000000", "x");
+static const char *const client_now[] = POOL("1700000000000", "1700000000000", "1800123456789", "0");
 
 /* ------------------------------------------------------------- helpers */
 
@@ -377,10 +386,12 @@ typedef struct script_case {
     const char *body;  /* NULL: a bundled protocol script named name */
     const char *keys;  /* key kinds: k any key, L lock key, C channel, T latch key,
                           W rw lock key, X rw channel, R rw timeout prefix, K rw key prefix,
-                          S semaphore key, D its channel, A count-down latch key, B its channel */
+                          S semaphore key, D its channel, A count-down latch key, B its channel,
+                          Q fair queue, Z fair deadlines */
     const char *args;  /* arg kinds: v value, t ttl ms, l lease, n lockName, c channel,
                           P "publish", 0 "0", 1 "1", 2 "2", N permits / count, i int,
-                          s score, m member, f field, w write lockName */
+                          s score, m member, f field, w write lockName, q fair waitMs,
+                          o the client's now (ms) */
 } script_case;
 
 static const script_case scripts[] = {
@@ -524,6 +535,13 @@ static const script_case scripts[] = {
     {"rw_read_force_unlock", NULL, "WX", "0P"},
     {"rw_write_force_unlock", NULL, "WX", "1P"},
     {"rw_read_renew_batch", NULL, "WKWK", "l1n2nn"},
+    {"fair_acquire", NULL, "LQZ", "lnqo"},
+    {"fair_unlock", NULL, "LQZCT", "0lnoPt"},
+    {"fair_force_unlock", NULL, "LQZC", "0oP"},
+    {"fair_dequeue", NULL, "QZ", "nq"},
+    {"fair2019_acquire", NULL, "LQZ", "lnqo"},
+    {"fair2019_unlock", NULL, "LQZC", "0lno"},
+    {"fair2019_force_unlock", NULL, "LQZC", "0o"},
     {"cad_release", NULL, "k", "v"},
     {"cad_extend", NULL, "k", "vt"},
     {"sem_try_acquire", NULL, "S", "N"},
@@ -553,6 +571,8 @@ static void add_script_arg(conform_gen *g, conform_op *op, char kind)
     case 'w': add(op, pick(g, rw_writers)); break;
     case 'N': add(op, pick(g, permits)); break;
     case 'i': add(op, pick(g, ints)); break;
+    case 'q': add(op, pick(g, wait_ms)); break;
+    case 'o': add(op, pick(g, client_now)); break;
     default: add(op, "?"); break;
     }
 }
@@ -572,6 +592,8 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'D': add(op, chance(g, 80) ? "redisson_sc:{sem}" : pick(g, channels)); break;
     case 'A': add(op, chance(g, 80) ? "latch" : pick(g, keys)); break;
     case 'B': add(op, chance(g, 80) ? "redisson_countdownlatch__channel__{latch}" : pick(g, channels)); break;
+    case 'Q': add(op, chance(g, 85) ? "redisson_lock_queue:{lock}" : chance(g, 50) ? "l1" : "k1"); break;
+    case 'Z': add(op, chance(g, 90) ? "redisson_lock_timeout:{lock}" : "h1"); break;
     default: add(op, pick(g, keys)); break;
     }
 }

@@ -124,6 +124,11 @@ int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
                         int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen),
                         void *ud);
 
+/* Calls fn for each element of list key, head first. Returns 0 if key is
+ * not a live list. */
+int fake_node_peek_list(fake_node *n, const char *key, size_t klen,
+                        void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
+
 /* SHA1 of len bytes as 40 lowercase hex characters plus NUL (out[41]). */
 void fake_sha1hex(const char *s, size_t len, char out[41]);
 

@@ -161,6 +161,19 @@ int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
     return 1;
 }
 
+int fake_node_peek_list(fake_node *n, const char *key, size_t klen,
+                        void (*fn)(void *ud, const char *v, size_t vlen), void *ud)
+{
+    fkey *e = peek_live(n, key, klen);
+    if (e == NULL || e->type != FOBJ_LIST) return 0;
+    const flist *l = e->v.list;
+    for (size_t i = 0; i < l->len; i++) {
+        const fstr *it = &l->items[(l->head + i) % l->cap];
+        fn(ud, it->p, it->len);
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------ full sync */
 
 static void copy_value(fkey *dst, const fkey *src)

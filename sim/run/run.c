@@ -155,6 +155,8 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     if (APPLIES(SCN_INV_LATCH)) check_latch(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
     if (APPLIES(SCN_INV_FENCING)) check_fencing(h, names, &out->checks);
     if (APPLIES(SCN_INV_RW_EXCLUSION)) check_rw_exclusion(h, s->nlocks, names, &out->checks);
+    if (APPLIES(SCN_INV_FIFO)) check_fifo(h, names, &out->checks);
+    if (APPLIES(SCN_INV_STARVATION)) check_starvation(h, names, s->starvation_bound, end_us, &out->checks);
 #undef APPLIES
     report_latency(h, out);
     report_expectations(out);

@@ -67,6 +67,7 @@ static const key_def keys[] = {
     {"protocol", "member-rotate", K_BOOL, F(member_rotate), 0, 0},
     {"protocol", "renew", K_BOOL, F(renew), 0, 0},
     {"protocol", "synced", K_BOOL, F(synced), 0, 0},
+    {"protocol", "thread-wait-time", K_DURATION, F(thread_wait_us), 1000, 0},
     {"protocol", "locks", K_LOCKS, 0, 0, 0},
     {"protocol", "permits", K_INT64, F(init_permits), 0, 1000000},
     {"protocol", "count", K_INT64, F(init_count), 0, 1000000},
@@ -91,6 +92,7 @@ static const key_def keys[] = {
     {"nemesis", "p", K_PROB, F(nemesis_p_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
+    {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
 };
 
 static const char *const sections[] = {"scenario", "redis", "protocol", "clients", "steps",
@@ -446,6 +448,7 @@ static void defaults(scenario *s)
     s->poll_us = SIM_MS(100);
     s->renew = 0;
     s->synced = -1;
+    s->thread_wait_us = -1;
     s->reject_stale = 1;
     s->clients = 0;
     s->threads = 1;

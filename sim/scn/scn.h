@@ -203,6 +203,7 @@ struct scenario {
     int member_rotate;         /* members taken in an order rotated per client */
     int renew;                 /* baseline.cad: run the optional renewer */
     int synced;                /* -1: the version's default; else WAIT after lock scripts */
+    int64_t thread_wait_us;    /* fair lock threadWaitTime; -1: the version's default */
     char *lock_names[SCN_MAX_LOCKS];
     int nlocks;
     int64_t init_permits;      /* semaphore: trySetPermits before the workload */
@@ -241,6 +242,7 @@ struct scenario {
     scn_expect expect[SCN_INV_COUNT];
     int64_t liveness_bound_us;
     int64_t min_acquisitions;
+    int64_t starvation_bound;  /* grants to others while one waits; 0: 2 x threads seen */
 };
 typedef struct scenario scenario;
 

@@ -364,6 +364,18 @@ int wreal_peek_hash(world *w, int node, const char *key, size_t klen,
     return 1;
 }
 
+int wreal_peek_list(world *w, int node, const char *key, size_t klen,
+                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud)
+{
+    const char *argv[] = {"LRANGE", key, "0", "-1"};
+    size_t lens[] = {6, klen, 1, 2};
+    sim_reply *all = side_cmd(w, node, 4, argv, lens);
+    int ok = all && all->type == SIM_REPLY_ARRAY && all->elements > 0;
+    for (size_t i = 0; ok && i < all->elements; i++) fn(ud, all->element[i]->str, all->element[i]->len);
+    sim_reply_free(all);
+    return ok;
+}
+
 /* A deadline in Unix ms (what PTTL gave) on the true-time axis. */
 int64_t wreal_true_at(const world *w, int64_t unix_ms)
 {

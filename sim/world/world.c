@@ -568,3 +568,10 @@ sim_reply *world_admin(world *w, int node, int argc, const char *const *argv)
     fake_conn_free(admin);
     return r;
 }
+
+int world_peek_list(world *w, int node, const char *key, size_t klen,
+                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud)
+{
+    if (w->real) return wreal_peek_list(w, node, key, klen, fn, ud);
+    return fake_node_peek_list(w->nodes[node].fake, key, klen, fn, ud);
+}

@@ -70,6 +70,8 @@ int world_peek_hash(world *w, int node, const char *key, size_t klen,
  * setup), now, and returns its reply (the caller's; NULL when the node
  * cannot be reached). */
 sim_reply *world_admin(world *w, int node, int argc, const char *const *argv);
+int world_peek_list(world *w, int node, const char *key, size_t klen,
+                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 /* The true time (µs) at which node's clock passes node_ms (a key with
  * that deadline is gone); INT64_MAX when node_ms < 0. */
 int64_t world_true_at(world *w, int node, int64_t node_ms);

@@ -140,6 +140,8 @@ int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
 int wreal_peek_hash(world *w, int node, const char *key, size_t klen,
                     int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
 int64_t wreal_true_at(const world *w, int64_t unix_ms);
+int wreal_peek_list(world *w, int node, const char *key, size_t klen,
+                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 /* Failover on servers: the most advanced live replica of group (not
  * old), or -1; then promote it and repoint the rest. */
 int wreal_pick_replica(world *w, int group, int old);

@@ -15,6 +15,7 @@ Suite *fake_expiry_suite(void);
 Suite *lua_host_suite(void);
 Suite *scn_suite(void);
 Suite *check_suite(void);
+Suite *check_fair_suite(void);
 Suite *world_suite(void);
 Suite *faults_suite(void);
 Suite *protocols_suite(void);
