@@ -12,6 +12,9 @@ static const proto_client_defaults cur_defaults = {
 static const proto_client_defaults v2019_defaults = {
     .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1};
 
+#define LOCK_OPTIONS "lease (-1: watchdog), wait, mode = lock|trylock, watchdog-timeout, timeout, " \
+    "retry-attempts, retry-interval, synced, locks"
+
 /* The reentrant-lock family shares one client (rlock.c); cfg picks the
  * version. */
 #define RLOCK_DEF(var, nm, sum, c, defs, tok, ...)                                \
@@ -27,13 +30,14 @@ static const proto_client_defaults v2019_defaults = {
 RLOCK_DEF(rlock_cur_def, "redisson.lock",
           "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
           &rlock_current, &cur_defaults, NULL, .versions = "@3.11 .. @4.7 (any release; @2019 = 3.11)",
-          .min_version = 31100);
+          .min_version = 31100, .options = LOCK_OPTIONS);
 RLOCK_DEF(rlock_2019_def, "redisson.lock@2019",
           "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
-          &rlock_2019, &v2019_defaults, NULL);
+          &rlock_2019, &v2019_defaults, NULL, .options = LOCK_OPTIONS);
 RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
           "RedissonFencedLock (3.19+): the current lock plus a token per acquisition (fencing)",
-          &rlock_fenced, &cur_defaults, rlock_token, .versions = "@3.19 .. @4.7", .min_version = 31900);
+          &rlock_fenced, &cur_defaults, rlock_token, .versions = "@3.19 .. @4.7", .min_version = 31900,
+          .options = LOCK_OPTIONS "; [resource] enabled, reject-stale (the token fences writes)");
 
 /* The fair lock: the reentrant lock's checkers plus queue order and
  * starvation (fencing needs tokens, which it has not). */
@@ -41,14 +45,15 @@ RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
     (PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_REENTRANCY) | PROTO_INV(SCN_INV_LIVENESS) | \
      PROTO_INV(SCN_INV_DEADLOCK) | PROTO_INV(SCN_INV_FIFO) | PROTO_INV(SCN_INV_STARVATION))
 #define FAIR_OPTIONS                                                                          \
-    "lease, wait, mode, watchdog-timeout, timeout, retry-attempts, retry-interval, synced, "  \
+    LOCK_OPTIONS ", "                                                                         \
     "thread-wait-time (queue wait of lock() and of tryLock without a wait; "                 \
     "default 300s, 5s in 3.13.2); [expect] fifo, starvation, starvation-bound"
 
 RLOCK_DEF(fair_cur_def, "redisson.fairlock",
           "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
           &rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS,
-          .options = FAIR_OPTIONS);
+          .options = FAIR_OPTIONS, .versions = "@3.11 .. @4.7 (queue wait, scripts, latch as the release)",
+          .min_version = 31100);
 RLOCK_DEF(fair_3132_def, "redisson.fairlock@3.13.2",
           "RedissonFairLock 3.13.2: threadWaitTime 5 s for every wait, no unlock latch, resent scripts",
           &rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS,

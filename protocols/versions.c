@@ -5,7 +5,8 @@
  * the watchdog generation (batched since 3.44), retry attempts and delay
  * (4 with jitter since 3.48), WAIT after scripts (3.12.5) and whether its
  * answer counts (3.20), lease 0 as the watchdog (3.17.1), and tryLock's
- * timeout rule (4.7.0). Resolved protocols live for the process. */
+ * timeout rule (4.7.0); for the fair lock also its scripts (3.32) and
+ * queue wait (3.13.3). Resolved protocols live for the process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,20 @@ int proto_version_parse(const char *s)
 static void settings(int v, rlock_cfg *c, proto_client_defaults *d)
 {
     int merged = v >= V(3, 19, 0), latch = v >= V(3, 24, 0);
-    if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
-    c->unlock = latch ? "lock_unlock" : "lock2019_unlock";
-    c->force = latch ? "lock_force_unlock" : "lock2019_force_unlock";
+    if (c->fair) {
+        /* The fair lock: nil-safe purge and max(0, PTTL) for a queued
+         * thread since 3.32; the unlock latch since 3.24; threadWaitTime
+         * 5000 and no queue wait from tryLock up to 3.13.2. */
+        c->acquire = v >= V(3, 32, 0) ? "fair_acquire" : "fair2019_acquire";
+        c->unlock = latch ? "fair_unlock" : "fair2019_unlock";
+        c->force = latch ? "fair_force_unlock" : "fair2019_force_unlock";
+        c->thread_wait_ms = v >= V(3, 13, 3) ? 300000 : 5000;
+        c->wait_is_queue_wait = v >= V(3, 13, 3);
+    } else {
+        if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
+        c->unlock = latch ? "lock_unlock" : "lock2019_unlock";
+        c->force = latch ? "lock_force_unlock" : "lock2019_force_unlock";
+    }
     c->unlock_latch = latch;
     c->publish_arg = latch; /* 3.22-3.23 pass "publish" as ARGV: same effect as the literal */
     c->acquire_tr = c->unlock_tr = v >= V(3, 37, 0) ? CL_NORESEND : CL_RESEND;

