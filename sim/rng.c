@@ -86,10 +86,15 @@ uint64_t sim_choose(sim_ctx *ctx, uint64_t n, const char *label)
     if (n <= 1) return 0;
     ctx->choices++;
     if (ctx->chooser) {
-        uint64_t v = ctx->chooser(ctx->chooser_ud, n, label);
+        uint64_t v = ctx->chooser(ctx->chooser_ud, ctx, n, label);
         sim_assert(v < n);
         return v;
     }
+    return sim_choose_seeded(ctx, n, label);
+}
+
+uint64_t sim_choose_seeded(sim_ctx *ctx, uint64_t n, const char *label)
+{
     return sim_rng_below(sim_stream(ctx, label), n);
 }
 

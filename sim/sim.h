@@ -65,8 +65,10 @@ typedef struct sim_timer {
 /* Receives each trace line (without newline); installed by report_ code. */
 typedef void sim_trace_sink_fn(void *ud, const char *line, size_t len);
 
-/* Decides a choice among n > 1 alternatives (the explorer installs one). */
-typedef uint64_t sim_chooser_fn(void *ud, uint64_t n, const char *label);
+struct sim_ctx;
+/* Decides a choice among n > 1 alternatives (the explorer installs one);
+ * it may defer to sim_choose_seeded(ctx, ...). */
+typedef uint64_t sim_chooser_fn(void *ud, struct sim_ctx *ctx, uint64_t n, const char *label);
 
 /* Creates a context at true time 0 whose PRNG streams derive from seed. */
 sim_ctx *sim_new(uint64_t seed);
@@ -130,6 +132,8 @@ sim_rng *sim_stream(sim_ctx *ctx, const char *name);
  * named label; with one (model checking) the chooser decides. */
 uint64_t sim_choose(sim_ctx *ctx, uint64_t n, const char *label);
 void sim_set_chooser(sim_ctx *ctx, sim_chooser_fn *fn, void *ud);
+/* What sim_choose decides without a chooser (the seeded stream label). */
+uint64_t sim_choose_seeded(sim_ctx *ctx, uint64_t n, const char *label);
 /* Number of sim_choose() calls with n > 1 so far. */
 uint64_t sim_choices(const sim_ctx *ctx);
 

@@ -8,3 +8,6 @@ build=${1:-build}
 redis_start || exit 1
 echo "machine: $(nproc) cores, $(uname -m), redis-server $(redis-server --version | awk '{print $3}')"
 "$build/bench_evals" 127.0.0.1 "$REDIS_PORT" "${BENCH_PAIRS:-200000}"
+# The explorer: executions per second on a fixed bounded model.
+echo "locksim check, checks/two-clients.scn (depth 14, branch 2, 16384 executions)"
+"$build/locksim" check checks/two-clients.scn --depth 14 | sed -n 2p

@@ -55,6 +55,9 @@ expect backend "--backend is fake or redis" -- run "$tmp/typo.scn" --backend mon
 expect servers "need --allow-server-faults" -- run "$(dirname "$0")/../scenarios/real/server-crash-restart.scn" --backend redis --redis 127.0.0.1:1
 expect redisspec "--redis goes with --backend redis" -- run "$tmp/typo.scn" --redis 127.0.0.1:1
 expect command "unknown command" -- frobnicate
+expect checkdepth "--depth wants an integer" -- check "$tmp/typo.scn" --depth many
+expect checkfile "$tmp/typo.scn:5: unknown key 'leese'" -- check "$tmp/typo.scn"
+expect choices "--choices wants values separated by '.'" -- run "$tmp/typo.scn" --choices 1.x.3
 # A good scenario after a bad one: nothing runs (checked before running).
 cp "$(dirname "$0")/../scenarios/smoke/contended.scn" "$tmp/a-good.scn"
 expect half "$tmp/typo.scn:5:" -- run "$tmp/a-good.scn" "$tmp/typo.scn"

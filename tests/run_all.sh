@@ -36,6 +36,9 @@ rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$"
 stage "real backend: scenarios/real on redis-server processes and on the fake"
 bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 
+stage "check: exhaustive exploration within bounds, counterexamples replay"
+bash "$here/check.sh" "$bin" || { echo "FAIL: check"; exit 1; }
+
 stage "nemesis: a violating seed replays to the same violation"
 bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; }
 

@@ -9,5 +9,6 @@
 int cli_conform(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_check(int argc, char **argv);
 
 #endif /* LOCKSIM_CLI_H */

@@ -11,6 +11,7 @@
 
 #include "faults/fault.h"
 #include "protocols/protocol.h"
+#include "run/explore.h"
 #include "run/run.h"
 #include "sim/cli/cli.h"
 
@@ -94,6 +95,7 @@ int cli_run(int argc, char **argv)
     int has_seeds = 0, json = 0, verbose = 0, status = 0;
     const char *trace_path = NULL;
     run_opts ro = {0};
+    const char *choices = NULL; /* a path of locksim check to replay */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -122,6 +124,9 @@ int cli_run(int argc, char **argv)
         } else if (!strcmp(a, "--redis") && v) {
             ro.redis = v;
             i++;
+        } else if (!strcmp(a, "--choices") && v) {
+            choices = v;
+            i++;
         } else if (!strcmp(a, "--allow-server-faults")) {
             ro.allow_server_faults = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
@@ -135,6 +140,15 @@ int cli_run(int argc, char **argv)
             status = 2;
             goto out;
         }
+    }
+    if (choices) {
+        explore_replay probe;
+        if (explore_replay_parse(&probe, choices) != 0) {
+            fprintf(stderr, "locksim run: --choices wants values separated by '.' (got \"%s\")\n", choices);
+            status = 2;
+            goto out;
+        }
+        explore_replay_free(&probe);
     }
     if (ro.redis && !ro.real) {
         fprintf(stderr, "locksim run: --redis goes with --backend redis\n");
@@ -191,12 +205,26 @@ int cli_run(int argc, char **argv)
             scn_error err;
             run_opts o = ro;
             o.trace = trace;
+            explore_replay rep = {0};
+            if (choices) {
+                explore_replay_parse(&rep, choices);
+                o.chooser = explore_replay_choose;
+                o.chooser_ud = &rep;
+            }
             hist_init(&h);
             if (run_scenario(s, seed, &o, &r, &h, &err) != 0) {
                 scn_error_print(&err);
                 status = 2;
                 hist_free(&h);
+                explore_replay_free(&rep);
                 break;
+            }
+            if (choices) {
+                if (rep.pos < rep.n || rep.mismatches)
+                    fprintf(stderr, "locksim run: the choice string does not fit this run (%zu of %zu values used, "
+                                    "%llu out of range)\n",
+                            rep.pos, rep.n, (unsigned long long)rep.mismatches);
+                explore_replay_free(&rep);
             }
             if (json) report_json(stdout, &r, &h);
             else report_summary(stdout, &r, &h, verbose);

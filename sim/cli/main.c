@@ -8,8 +8,11 @@ static void usage(FILE *to)
 {
     fputs("usage: locksim <command> [options]\n"
           "commands:\n"
-          "  run PATH... [--seed N | --seeds A..B] [--json] [--trace FILE] [-v]\n"
+          "  run PATH... [--seed N | --seeds A..B] [--backend fake|redis] [--redis HOST:PORT,..]\n"
+          "      [--choices STR] [--json] [--trace FILE] [-v]\n"
           "                                   run scenarios (files or folders of *.scn)\n"
+          "  check SCENARIO [--depth D] [--branch B] [--faults K] [--seed N] [--max-runs N]\n"
+          "        [--max-seconds S] [--all]  explore every choice within the bounds\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n",
@@ -26,6 +29,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0) return cli_check(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;

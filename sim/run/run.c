@@ -106,6 +106,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     int64_t wall0 = real_mono_us();
     sim_ctx *ctx = sim_new(seed);
     if (o && o->trace) sim_set_trace_sink(ctx, to_file, o->trace);
+    if (o && o->chooser) sim_set_chooser(ctx, o->chooser, o->chooser_ud);
     trace_header(ctx, s, seed);
     world *w = srv ? world_new_real(ctx, s, srv) : world_new(ctx, s);
     cl_world *cw = cl_world_new(w, s, pd, h);

@@ -173,7 +173,7 @@ START_TEST(streams_are_independent)
 }
 END_TEST
 
-static uint64_t scripted(void *ud, uint64_t n, const char *label)
+static uint64_t scripted(void *ud, sim_ctx *ctx, uint64_t n, const char *label)
 {
     (void)label;
     uint64_t *next = ud;
