@@ -187,6 +187,7 @@ typedef struct run_result {
     const char *backend;
     int64_t virtual_us;
     double wall_ms;
+    long peak_rss_kb;     /* the process's peak resident memory so far */
     uint64_t events, evals, commands;
     uint64_t acquisitions, acquire_failures, op_errors;
     uint64_t trace_hash;

@@ -121,10 +121,10 @@ void report_json(FILE *out, const run_result *r, const history *h)
     fputs(",\"protocol\":", out);
     json_str(out, s->protocol);
     fprintf(out,
-            ",\"virtual_ms\":%.3f,\"wall_ms\":%.3f,\"events\":%" PRIu64 ",\"evals\":%" PRIu64
+            ",\"virtual_ms\":%.3f,\"wall_ms\":%.3f,\"peak_rss_kb\":%ld,\"events\":%" PRIu64 ",\"evals\":%" PRIu64
             ",\"commands\":%" PRIu64 ",\"acquisitions\":%" PRIu64 ",\"acquire_failures\":%" PRIu64
             ",\"errors\":%" PRIu64 ",\"trace_hash\":\"%016" PRIx64 "\",\"trace_reproducible\":%s",
-            ms(r->virtual_us), r->wall_ms, r->events, r->evals, r->commands, r->acquisitions,
+            ms(r->virtual_us), r->wall_ms, r->peak_rss_kb, r->events, r->evals, r->commands, r->acquisitions,
             r->acquire_failures, r->op_errors, r->trace_hash,
             r->trace_reproducible ? "true" : "false");
     fputs(",\"invariants\":{", out);

@@ -19,7 +19,7 @@ done
 # Header-only libraries.
 [ -f /usr/include/uthash.h ] || need_pkg uthash-dev
 # Programs the tests, the benchmark and the reports run.
-for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox; do
+for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox python3:python3; do
     cmd=${pair%%:*}; pkg=${pair#*:}
     command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg"
 done

@@ -3,6 +3,7 @@
  * (so a failing seed can be understood from its trace alone). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "faults/fault.h"
@@ -170,6 +171,8 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     real_servers_stop(srv);
     sim_free(ctx);
     out->wall_ms = (double)(real_mono_us() - wall0) / 1000.0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) out->peak_rss_kb = ru.ru_maxrss;
     return 0;
 }
 
