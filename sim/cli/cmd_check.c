@@ -57,6 +57,12 @@ int cli_check(int argc, char **argv)
             seed = (uint64_t)n;
             has_seed = 1;
             i++;
+        } else if (!strcmp(a, "--horizon") && v) {
+            if (scn_parse_duration(v, &o.horizon_us) != 0 || o.horizon_us <= 0) {
+                fprintf(stderr, "locksim check: --horizon wants a duration such as 5s (got \"%s\")\n", v);
+                return 2;
+            }
+            i++;
         } else if (!strcmp(a, "--all")) {
             o.stop_at_first = 0;
         } else if (a[0] == '-' || path) {
@@ -100,7 +106,13 @@ int cli_check(int argc, char **argv)
         status = 1;
         printf("  counterexample: %s (trace %016llx)\n", r.failure, (unsigned long long)r.ce_hash);
         printf("  choices: %s\n", r.counterexample);
-        printf("  replay:  locksim run %s --seed %llu --choices %s -v\n", path, (unsigned long long)seed,
+        char horizon[48] = "";
+        if (o.horizon_us > 0) {
+            char d[32];
+            scn_duration_format(o.horizon_us, d, sizeof d);
+            snprintf(horizon, sizeof horizon, " --horizon %s", d);
+        }
+        printf("  replay:  locksim run %s --seed %llu%s --choices %s -v\n", path, (unsigned long long)seed, horizon,
                r.counterexample);
     }
     explore_result_free(&r);

@@ -124,6 +124,13 @@ int cli_run(int argc, char **argv)
         } else if (!strcmp(a, "--redis") && v) {
             ro.redis = v;
             i++;
+        } else if (!strcmp(a, "--horizon") && v) {
+            if (scn_parse_duration(v, &ro.horizon_us) != 0 || ro.horizon_us <= 0) {
+                fprintf(stderr, "locksim run: --horizon wants a duration such as 5s (got \"%s\")\n", v);
+                status = 2;
+                goto out;
+            }
+            i++;
         } else if (!strcmp(a, "--choices") && v) {
             choices = v;
             i++;

@@ -9,10 +9,10 @@ static void usage(FILE *to)
     fputs("usage: locksim <command> [options]\n"
           "commands:\n"
           "  run PATH... [--seed N | --seeds A..B] [--backend fake|redis] [--redis HOST:PORT,..]\n"
-          "      [--choices STR] [--json] [--trace FILE] [-v]\n"
+          "      [--choices STR] [--horizon D] [--json] [--trace FILE] [-v]\n"
           "                                   run scenarios (files or folders of *.scn)\n"
           "  check SCENARIO [--depth D] [--branch B] [--faults K] [--seed N] [--max-runs N]\n"
-          "        [--max-seconds S] [--all]  explore every choice within the bounds\n"
+          "        [--horizon D] [--max-seconds S] [--all]   explore every choice within the bounds\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n",

@@ -126,7 +126,7 @@ int explore_run(const scenario *s, uint64_t seed, const explore_opts *o, explore
         x.ntaken = 0;
         history h;
         run_result r;
-        run_opts ro = {.chooser = choose, .chooser_ud = &x};
+        run_opts ro = {.chooser = choose, .chooser_ud = &x, .horizon_us = o->horizon_us};
         hist_init(&h);
         if (run_scenario(s, seed, &ro, &r, &h, err) != 0) {
             hist_free(&h);

@@ -26,6 +26,7 @@ typedef struct explore_opts {
     uint64_t max_runs;    /* stop after this many executions (0: no limit) */
     double max_seconds;   /* stop after this long (0: no limit) */
     int stop_at_first;    /* stop at the first failing path */
+    int64_t horizon_us;   /* > 0: each run stops there (virtual time) */
 } explore_opts;
 
 typedef struct explore_result {

@@ -121,9 +121,10 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     fault_sched *faults = fault_schedule(ctx, w, cw, s, gen, ngen);
     cl_world_start(cw);
 
-    sim_run(ctx, s->duration_us);
+    int64_t duration = o && o->horizon_us > 0 && o->horizon_us < s->duration_us ? o->horizon_us : s->duration_us;
+    sim_run(ctx, duration);
     cl_world_stop(cw);
-    int64_t drain_end = s->duration_us + s->drain_us;
+    int64_t drain_end = duration + s->drain_us;
     while (sim_now(ctx) < drain_end && (cl_world_busy(cw) || cl_world_holding(cw))) {
         int64_t until = sim_now(ctx) + DRAIN_STEP_US;
         sim_run(ctx, until < drain_end ? until : drain_end);

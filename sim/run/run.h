@@ -15,6 +15,7 @@ typedef struct run_opts {
     int real;           /* the real backend: redis-server processes */
     const char *redis;  /* real: the user's servers "HOST:PORT,..." (NULL: managed) */
     int allow_server_faults; /* real with --redis: faults may act on them */
+    int64_t horizon_us;      /* > 0: the run stops there (before the duration) */
     sim_chooser_fn *chooser; /* decides every sim_choose (exploration, replay), or NULL */
     void *chooser_ud;
 } run_opts;

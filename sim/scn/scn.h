@@ -35,6 +35,8 @@ int64_t scn_dist_draw(sim_ctx *ctx, const scn_dist *d, const char *label);
 /* Writes d as scenario text ("5ms", "1ms..20ms", "exp(50ms)"). */
 size_t scn_dist_format(const scn_dist *d, char *buf, size_t cap);
 size_t scn_duration_format(int64_t us, char *buf, size_t cap);
+/* Parses a duration with its unit ("1.5s", "200ms", "-3s"); 0 or -1. */
+int scn_parse_duration(const char *s, int64_t *out);
 
 /* Probabilities are integer parts per million. */
 #define SCN_PPM 1000000

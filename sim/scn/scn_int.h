@@ -5,7 +5,6 @@
 #include "scn.h"
 
 /* Each returns 0, or -1 when s is not a valid value of its kind. */
-int scn_parse_duration(const char *s, int64_t *out);
 int scn_parse_dist(const char *s, scn_dist *out);
 int scn_parse_int(const char *s, int64_t *out);
 int scn_parse_prob(const char *s, int *ppm);
