@@ -8,15 +8,25 @@ set -u
 bin=${1:-build/locksim}
 cd "$(dirname "$0")/.."
 command -v redis-server >/dev/null || { echo "real backend: redis-server is not installed (make deps)"; exit 1; }
-# Live redis-server processes (a killed server whose parent is gone may
-# linger as a zombie until PID 1 reaps it: it does not count).
-live_servers() { ps -C redis-server -o stat= 2>/dev/null | grep -vc '^Z' || true; }
-before=$(live_servers)
+# Every run gets a private TMPDIR: the servers it starts work in it, so
+# the ones left behind (if any) are found by their working directory,
+# whatever else runs on the machine. A killed server whose parent is gone
+# may linger as a zombie until PID 1 reaps it: it does not count.
+servers_in() {
+    local n=0 p st
+    for p in $(pgrep -x redis-server); do
+        st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
+        [ "$st" = Z ] && continue
+        case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$1"/*) n=$((n + 1)) ;; esac
+    done
+    echo "$n"
+}
+runs_tmp=$(mktemp -d "${TMPDIR:-/tmp}/locksim-real.XXXXXX")
 fail=0
 for scn in scenarios/real/*.scn; do
     first=""
     for backend in redis fake; do
-        out=$("$bin" run "$scn" --backend "$backend" 2>&1)
+        out=$(TMPDIR=$runs_tmp "$bin" run "$scn" --backend "$backend" 2>&1)
         code=$?
         verdicts=$(echo "$out" | awk '/^  (mutual-exclusion|reentrancy|liveness|deadlock|fencing|fifo|starvation|rw-exclusion|permits|latch) /{printf "%s=%s ", $1, $2}')
         if [ "$code" != 0 ]; then
@@ -51,15 +61,6 @@ fi
 # The run gets a private TMPDIR; its servers are the live redis-server
 # processes working in it.
 priv=$(mktemp -d "${TMPDIR:-/tmp}/locksim-int.XXXXXX")
-servers_in() {
-    local n=0 p st
-    for p in $(pgrep -x redis-server); do
-        st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
-        [ "$st" = Z ] && continue
-        case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$1"/*) n=$((n + 1)) ;; esac
-    done
-    echo "$n"
-}
 TMPDIR=$priv "$bin" run scenarios/real/contended.scn --backend redis >/dev/null 2>&1 &
 pid=$!
 sleep 1.5
@@ -75,9 +76,10 @@ if [ "$mid" -lt 1 ] || [ "$left" != 0 ]; then
 else
     echo "ok   interrupted run (SIGINT): its $mid server(s) stopped with it"
 fi
-after=$(live_servers)
-if [ "$after" -gt "$before" ]; then
-    echo "FAIL: $((after - before)) redis-server process(es) left behind"
+left=$(servers_in "$runs_tmp")
+if [ "$left" != 0 ]; then
+    echo "FAIL: $left redis-server process(es) left behind by the runs"
     fail=1
 fi
+rm -rf "$runs_tmp"
 exit $fail
