@@ -9,6 +9,7 @@ static void usage(FILE *to)
     fputs("usage: locksim <command> [options]\n"
           "commands:\n"
           "  run PATH... [--seed N | --seeds A..B] [--json] [--trace FILE] [-v]\n"
+          "      [--jobs N] [--shard I/N] [--stop-on-failure]\n"
           "                                   run scenarios (files or folders of *.scn)\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
