@@ -11,6 +11,7 @@ static void usage(FILE *to)
           "  run PATH... [--seed N | --seeds A..B] [--json] [--trace FILE] [-v]\n"
           "      [--jobs N] [--shard I/N] [--stop-on-failure]\n"
           "                                   run scenarios (files or folders of *.scn)\n"
+          "  merge FILE...                    the summary of run --json outputs (shards)\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n",
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0) return cli_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
