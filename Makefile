@@ -11,7 +11,7 @@
 CC      ?= cc
 SAN     ?= 0
 OPT     ?= -O2
-PKGS     = lua5.1 lua5.1-bitop lua5.1-cjson hiredis check inih libfiu libxxhash nettle
+PKGS     = lua5.1 lua5.1-bitop lua5.1-cjson hiredis check inih libfiu libxxhash nettle jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -61,4 +61,25 @@ expect choices "--choices wants values separated by '.'" -- run "$tmp/typo.scn" 
 # A good scenario after a bad one: nothing runs (checked before running).
 cp "$(dirname "$0")/../scenarios/smoke/contended.scn" "$tmp/a-good.scn"
 expect half "$tmp/typo.scn:5:" -- run "$tmp/a-good.scn" "$tmp/typo.scn"
+# Sweeps: --jobs, --shard and the shard variables, merge's input.
+good="$(dirname "$0")/../scenarios/smoke/contended.scn"
+expect jobs "--jobs wants a count from 1 to 256" -- run "$good" --jobs 0
+expect jobsword "--jobs wants a count" -- run "$good" --jobs many
+expect jobstrace "use it with --jobs 1" -- run "$good" --jobs 2 --trace "$tmp/t"
+expect jobsredis "--jobs 2 with --redis" -- run "$good" --backend redis --redis 127.0.0.1:1 --jobs 2
+expect shard "--shard wants I/N with 1 <= I <= N (got \"4/3\")" -- run "$good" --shard 4/3
+expect shardzero "--shard wants I/N" -- run "$good" --shard 0/3
+expect shardword "--shard wants I/N" -- run "$good" --shard half
+LOCKSIM_SHARD=1/0 expect envshard "LOCKSIM_SHARD wants I/N" -- run "$good"
+JOB_COMPLETION_INDEX=1 expect k8scount "LOCKSIM_SHARDS (the number of shards) is not" -- run "$good"
+JOB_COMPLETION_INDEX=3 LOCKSIM_SHARDS=3 expect k8sindex "JOB_COMPLETION_INDEX=3 is not below LOCKSIM_SHARDS=3" -- run "$good"
+SLURM_ARRAY_TASK_ID=x SLURM_ARRAY_TASK_COUNT=2 expect slurm "SLURM_ARRAY_TASK_ID must be an index from 0" -- run "$good"
+printf '{"scenario":"a.scn","seed":1,"expectations_met":true,"trace_hash":"0","invariants":{}}\nnot json\n' > "$tmp/bad.json"
+printf '{"scenario":"a.scn","seed":"1","expectations_met":true,"trace_hash":"0","invariants":{}}\n' > "$tmp/field.json"
+expect mergejson "$tmp/bad.json:2: not JSON" -- merge "$tmp/bad.json"
+expect mergefield "$tmp/field.json:1: not a locksim run result: \"seed\"" -- merge "$tmp/field.json"
+head -1 "$tmp/bad.json" > "$tmp/one.json"
+expect mergedup "$tmp/bad.json:1: a.scn seed 1 (fake) is already at $tmp/one.json:1" -- merge "$tmp/one.json" "$tmp/bad.json"
+expect mergemissing "no-such.json" -- merge "$tmp/no-such.json"
+expect mergenone "locksim merge: no file given" -- merge
 exit $fail

@@ -33,6 +33,11 @@ stage "bundled scenarios, seeds $seeds: every expectation met"
 tail -1 "${TMPDIR:-/tmp}/locksim-scenarios.$$"
 rm -f "${TMPDIR:-/tmp}/locksim-scenarios.$$"
 
+stage "sweeps: --jobs, --shard (flag, environment, GNU parallel), merge, --stop-on-failure"
+sweep_seeds=1..10
+[ "$san" = 1 ] && sweep_seeds=1..2
+bash "$here/sweeps.sh" "$bin" "$sweep_seeds" || { echo "FAIL: sweeps"; exit 1; }
+
 stage "real backend: scenarios/real on redis-server processes and on the fake"
 bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 

@@ -12,14 +12,16 @@ command -v pkg-config >/dev/null 2>&1 || need_pkg pkg-config
 for pair in lua5.1:liblua5.1-0-dev lua5.1-bitop:lua-bitop-dev \
             lua5.1-cjson:lua-cjson-dev hiredis:libhiredis-dev check:check \
             inih:libinih-dev libfiu:libfiu-dev libxxhash:libxxhash-dev \
-            nettle:nettle-dev jemalloc:libjemalloc-dev; do
+            nettle:nettle-dev jemalloc:libjemalloc-dev \
+            jansson:libjansson-dev; do
     mod=${pair%%:*}; pkg=${pair#*:}
     pkg-config --exists "$mod" 2>/dev/null || need_pkg "$pkg"
 done
 # Header-only libraries.
 [ -f /usr/include/uthash.h ] || need_pkg uthash-dev
 # Programs the tests, the benchmark and the reports run.
-for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox python3:python3; do
+for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox \
+            parallel:parallel python3:python3; do
     cmd=${pair%%:*}; pkg=${pair#*:}
     command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg"
 done

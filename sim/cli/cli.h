@@ -10,5 +10,7 @@ int cli_conform(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_check(int argc, char **argv);
+/* locksim merge FILE...: the summary of JSON lines from run --json. */
+int cli_merge(int argc, char **argv);
 
 #endif /* LOCKSIM_CLI_H */

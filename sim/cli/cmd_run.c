@@ -1,6 +1,7 @@
 /* cmd_run.c — `locksim run PATH...`: collects scenario files (folders are
  * searched for *.scn, in name order), checks them all before running any,
- * runs each with each seed, and prints a summary or JSON lines. Exit 0 when
+ * runs the (scenario, seed) pairs (or a shard of them, in --jobs workers:
+ * sweep.h), and prints a summary or JSON lines in pair order. Exit 0 when
  * every expectation was met, 1 when one was not, 2 on bad input. */
 #include <dirent.h>
 #include <errno.h>
@@ -8,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "run/explore.h"
 #include "run/run.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/sweep.h"
 
 typedef struct paths {
     char **v;
@@ -88,173 +91,280 @@ static int parse_seeds(const char *v, uint64_t *a, uint64_t *b)
     return 0;
 }
 
-int cli_run(int argc, char **argv)
+/* The command line of `locksim run`. */
+typedef struct run_args {
+    paths files;
+    uint64_t seed_a, seed_b;
+    int has_seeds, json, verbose;
+    const char *trace_path, *shard;
+    const char *choices;  /* a path of locksim check to replay */
+    sweep_opts so;
+    run_opts ro;
+} run_args;
+
+/* Parses argv into *a; returns 0, or 2 after printing what is wrong. */
+static int parse_args(int argc, char **argv, run_args *a)
 {
-    paths files = {0};
-    uint64_t seed_a = 0, seed_b = 0;
-    int has_seeds = 0, json = 0, verbose = 0, status = 0;
-    const char *trace_path = NULL;
-    run_opts ro = {0};
-    const char *choices = NULL; /* a path of locksim check to replay */
+    a->so.jobs = 1;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if ((!strcmp(a, "--seed") || !strcmp(a, "--seeds")) && v) {
-            if (parse_seeds(v, &seed_a, &seed_b) != 0 || (!strcmp(a, "--seed") && seed_a != seed_b)) {
-                fprintf(stderr, "locksim run: %s wants %s (got \"%s\")\n", a,
-                        !strcmp(a, "--seed") ? "an integer" : "A..B", v);
-                status = 2;
-                goto out;
+        if ((!strcmp(o, "--seed") || !strcmp(o, "--seeds")) && v) {
+            if (parse_seeds(v, &a->seed_a, &a->seed_b) != 0 || (!strcmp(o, "--seed") && a->seed_a != a->seed_b)) {
+                fprintf(stderr, "locksim run: %s wants %s (got \"%s\")\n", o,
+                        !strcmp(o, "--seed") ? "an integer" : "A..B", v);
+                return 2;
             }
-            has_seeds = 1;
+            a->has_seeds = 1;
             i++;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--trace") && v) {
-            trace_path = v;
+        } else if (!strcmp(o, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(o, "--trace") && v) {
+            a->trace_path = v;
             i++;
-        } else if (!strcmp(a, "--backend") && v) {
+        } else if (!strcmp(o, "--jobs") && v) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*v < '0' || *v > '9' || *end || n < 1 || n > SWEEP_JOBS_MAX) {
+                fprintf(stderr, "locksim run: --jobs wants a count from 1 to %d (got \"%s\")\n", SWEEP_JOBS_MAX, v);
+                return 2;
+            }
+            a->so.jobs = (unsigned)n;
+            i++;
+        } else if (!strcmp(o, "--shard") && v) {
+            a->shard = v;
+            i++;
+        } else if (!strcmp(o, "--stop-on-failure")) {
+            a->so.stop_on_failure = 1;
+        } else if (!strcmp(o, "--backend") && v) {
             if (strcmp(v, "fake") && strcmp(v, "redis")) {
                 fprintf(stderr, "locksim run: --backend is fake or redis (got \"%s\")\n", v);
-                status = 2;
-                goto out;
+                return 2;
             }
-            ro.real = !strcmp(v, "redis");
+            a->ro.real = !strcmp(v, "redis");
             i++;
-        } else if (!strcmp(a, "--redis") && v) {
-            ro.redis = v;
+        } else if (!strcmp(o, "--redis") && v) {
+            a->ro.redis = v;
             i++;
-        } else if (!strcmp(a, "--horizon") && v) {
-            if (scn_parse_duration(v, &ro.horizon_us) != 0 || ro.horizon_us <= 0) {
+        } else if (!strcmp(o, "--allow-server-faults")) {
+            a->ro.allow_server_faults = 1;
+        } else if (!strcmp(o, "--horizon") && v) {
+            if (scn_parse_duration(v, &a->ro.horizon_us) != 0 || a->ro.horizon_us <= 0) {
                 fprintf(stderr, "locksim run: --horizon wants a duration such as 5s (got \"%s\")\n", v);
-                status = 2;
-                goto out;
+                return 2;
             }
             i++;
-        } else if (!strcmp(a, "--choices") && v) {
-            choices = v;
+        } else if (!strcmp(o, "--choices") && v) {
+            explore_replay probe;
+            if (explore_replay_parse(&probe, v) != 0) {
+                fprintf(stderr, "locksim run: --choices wants values separated by '.' (got \"%s\")\n", v);
+                return 2;
+            }
+            explore_replay_free(&probe);
+            a->choices = v;
             i++;
-        } else if (!strcmp(a, "--allow-server-faults")) {
-            ro.allow_server_faults = 1;
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            verbose = 1;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "locksim run: unknown or incomplete option \"%s\"\n", a);
-            status = 2;
-            goto out;
-        } else if (collect(a, &files) != 0) {
-            fprintf(stderr, "locksim run: %s: %s\n", a, strerror(errno ? errno : ENOENT));
-            status = 2;
-            goto out;
+        } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
+            a->verbose = 1;
+        } else if (o[0] == '-') {
+            fprintf(stderr, "locksim run: unknown or incomplete option \"%s\"\n", o);
+            return 2;
+        } else if (collect(o, &a->files) != 0) {
+            fprintf(stderr, "locksim run: %s: %s\n", o, strerror(errno ? errno : ENOENT));
+            return 2;
         }
     }
-    if (choices) {
-        explore_replay probe;
-        if (explore_replay_parse(&probe, choices) != 0) {
-            fprintf(stderr, "locksim run: --choices wants values separated by '.' (got \"%s\")\n", choices);
-            status = 2;
-            goto out;
-        }
-        explore_replay_free(&probe);
-    }
-    if (ro.redis && !ro.real) {
+    if (a->ro.redis && !a->ro.real) {
         fprintf(stderr, "locksim run: --redis goes with --backend redis\n");
-        status = 2;
-        goto out;
+        return 2;
     }
-    if (files.n == 0) {
+    if (a->trace_path && a->so.jobs > 1) {
+        fprintf(stderr, "locksim run: --trace writes one file in run order: use it with --jobs 1 (got --jobs %u)\n",
+                a->so.jobs);
+        return 2;
+    }
+    if (a->ro.redis && a->so.jobs > 1) {
+        fprintf(stderr, "locksim run: --jobs %u with --redis would run %u scenarios on the same servers at once: "
+                        "use --jobs 1, or managed servers (no --redis)\n", a->so.jobs, a->so.jobs);
+        return 2;
+    }
+    if (a->files.n == 0) {
         fprintf(stderr, "locksim run: no scenario given (a .scn file or a folder)\n");
-        status = 2;
-        goto out;
+        return 2;
     }
-    /* Every file is checked before anything runs: no half a sweep. */
-    scenario *scns = sim_xcalloc(files.n, sizeof *scns);
-    size_t loaded = 0;
-    for (; loaded < files.n; loaded++) {
+    return 0;
+}
+
+/* Loads every file before anything runs (no half a sweep): returns 0, or
+ * 2 after printing the first error. *loaded counts what to scn_free. */
+static int load_all(const run_args *a, scenario *scns, size_t *loaded)
+{
+    for (*loaded = 0; *loaded < a->files.n; (*loaded)++) {
+        scenario *s = &scns[*loaded];
         scn_error err;
-        if (scn_load(files.v[loaded], &scns[loaded], &err) != 0) {
+        if (scn_load(a->files.v[*loaded], s, &err) != 0) {
             scn_error_print(&err);
-            status = 2;
-            break;
-        }
-        if (proto_find(scns[loaded].protocol) == NULL) {
-            char why[256];
-            fprintf(stderr, "%s:%d: %s\n", scns[loaded].path, scns[loaded].protocol_line,
-                    proto_unknown_reason(scns[loaded].protocol, why, sizeof why));
-            scn_free(&scns[loaded]);
-            status = 2;
-            break;
+            return 2;
         }
         char why[768];
-        if (ro.real && run_real_refusal(&scns[loaded], &ro, why, sizeof why) != 0) {
+        if (proto_find(s->protocol) == NULL) {
+            fprintf(stderr, "%s:%d: %s\n", s->path, s->protocol_line, proto_unknown_reason(s->protocol, why, sizeof why));
+            scn_free(s);
+            return 2;
+        }
+        if (a->ro.real && run_real_refusal(s, &a->ro, why, sizeof why) != 0) {
             fprintf(stderr, "%s\n", why);
-            scn_free(&scns[loaded]);
-            status = 2;
-            break;
+            scn_free(s);
+            return 2;
         }
     }
-    FILE *trace = NULL;
-    if (status == 0 && trace_path) {
-        trace = fopen(trace_path, "w");
-        if (trace == NULL) {
-            fprintf(stderr, "locksim run: cannot write %s: %s\n", trace_path, strerror(errno));
-            status = 2;
-        }
+    return 0;
+}
+
+/* The work list: every (scenario, seed) pair, scenarios in file order,
+ * seeds ascending; a shard runs items shard_i, shard_i + shard_n, ... */
+typedef struct work {
+    const run_args *a;
+    const scenario *scns;
+    uint64_t *first, *seed0; /* scenario i's first item and seed; first[n] = total */
+    unsigned shard_i, shard_n;
+    FILE *trace;
+} work;
+
+#define WORK_MAX ((uint64_t)1 << 48) /* more pairs than anyone can run */
+
+/* Fills w's list over n scenarios; -1 when it has more than WORK_MAX. */
+static int work_init(work *w, const run_args *a, const scenario *scns, size_t n)
+{
+    w->a = a;
+    w->scns = scns;
+    w->first = sim_xcalloc(n + 1, sizeof *w->first);
+    w->seed0 = sim_xcalloc(n + 1, sizeof *w->seed0);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t sa = a->has_seeds ? a->seed_a : (scns[i].has_seed ? scns[i].seed : 1);
+        uint64_t sb = a->has_seeds ? a->seed_b : sa;
+        w->seed0[i] = sa;
+        if (sb - sa >= WORK_MAX || w->first[i] + (sb - sa) + 1 > WORK_MAX) return -1;
+        w->first[i + 1] = w->first[i] + (sb - sa) + 1;
+    }
+    return 0;
+}
+
+static void work_free(work *w)
+{
+    sim_xfree(w->first);
+    sim_xfree(w->seed0);
+}
+
+/* The scenario and seed of the shard's k-th item. */
+static const scenario *work_locate(const work *w, size_t k, uint64_t *seed)
+{
+    uint64_t g = w->shard_i + (uint64_t)k * w->shard_n;
+    size_t i = 0;
+    while (g >= w->first[i + 1]) i++;
+    *seed = w->seed0[i] + (g - w->first[i]);
+    return &w->scns[i];
+}
+
+static void work_label(void *arg, size_t k, char *buf, size_t cap)
+{
+    uint64_t seed;
+    const scenario *s = work_locate(arg, k, &seed);
+    snprintf(buf, cap, "%s seed %llu", s->path, (unsigned long long)seed);
+}
+
+/* Runs one pair; its summary or JSON line goes to res->out. */
+static void work_run(void *arg, size_t k, sweep_result *res)
+{
+    const work *w = arg;
+    uint64_t seed;
+    const scenario *s = work_locate(w, k, &seed);
+    history h;
+    run_result r;
+    scn_error err;
+    run_opts o = w->a->ro;
+    o.trace = w->trace;
+    explore_replay rep = {0};
+    if (w->a->choices) {
+        explore_replay_parse(&rep, w->a->choices);
+        o.chooser = explore_replay_choose;
+        o.chooser_ud = &rep;
+    }
+    hist_init(&h);
+    int rc = run_scenario(s, seed, &o, &r, &h, &err);
+    if (rc == 0 && w->a->choices && (rep.pos < rep.n || rep.mismatches))
+        fprintf(stderr, "locksim run: the choice string does not fit this run (%zu of %zu values used, %llu out of range)\n",
+                rep.pos, rep.n, (unsigned long long)rep.mismatches);
+    explore_replay_free(&rep);
+    if (rc != 0) {
+        char msg[1100];
+        int n = err.line > 0 ? snprintf(msg, sizeof msg, "%s:%d: %s\n", err.path, err.line, err.msg)
+                             : snprintf(msg, sizeof msg, "%s: %s\n", err.path, err.msg);
+        res->status = 2;
+        res->err = sim_xstrdup(msg);
+        res->err_len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+        hist_free(&h);
+        return;
+    }
+    FILE *m = open_memstream(&res->out, &res->out_len);
+    sim_assert(m != NULL);
+    if (w->a->json) report_json(m, &r, &h);
+    else report_summary(m, &r, &h, w->a->verbose);
+    fclose(m);
+    res->status = r.expectations_met ? 0 : 1;
+    run_result_free(&r);
+    hist_free(&h);
+}
+
+/* Runs the shard's pairs (all of them when there is no shard). */
+static int run_work(run_args *a, const scenario *scns, size_t n)
+{
+    work w = {0};
+    char why[256];
+    const char *from;
+    if (sweep_shard(a->shard, &w.shard_i, &w.shard_n, &from, why, sizeof why) != 0) {
+        fprintf(stderr, "locksim run: %s\n", why);
+        return 2;
+    }
+    if (work_init(&w, a, scns, n) != 0) {
+        fprintf(stderr, "locksim run: more than 2^48 (scenario, seed) pairs: use a shorter --seeds\n");
+        work_free(&w);
+        return 2;
+    }
+    uint64_t total = w.first[n];
+    uint64_t mine = total > w.shard_i ? (total - 1 - w.shard_i) / w.shard_n + 1 : 0;
+    if (from && strcmp(from, "--shard"))
+        fprintf(stderr, "locksim run: shard %u/%u (from %s): %llu of %llu runs\n", w.shard_i + 1, w.shard_n, from,
+                (unsigned long long)mine, (unsigned long long)total);
+    int status = 0;
+    if (a->trace_path && (w.trace = fopen(a->trace_path, "w")) == NULL) {
+        fprintf(stderr, "locksim run: cannot write %s: %s\n", a->trace_path, strerror(errno));
+        status = 2;
     }
     uint64_t runs = 0, failed = 0;
-    for (size_t i = 0; status != 2 && i < loaded; i++) {
-        const scenario *s = &scns[i];
-        uint64_t a = has_seeds ? seed_a : (s->has_seed ? s->seed : 1);
-        uint64_t b = has_seeds ? seed_b : a;
-        for (uint64_t seed = a;; seed++) {
-            history h;
-            run_result r;
-            scn_error err;
-            run_opts o = ro;
-            o.trace = trace;
-            explore_replay rep = {0};
-            if (choices) {
-                explore_replay_parse(&rep, choices);
-                o.chooser = explore_replay_choose;
-                o.chooser_ud = &rep;
-            }
-            hist_init(&h);
-            if (run_scenario(s, seed, &o, &r, &h, &err) != 0) {
-                scn_error_print(&err);
-                status = 2;
-                hist_free(&h);
-                explore_replay_free(&rep);
-                break;
-            }
-            if (choices) {
-                if (rep.pos < rep.n || rep.mismatches)
-                    fprintf(stderr, "locksim run: the choice string does not fit this run (%zu of %zu values used, "
-                                    "%llu out of range)\n",
-                            rep.pos, rep.n, (unsigned long long)rep.mismatches);
-                explore_replay_free(&rep);
-            }
-            if (json) report_json(stdout, &r, &h);
-            else report_summary(stdout, &r, &h, verbose);
-            fflush(stdout);
-            runs++;
-            if (!r.expectations_met) {
-                failed++;
-                status = 1;
-            }
-            run_result_free(&r);
-            hist_free(&h);
-            if (seed == b) break;
-        }
-    }
-    if (trace) fclose(trace);
-    if (!json && status != 2)
+    a->so.progress = isatty(STDERR_FILENO);
+    if (status == 0) status = sweep_execute(&a->so, (size_t)mine, work_run, work_label, &w, &runs, &failed);
+    if (w.trace) fclose(w.trace);
+    if (!a->json && status != 2)
         printf("%llu run%s: %llu met every expectation, %llu did not\n", (unsigned long long)runs,
                runs == 1 ? "" : "s", (unsigned long long)(runs - failed), (unsigned long long)failed);
-    for (size_t i = 0; i < loaded; i++) scn_free(&scns[i]);
-    sim_xfree(scns);
-out:
-    for (size_t i = 0; i < files.n; i++) sim_xfree(files.v[i]);
-    sim_xfree(files.v);
+    work_free(&w);
+    return status;
+}
+
+int cli_run(int argc, char **argv)
+{
+    run_args a = {0};
+    int status = parse_args(argc, argv, &a);
+    if (status == 0) {
+        scenario *scns = sim_xcalloc(a.files.n, sizeof *scns);
+        size_t loaded = 0;
+        status = load_all(&a, scns, &loaded);
+        if (status == 0) status = run_work(&a, scns, loaded);
+        for (size_t i = 0; i < loaded; i++) scn_free(&scns[i]);
+        sim_xfree(scns);
+    }
+    for (size_t i = 0; i < a.files.n; i++) sim_xfree(a.files.v[i]);
+    sim_xfree(a.files.v);
     return status;
 }
 

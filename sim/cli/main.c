@@ -10,7 +10,9 @@ static void usage(FILE *to)
           "commands:\n"
           "  run PATH... [--seed N | --seeds A..B] [--backend fake|redis] [--redis HOST:PORT,..]\n"
           "      [--choices STR] [--horizon D] [--json] [--trace FILE] [-v]\n"
+          "      [--jobs N] [--shard I/N] [--stop-on-failure]\n"
           "                                   run scenarios (files or folders of *.scn)\n"
+          "  merge FILE...                    the summary of run --json outputs (shards)\n"
           "  check SCENARIO [--depth D] [--branch B] [--faults K] [--seed N] [--max-runs N]\n"
           "        [--horizon D] [--max-seconds S] [--all]   explore every choice within the bounds\n"
           "  list                             protocols, faults, invariants\n"
@@ -28,6 +30,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0) return cli_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0) return cli_check(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {

@@ -1,0 +1,53 @@
+/* sweep.h — running an ordered list of work items (the (scenario, seed)
+ * pairs of `locksim run`) in this process or in N forked workers, and
+ * printing their results in list order whatever N is; which slice of the
+ * list a shard runs (--shard I/N or the environment). Private to sim/cli. */
+#ifndef LOCKSIM_CLI_SWEEP_H
+#define LOCKSIM_CLI_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The outcome of one item: status 0 (met every expectation), 1 (did not)
+ * or 2 (could not run: the sweep stops there); out goes to stdout, err to
+ * stderr, both malloc'ed (sim_xmalloc) or NULL, owned by the engine. */
+typedef struct sweep_result {
+    int status;
+    char *out, *err;
+    size_t out_len, err_len;
+} sweep_result;
+
+/* Runs item k of the list, filling *res (zeroed by the caller). Called in
+ * a worker process when jobs > 1, so it must not write to stdout. */
+typedef void (*sweep_run_fn)(void *arg, size_t k, sweep_result *res);
+/* Names item k for messages ("scenarios/a.scn seed 3"). */
+typedef void (*sweep_label_fn)(void *arg, size_t k, char *buf, size_t cap);
+
+typedef struct sweep_opts {
+    unsigned jobs;        /* 1: run in this process; N: N forked workers */
+    int stop_on_failure;  /* stop after the first item (in list order) with status 1 */
+    int progress;         /* draw a progress line on stderr */
+} sweep_opts;
+
+#define SWEEP_JOBS_MAX 256
+
+/* Runs items 0..n-1 and writes each one's out and err, in list order, as
+ * soon as every item before it is written; stops after an item of status
+ * 2, or of status 1 with stop_on_failure, writing nothing beyond it. A
+ * worker that dies is reported as status 2 on the item it was running.
+ * Returns the highest status written (0, 1 or 2); *runs and *failed
+ * count the items written with status 0 or 1, and with 1. */
+int sweep_execute(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_label_fn label, void *arg,
+                  uint64_t *runs /* OUT */, uint64_t *failed /* OUT */);
+
+/* The shard this run is: from arg ("I/N", 1-based) when not NULL, else
+ * from LOCKSIM_SHARD (I/N), JOB_COMPLETION_INDEX (0-based, with
+ * LOCKSIM_SHARDS), or SLURM_ARRAY_TASK_ID (with SLURM_ARRAY_TASK_COUNT and
+ * SLURM_ARRAY_TASK_MIN), in that order; *index is 0-based, *count 1 when
+ * none is set. *from names the source ("--shard", a variable). Returns 0,
+ * or -1 with a message in why (cap bytes). Item k is in the shard when
+ * k % count == index. */
+int sweep_shard(const char *arg, unsigned *index /* OUT */, unsigned *count /* OUT */,
+                const char **from /* OUT */, char *why, size_t cap);
+
+#endif /* LOCKSIM_CLI_SWEEP_H */
