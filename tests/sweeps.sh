@@ -16,7 +16,8 @@ sweep=(scenarios/smoke scenarios/redisson)
 small=(scenarios/smoke --seeds 1..3)
 fail() { echo "sweeps: FAIL: $*"; exit 1; }
 # What a run prints less its wall-clock figures, the one thing --jobs may change.
-nowall() { sed -E 's/"wall_ms":[0-9.]+,//; s/  wall [0-9]+ms  /  /' "$@"; }
+# Measurements of the machine, not of the run: wall time and peak memory.
+nowall() { sed -E 's/"wall_ms":[0-9.]+,//; s/"peak_rss_kb":[0-9]+,//; s/  wall [0-9]+ms  /  /' "$@"; }
 # The (scenario, seed) pairs of JSON lines, one per line, sorted.
 pairs() { python3 -c 'import json,sys; [print(d["scenario"], d["seed"]) for d in map(json.loads, sys.stdin)]' | sort; }
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
