@@ -10,6 +10,8 @@ static void usage(FILE *to)
           "commands:\n"
           "  run PATH... [--seed N | --seeds A..B] [--json] [--trace FILE] [-v]\n"
           "                                   run scenarios (files or folders of *.scn)\n"
+          "  replay SCENARIO [--seed N] [--around T|violation] [--window D]\n"
+          "                                   one seed's trace as a timeline, violations marked\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n",
@@ -26,6 +28,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "replay") == 0) return cli_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;
