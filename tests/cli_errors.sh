@@ -55,6 +55,10 @@ expect backend "--backend is fake or redis" -- run "$tmp/typo.scn" --backend mon
 expect servers "need --allow-server-faults" -- run "$(dirname "$0")/../scenarios/real/server-crash-restart.scn" --backend redis --redis 127.0.0.1:1
 expect redisspec "--redis goes with --backend redis" -- run "$tmp/typo.scn" --redis 127.0.0.1:1
 expect command "unknown command" -- frobnicate
+expect replaytypo "$tmp/typo.scn:5: unknown key 'leese'" -- replay "$tmp/typo.scn" --seed 1
+expect replayaround "--around wants a time" -- replay "$tmp/typo.scn" --around soon
+expect shrinkout "-o FILE is required" -- shrink "$tmp/typo.scn" --seed 1
+expect shrinktypo "$tmp/typo.scn:5: unknown key 'leese'" -- shrink "$tmp/typo.scn" --seed 1 -o "$tmp/out.scn"
 # A good scenario after a bad one: nothing runs (checked before running).
 cp "$(dirname "$0")/../scenarios/smoke/contended.scn" "$tmp/a-good.scn"
 expect half "$tmp/typo.scn:5:" -- run "$tmp/a-good.scn" "$tmp/typo.scn"

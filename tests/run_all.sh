@@ -39,6 +39,9 @@ bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 stage "nemesis: a violating seed replays to the same violation"
 bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; }
 
+stage "replay and shrink: timeline, writer round trip, minimal failing scenario"
+bash "$here/replay_shrink.sh" "$bin" || { echo "FAIL: replay/shrink"; exit 1; }
+
 stage "determinism: same seed, same trace hash"
 bash "$here/determinism.sh" "$bin" "1 2 3" || { echo "FAIL: determinism"; exit 1; }
 

@@ -10,6 +10,7 @@ int cli_conform(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_replay(int argc, char **argv);
+int cli_shrink(int argc, char **argv);
 
 /* Helpers of the subcommands. */
 struct scenario;

@@ -12,6 +12,7 @@ static void usage(FILE *to)
           "                                   run scenarios (files or folders of *.scn)\n"
           "  replay SCENARIO [--seed N] [--around T|violation] [--window D]\n"
           "                                   one seed's trace as a timeline, violations marked\n"
+          "  shrink SCENARIO --seed N -o FILE the smallest scenario failing the same way\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n",
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0) return cli_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "shrink") == 0) return cli_shrink(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;
