@@ -1,7 +1,8 @@
 /* cmd_replay.c — `locksim replay SCENARIO --seed N`: runs one seed and
  * prints its trace as a timeline, one line per trace line ("<true µs>
  * <who> <text>" becomes "   12.004017s  who  text"), fault lines marked
- * "!!" and the checkers' violations inserted at their true times as ">>".
+ * "!!" and the checkers' violations inserted at their true times as ">>";
+ * lines of an endpoint whose clock a fault moved show its local time.
  * --around T (or "violation") keeps the window [T - W, T + W/4]. The
  * output is a function of (binary, scenario, seed) only: no wall time. */
 #include <errno.h>
@@ -76,8 +77,68 @@ static void print_violation(const check_violation *v)
     printf(">> %s  VIOLATION %s: %s\n", t, scn_invariant_name(v->inv), v->detail);
 }
 
-/* One trace line "<us> <who> <text>" as a timeline line. */
-static void print_line(const char *line, int events)
+/* The clocks the faults moved, followed from the fault lines of the trace
+ * (a machine's clock outlives its processes and a node's its restarts), so
+ * lines by a moved endpoint show its local time too. */
+#define MAX_SKEWED 64
+
+typedef struct skew {
+    char name[32];     /* "redis0", "redis0.r1", "c2" */
+    int64_t offset_us; /* local - true, at base */
+    int64_t drift_ppm;
+    int64_t base_us;
+} skew;
+
+typedef struct clocks {
+    skew v[MAX_SKEWED];
+    int n;
+} clocks;
+
+static int64_t skew_at(const skew *k, int64_t us)
+{
+    return k->offset_us + (us - k->base_us) * k->drift_ppm / 1000000;
+}
+
+static skew *skew_find(clocks *c, const char *name, size_t len, int add)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strlen(c->v[i].name) == len && !strncmp(c->v[i].name, name, len)) return &c->v[i];
+    if (!add || c->n == MAX_SKEWED || len >= sizeof c->v[0].name) return NULL;
+    skew *k = &c->v[c->n++];
+    memset(k, 0, sizeof *k);
+    memcpy(k->name, name, len);
+    return k;
+}
+
+/* A fault line "at = T clock node=X|client=cN jump=|offset=|drift=": moves
+ * the clock it names at true time us; returns it (NULL: not a clock). */
+static skew *clock_fault(clocks *c, const char *text, int64_t us)
+{
+    const char *who = strstr(text, " clock ");
+    if (who == NULL) return NULL;
+    const char *n = strstr(who, " node="), *cl = strstr(who, " client=");
+    const char *name = n ? n + 6 : cl ? cl + 8 : NULL;
+    if (name == NULL) return NULL;
+    skew *k = skew_find(c, name, strcspn(name, " "), 1);
+    const char *j = strstr(who, " jump="), *o = strstr(who, " offset="), *d = strstr(who, " drift=");
+    char v[64];
+    int64_t x;
+    if (k == NULL) return NULL;
+    k->offset_us = skew_at(k, us);
+    k->base_us = us;
+    if (j || o) {
+        const char *val = j ? j + 6 : o + 8;
+        snprintf(v, sizeof v, "%.*s", (int)strcspn(val, " "), val);
+        if (scn_parse_duration(v, &x) == 0) k->offset_us = j ? k->offset_us + x : x;
+    } else if (d) {
+        k->drift_ppm = strtoll(d + 7, NULL, 10);
+    }
+    return k;
+}
+
+/* One trace line "<us> <who> <text>" as a timeline line; lines by an
+ * endpoint whose clock was moved end with its local time. */
+static void print_line(const char *line, int events, int show, clocks *c)
 {
     char *end;
     long long us = strtoll(line, &end, 10);
@@ -85,11 +146,19 @@ static void print_line(const char *line, int events)
     const char *sp = strchr(who, ' ');
     int wlen = sp ? (int)(sp - who) : (int)strlen(who);
     const char *text = sp ? sp + 1 : "";
-    if (!events && wlen == 2 && !strncmp(who, "ev", 2)) return;
-    char t[32];
+    int fault = wlen == 5 && !strncmp(who, "fault", 5);
+    /* A client thread "c1.t2" runs on the machine "c1"; "redis0.r1" is a node. */
+    size_t mlen = who[0] == 'c' ? strcspn(who, ". ") : (size_t)wlen;
+    skew *k = fault ? clock_fault(c, text, us) : skew_find(c, who, mlen, 0);
+    if (!show || (!events && wlen == 2 && !strncmp(who, "ev", 2))) return;
+    char t[32], local[64] = "";
     stamp(us, t, sizeof t);
-    const char *mark = wlen == 5 && !strncmp(who, "fault", 5) ? "!!" : "  ";
-    printf("%s %s  %-8.*s %s\n", mark, t, wlen, who, text);
+    if (k && (skew_at(k, us) != 0 || k->drift_ppm != 0)) {
+        char lt[32];
+        stamp(us + skew_at(k, us), lt, sizeof lt);
+        snprintf(local, sizeof local, "  [%s clock %s]", k->name, lt + strspn(lt, " "));
+    }
+    printf("%s %s  %-8.*s %s%s\n", fault ? "!!" : "  ", t, wlen, who, text, local);
 }
 
 static const char *verdict_word(check_verdict v)
@@ -186,12 +255,13 @@ static void print_timeline(const lines *l, const run_result *r, int64_t lo, int6
         }
         vs[j] = &r->checks.v[i];
     }
+    clocks c = {.n = 0};
     for (size_t i = 0; i < l->n; i++) {
         const char *line = l->buf + l->off[i];
         int64_t us = strtoll(line, NULL, 10);
         for (; vi < nv && vs[vi]->t_us < us; vi++)
             if (vs[vi]->t_us >= lo && vs[vi]->t_us <= hi) print_violation(vs[vi]);
-        if (us >= lo && us <= hi) print_line(line, events);
+        print_line(line, events, us >= lo && us <= hi, &c);
     }
     for (; vi < nv; vi++)
         if (vs[vi]->t_us >= lo && vs[vi]->t_us <= hi) print_violation(vs[vi]);
