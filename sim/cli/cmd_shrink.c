@@ -494,8 +494,12 @@ static int write_and_verify(const shrinker *k, const char *origin, const char *o
     v.seed = back.seed;
     int again = fails_same(&v, &back);
     failure_text(again ? &v.last : &k->want, why, sizeof why);
-    printf("wrote %s; `locksim run %s` %s: %s\n", out, out, again ? "fails the same way" : "does NOT fail the same way",
-           why);
+    size_t len, nl = 3; /* the three comment lines */
+    char *text = to_text(cur, &len);
+    for (size_t i = 0; i < len; i++) nl += text[i] == '\n';
+    free(text);
+    printf("wrote %s (%zu lines); `locksim run %s` %s: %s\n", out, nl, out,
+           again ? "fails the same way" : "does NOT fail the same way", why);
     scn_free(&back);
     return again ? 0 : 1;
 }
@@ -544,7 +548,12 @@ int cli_shrink(int argc, char **argv)
     print_size("before", &orig);
     if (orig.nemesis) printf("  the nemesis generated %zu faults\n", ngen);
     /* The name says where it came from; the seed goes into the file. */
-    clone(&orig, &cur);
+    if (reparse(&orig, &cur) != 0) {
+        fprintf(stderr, "locksim shrink: %s cannot be written back as scenario text\n", path);
+        sim_xfree(gen);
+        scn_free(&orig);
+        return 2;
+    }
     char name[160];
     snprintf(name, sizeof name, "%.100s (shrunk, seed %llu)", orig.name, k.seed);
     sim_xfree(cur.name);
