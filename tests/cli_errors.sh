@@ -58,6 +58,10 @@ expect command "unknown command" -- frobnicate
 expect checkdepth "--depth wants an integer" -- check "$tmp/typo.scn" --depth many
 expect checkfile "$tmp/typo.scn:5: unknown key 'leese'" -- check "$tmp/typo.scn"
 expect choices "--choices wants values separated by '.'" -- run "$tmp/typo.scn" --choices 1.x.3
+expect replaytypo "$tmp/typo.scn:5: unknown key 'leese'" -- replay "$tmp/typo.scn" --seed 1
+expect replayaround "--around wants a time" -- replay "$tmp/typo.scn" --around soon
+expect shrinkout "-o FILE is required" -- shrink "$tmp/typo.scn" --seed 1
+expect shrinktypo "$tmp/typo.scn:5: unknown key 'leese'" -- shrink "$tmp/typo.scn" --seed 1 -o "$tmp/out.scn"
 # A good scenario after a bad one: nothing runs (checked before running).
 cp "$(dirname "$0")/../scenarios/smoke/contended.scn" "$tmp/a-good.scn"
 expect half "$tmp/typo.scn:5:" -- run "$tmp/a-good.scn" "$tmp/typo.scn"

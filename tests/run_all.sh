@@ -47,6 +47,9 @@ bash "$here/check.sh" "$bin" || { echo "FAIL: check"; exit 1; }
 stage "nemesis: a violating seed replays to the same violation"
 bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; }
 
+stage "replay and shrink: timeline, writer round trip, minimal failing scenario"
+bash "$here/replay_shrink.sh" "$bin" || { echo "FAIL: replay/shrink"; exit 1; }
+
 stage "determinism: same seed, same trace hash"
 bash "$here/determinism.sh" "$bin" "1 2 3" || { echo "FAIL: determinism"; exit 1; }
 

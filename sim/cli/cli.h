@@ -12,5 +12,15 @@ int cli_list(int argc, char **argv);
 int cli_check(int argc, char **argv);
 /* locksim merge FILE...: the summary of JSON lines from run --json. */
 int cli_merge(int argc, char **argv);
+int cli_replay(int argc, char **argv);
+int cli_shrink(int argc, char **argv);
+
+/* Helpers of the subcommands. */
+struct scenario;
+/* Loads path into *s and checks its protocol exists; on bad input prints
+ * "path:line: why" and returns -1 (nothing to free). */
+int cli_load(const char *path, struct scenario *s);
+/* A decimal seed; -1 when v is not one. */
+int cli_parse_seed(const char *v, unsigned long long *seed);
 
 #endif /* LOCKSIM_CLI_H */

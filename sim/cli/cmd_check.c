@@ -112,8 +112,8 @@ int cli_check(int argc, char **argv)
             scn_duration_format(o.horizon_us, d, sizeof d);
             snprintf(horizon, sizeof horizon, " --horizon %s", d);
         }
-        printf("  replay:  locksim run %s --seed %llu%s --choices %s -v\n", path, (unsigned long long)seed, horizon,
-               r.counterexample);
+        printf("  replay:  locksim replay %s --seed %llu%s --choices %s --around violation\n", path,
+               (unsigned long long)seed, horizon, r.counterexample);
     }
     explore_result_free(&r);
     scn_free(&s);

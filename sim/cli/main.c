@@ -15,6 +15,9 @@ static void usage(FILE *to)
           "  merge FILE...                    the summary of run --json outputs (shards)\n"
           "  check SCENARIO [--depth D] [--branch B] [--faults K] [--seed N] [--max-runs N]\n"
           "        [--horizon D] [--max-seconds S] [--all]   explore every choice within the bounds\n"
+          "  replay SCENARIO [--seed N] [--choices STR] [--horizon D] [--around T|violation] [--window D]\n"
+          "                                   one seed's trace as a timeline, violations marked\n"
+          "  shrink SCENARIO --seed N -o FILE the smallest scenario failing the same way\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n",
@@ -33,6 +36,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "merge") == 0) return cli_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "list") == 0) return cli_list(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0) return cli_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "replay") == 0) return cli_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "shrink") == 0) return cli_shrink(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;

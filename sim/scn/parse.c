@@ -15,30 +15,6 @@
 
 /* ------------------------------------------------------------ the keys */
 
-typedef enum key_kind {
-    K_DURATION, /* int64 µs, >= min */
-    K_DIST,     /* scn_dist */
-    K_COUNTS,   /* scn_dist of plain integers >= 1: "2" or "1..3" */
-    K_INT,      /* int, in [min, max] */
-    K_INT64,    /* int64, in [min, max] */
-    K_PROB,     /* int ppm */
-    K_STR,      /* char *, owned */
-    K_BOOL,     /* int 0/1 */
-    K_LEASE,    /* int64 µs or -1 ("watchdog" / -1) */
-    K_MODE,     /* scn_mode */
-    K_LOCKS,    /* comma-separated lock names */
-    K_SEED,     /* uint64 + has_seed */
-    K_KINDS     /* comma list of nemesis kinds -> bits */
-} key_kind;
-
-typedef struct key_def {
-    const char *section;
-    const char *name;
-    key_kind kind;
-    size_t off;
-    int64_t min, max;
-} key_def;
-
 #define F(field) offsetof(scenario, field)
 
 static const key_def keys[] = {
@@ -116,6 +92,16 @@ static const char *const invariant_names[SCN_INV_COUNT] = {
 const char *scn_invariant_name(scn_invariant inv)
 {
     return inv < SCN_INV_COUNT ? invariant_names[inv] : "?";
+}
+
+const key_def *scn_key_at(size_t i)
+{
+    return i < sizeof keys / sizeof keys[0] ? &keys[i] : NULL;
+}
+
+const char *scn_section_at(size_t i)
+{
+    return i < sizeof sections / sizeof sections[0] ? sections[i] : NULL;
 }
 
 /* ---------------------------------------------------------- the parser */
@@ -427,7 +413,7 @@ static char *read_string_line(char *str, int num, void *stream)
 
 /* ------------------------------------------------------------ defaults */
 
-static void defaults(scenario *s)
+void scn_defaults(scenario *s)
 {
     memset(s, 0, sizeof *s);
     s->duration_us = 0;
@@ -585,7 +571,7 @@ int scn_load(const char *path, scenario *out, scn_error *err)
     parser p = {.s = out, .err = err};
     memset(err, 0, sizeof *err);
     snprintf(err->path, sizeof err->path, "%s", path);
-    defaults(out);
+    scn_defaults(out);
     out->path = sim_xstrdup(path);
     p.file = fopen(path, "r");
     if (p.file == NULL) {
@@ -603,7 +589,7 @@ int scn_load_string(const char *path, const char *text, scenario *out, scn_error
     parser p = {.s = out, .err = err, .text = text};
     memset(err, 0, sizeof *err);
     snprintf(err->path, sizeof err->path, "%s", path);
-    defaults(out);
+    scn_defaults(out);
     out->path = sim_xstrdup(path);
     int rc = ini_parse_stream(read_string_line, &p, handler, &p);
     return finish(&p, rc);

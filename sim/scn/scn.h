@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim.h"
 
@@ -35,7 +36,8 @@ int64_t scn_dist_draw(sim_ctx *ctx, const scn_dist *d, const char *label);
 /* Writes d as scenario text ("5ms", "1ms..20ms", "exp(50ms)"). */
 size_t scn_dist_format(const scn_dist *d, char *buf, size_t cap);
 size_t scn_duration_format(int64_t us, char *buf, size_t cap);
-/* Parses a duration with its unit ("1.5s", "200ms", "-3s"); 0 or -1. */
+/* Parses "<decimal><unit>" (us ms s m h, e.g. "46.7s", "-200ms") into µs.
+ * Returns 0, or -1 when s is not a duration. */
 int scn_parse_duration(const char *s, int64_t *out);
 
 /* Probabilities are integer parts per million. */
@@ -263,5 +265,12 @@ int scn_load_string(const char *path, const char *text, scenario *out, scn_error
 void scn_free(scenario *s);
 /* Writes err as "path:line: message". */
 void scn_error_print(const scn_error *err);
+
+/* Writes s as scenario text: every key whose value differs from its
+ * default, the locks, [steps] (client operations) and [faults] in file
+ * order, [nemesis] when s has one, and [expect]. Parsing the text gives
+ * the same runs as s (the same trace for the same seed): a round trip.
+ * Returns 0, or -1 when out reports a write error. */
+int scn_write(FILE *out, const scenario *s);
 
 #endif /* LOCKSIM_SCN_H */

@@ -4,6 +4,40 @@
 
 #include "scn.h"
 
+/* The kinds of values of [section] keys (parse.c's table of keys). */
+typedef enum key_kind {
+    K_DURATION, /* int64 µs, >= min */
+    K_DIST,     /* scn_dist */
+    K_COUNTS,   /* scn_dist of plain integers >= 1: "2" or "1..3" */
+    K_INT,      /* int, in [min, max] */
+    K_INT64,    /* int64, in [min, max] */
+    K_PROB,     /* int ppm */
+    K_STR,      /* char *, owned */
+    K_BOOL,     /* int 0/1 */
+    K_LEASE,    /* int64 µs or -1 ("watchdog" / -1) */
+    K_MODE,     /* scn_mode */
+    K_LOCKS,    /* comma-separated lock names */
+    K_SEED,     /* uint64 + has_seed */
+    K_KINDS     /* comma list of nemesis kinds -> bits */
+} key_kind;
+
+typedef struct key_def {
+    const char *section;
+    const char *name;
+    key_kind kind;
+    size_t off;
+    int64_t min, max;
+} key_def;
+
+/* The i-th known key of parse.c's table, in section order; NULL past the
+ * end. The writer walks it to write a scenario back. */
+const key_def *scn_key_at(size_t i);
+/* The i-th section name, in the order a scenario is written; NULL past
+ * the end. */
+const char *scn_section_at(size_t i);
+/* Fills s with the values a scenario has before its file is read. */
+void scn_defaults(scenario *s);
+
 /* Each returns 0, or -1 when s is not a valid value of its kind. */
 int scn_parse_dist(const char *s, scn_dist *out);
 int scn_parse_int(const char *s, int64_t *out);

@@ -1,6 +1,8 @@
 /* test_scn.c — the scenario language: values with units, distributions,
  * timed lines, and every kind of bad input reported as path:line with the
  * offending token. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scn/scn.h"
@@ -166,6 +168,49 @@ START_TEST(parses_counter_objects)
 }
 END_TEST
 
+/* scn_write: the text of a parsed scenario parses back to the same
+ * scenario, and writing that again gives the same text. */
+static char *written(const scenario *sc)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    ck_assert_int_eq(scn_write(f, sc), 0);
+    fclose(f);
+    return text;
+}
+
+START_TEST(writes_back_what_it_read)
+{
+    scenario a, b;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("demo.scn", good, &a, &err), 0);
+    char *t1 = written(&a);
+    ck_assert_int_eq(scn_load_string("demo.scn", t1, &b, &err), 0);
+    char *t2 = written(&b);
+    ck_assert_str_eq(t1, t2);
+    ck_assert_str_eq(b.name, "demo");
+    ck_assert_int_eq(b.duration_us, a.duration_us);
+    ck_assert_int_eq(b.seed, 7);
+    ck_assert_int_eq(b.hold.kind, SCN_DIST_EXP);
+    ck_assert_int_eq(b.reentry_ppm, a.reentry_ppm);
+    ck_assert_int_eq(b.expect[SCN_INV_MUTEX], SCN_EXPECT_VIOLATED);
+    ck_assert_int_eq(b.liveness_bound_us, SIM_SEC(2));
+    ck_assert_uint_eq(b.nsteps, a.nsteps);
+    /* Client operations first ([steps]), then faults ([faults]), each in order. */
+    ck_assert_int_eq(b.steps[0].client, 4);
+    ck_assert_int_eq(b.steps[1].thread, 2);
+    ck_assert_int_eq(b.steps[1].lease_us, SIM_SEC(10));
+    ck_assert_int_eq(b.steps[2].op, SCN_FAULT_PAUSE);
+    ck_assert_int_eq(b.steps[2].for_us, SIM_SEC(40));
+    ck_assert_int_eq(b.steps[3].op, SCN_FAULT_CRASH);
+    free(t1);
+    free(t2);
+    scn_free(&a);
+    scn_free(&b);
+}
+END_TEST
+
 Suite *scn_suite(void)
 {
     Suite *s = suite_create("scn");
@@ -173,6 +218,7 @@ Suite *scn_suite(void)
     tcase_add_test(core, parses_a_full_scenario);
     tcase_add_test(core, distributions_draw_in_range);
     tcase_add_test(core, parses_counter_objects);
+    tcase_add_test(core, writes_back_what_it_read);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_add_loop_test(errors, bad_input_names_file_and_line, 0, (int)(sizeof bad / sizeof bad[0]));
