@@ -32,6 +32,13 @@ sim_reply *real_reply_convert(const void *reply);
 /* Sets the send/receive timeout: a reply not there in ms is an error. */
 int real_set_timeout(real_conn *c, int ms);
 
+/* Plain TCP (sock.c). A listener on a free port of 127.0.0.1 (its port
+ * in *port), a blocking connection to host:port, the accepted side of a
+ * listener; the connections have TCP_NODELAY. -1 on failure. */
+int real_listen_loopback(int backlog, int *port);
+int real_tcp_connect(const char *host, int port);
+int real_accept(int listen_fd);
+
 /* Wall clock: Unix time in µs (what Redis' clock reads), and a monotonic
  * clock in µs for pacing and measuring. */
 int64_t real_unix_us(void);

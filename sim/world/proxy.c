@@ -7,16 +7,13 @@
  * each chunk as a WORLD_MSG_REPL (master -> replica) or WORLD_MSG_ACK
  * message: a drop severs the link (a byte stream cannot lose a piece and
  * go on), and the replica reconnects and resynchronises by itself. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "real/aio.h"
+#include "real/real.h"
 #include "real/servers.h"
 #include "world_int.h"
 
@@ -135,24 +132,15 @@ static void on_readable(void *ud, int fd)
 static void on_accept(void *ud, int fd)
 {
     wproxy *p = ud;
-    int s = accept(fd, NULL, NULL);
+    int s = real_accept(fd);
     if (s < 0) return;
     wreal_catch_up(p->w);
     cut(p); /* a new replica connection replaces the old link */
-    int up = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)wreal_port(p->w, p->master));
-    inet_pton(AF_INET, wreal_host(p->w, p->master), &a.sin_addr);
-    if (up < 0 || connect(up, (struct sockaddr *)&a, sizeof a) != 0) {
-        if (up >= 0) close(up);
+    int up = real_tcp_connect(wreal_host(p->w, p->master), wreal_port(p->w, p->master));
+    if (up < 0) {
         close(s); /* the master is down: the replica retries */
         return;
     }
-    int one = 1;
-    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    setsockopt(up, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     p->down_fd = s;
     p->up_fd = up;
     real_loop *l = wreal_loop(p->w);
@@ -162,24 +150,14 @@ static void on_accept(void *ud, int fd)
 
 wproxy *wproxy_new(world *w, int master, int replica)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int port, fd = real_listen_loopback(4, &port);
     if (fd < 0) return NULL;
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-        close(fd);
-        return NULL;
-    }
     wproxy *p = sim_xcalloc(1, sizeof *p);
     p->w = w;
     p->master = master;
     p->replica = replica;
     p->listen_fd = fd;
-    p->port = ntohs(a.sin_port);
+    p->port = port;
     p->down_fd = p->up_fd = -1;
     snprintf(p->lat_down, sizeof p->lat_down, "repl %s>%s", w->nodes[master].name, w->nodes[replica].name);
     snprintf(p->lat_up, sizeof p->lat_up, "repl %s<%s", w->nodes[master].name, w->nodes[replica].name);
