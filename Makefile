@@ -2,7 +2,7 @@
 #
 #   make deps     install what is missing (Debian packages, apt-get)
 #   make          build build/locksim
-#   make run      deps + build + the smoke suite on the embedded fake
+#   make run      deps + build + the smoke suite on the embedded fake, and its report
 #   make test     deps + build + every test (unit, conformance, scenarios)
 #   make bench    deps + build + the benchmark (ratios side by side)
 #   make clean
@@ -95,7 +95,9 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@bash tests/run_smoke.sh $(BIN)
 
-test: deps
+# The tests also open the HTML report in headless Chromium (chromedriver).
+test:
+	@LOCKSIM_DEPS_EXTRA="chromium:chromium chromedriver:chromium-driver" sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@bash tests/run_all.sh $(BUILD) $(SAN)
 

@@ -50,14 +50,49 @@ void report_latency(const history *h, run_result *r)
         HASH_DEL(open, o);
         sim_xfree(o);
     }
-    r->latency_p50_us = r->latency_p99_us = r->latency_max_us = 0;
+    r->latency_p50_us = r->latency_p95_us = r->latency_p99_us = r->latency_max_us = 0;
     if (n) {
         qsort(lat, n, sizeof *lat, cmp_i64);
         r->latency_p50_us = lat[(n - 1) / 2];
+        r->latency_p95_us = lat[(n - 1) * 95 / 100];
         r->latency_p99_us = lat[(n - 1) * 99 / 100];
         r->latency_max_us = lat[n - 1];
     }
     sim_xfree(lat);
+}
+
+/* A thread's successful acquires, keyed by (client, thread). */
+typedef struct thread_count {
+    UT_hash_handle hh;
+    int key[2];
+    uint64_t n;
+} thread_count;
+
+void report_fairness(const history *h, run_result *r)
+{
+    thread_count *all = NULL, *c, *tmp;
+    for (size_t k = 0; k < h->n; k++) {
+        const hist_event *e = &h->ev[k];
+        if (e->op != HOP_ACQUIRE || e->kind == HIST_INFO) continue;
+        int key[2] = {e->client, e->thread};
+        HASH_FIND(hh, all, key, sizeof key, c);
+        if (c == NULL) {
+            c = sim_xcalloc(1, sizeof *c);
+            memcpy(c->key, key, sizeof key);
+            HASH_ADD(hh, all, key, sizeof c->key, c);
+        }
+        c->n += e->kind == HIST_OK;
+    }
+    double sum = 0, sq = 0;
+    unsigned n = 0;
+    HASH_ITER(hh, all, c, tmp) { /* insertion order: the same sums on every build */
+        sum += (double)c->n;
+        sq += (double)c->n * (double)c->n;
+        n++;
+        HASH_DEL(all, c);
+        sim_xfree(c);
+    }
+    r->fairness_jain = sq > 0 ? sum * sum / ((double)n * sq) : 0;
 }
 
 static const char *verdict_name(check_verdict v)
@@ -91,8 +126,7 @@ void report_expectations(run_result *r)
     }
 }
 
-/* A JSON string (escapes quotes, backslashes and control bytes). */
-static void json_str(FILE *out, const char *s)
+void report_json_str(FILE *out, const char *s)
 {
     fputc('"', out);
     for (; *s; s++) {
@@ -113,13 +147,13 @@ void report_json(FILE *out, const run_result *r, const history *h)
 {
     const scenario *s = r->s;
     fputs("{\"scenario\":", out);
-    json_str(out, s->path);
+    report_json_str(out, s->path);
     fputs(",\"name\":", out);
-    json_str(out, s->name);
+    report_json_str(out, s->name);
     fprintf(out, ",\"seed\":%" PRIu64 ",\"backend\":", r->seed);
-    json_str(out, r->backend);
+    report_json_str(out, r->backend);
     fputs(",\"protocol\":", out);
-    json_str(out, s->protocol);
+    report_json_str(out, s->protocol);
     fprintf(out,
             ",\"virtual_ms\":%.3f,\"wall_ms\":%.3f,\"peak_rss_kb\":%ld,\"events\":%" PRIu64 ",\"evals\":%" PRIu64
             ",\"commands\":%" PRIu64 ",\"acquisitions\":%" PRIu64 ",\"acquire_failures\":%" PRIu64
@@ -140,7 +174,7 @@ void report_json(FILE *out, const run_result *r, const history *h)
         const check_violation *v = &r->checks.v[i];
         fprintf(out, "%s{\"invariant\":\"%s\",\"at_ms\":%.3f,\"detail\":", i ? "," : "",
                 scn_invariant_name(v->inv), ms(v->t_us));
-        json_str(out, v->detail);
+        report_json_str(out, v->detail);
         /* The last events that led there, oldest first. */
         fputs(",\"events\":[", out);
         size_t idx[8], m = 0;
@@ -150,7 +184,7 @@ void report_json(FILE *out, const run_result *r, const history *h)
             char line[256];
             hist_format(h, &h->ev[idx[j]], s, line, sizeof line);
             if (j + 1 != m) fputc(',', out);
-            json_str(out, line);
+            report_json_str(out, line);
         }
         fputs("]}", out);
     }
@@ -159,15 +193,25 @@ void report_json(FILE *out, const run_result *r, const history *h)
         char line[256];
         scn_step_format(&r->generated[i], s, line, sizeof line);
         if (i) fputc(',', out);
-        json_str(out, line);
+        report_json_str(out, line);
     }
-    fprintf(out, "],\"expectations_met\":%s", r->expectations_met ? "true" : "false");
+    fputs("],\"expected\":{", out);
+    first = 1;
+    for (int i = 0; i < SCN_INV_COUNT; i++) {
+        scn_expect want = s->expect[i];
+        if (want == SCN_EXPECT_NONE) continue;
+        fprintf(out, "%s\"%s\":\"%s\"", first ? "" : ",", scn_invariant_name((scn_invariant)i),
+                want == SCN_EXPECT_HELD ? "held" : want == SCN_EXPECT_VIOLATED ? "violated" : "any");
+        first = 0;
+    }
+    fprintf(out, "},\"expectations_met\":%s", r->expectations_met ? "true" : "false");
     if (!r->expectations_met) {
         fputs(",\"expectation_failure\":", out);
-        json_str(out, r->expectation_failure);
+        report_json_str(out, r->expectation_failure);
     }
-    fprintf(out, ",\"latency_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n", ms(r->latency_p50_us),
-            ms(r->latency_p99_us), ms(r->latency_max_us));
+    fprintf(out, ",\"duration_ms\":%.3f,\"fairness_jain\":%.4f", ms(s->duration_us), r->fairness_jain);
+    fprintf(out, ",\"latency_ms\":{\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
+            ms(r->latency_p50_us), ms(r->latency_p95_us), ms(r->latency_p99_us), ms(r->latency_max_us));
 }
 
 static void fmt_dur(int64_t us, char *buf, size_t cap)

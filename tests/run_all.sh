@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
-# command-line errors, every bundled scenario over a seed sweep, the real
-# backend, nemesis replay, determinism, conformance of the fake against a
-# real redis-server. Stops at the first failing stage and exits non-zero.
+# command-line errors, every bundled scenario over a seed sweep, sweeps,
+# reports (plots, HTML in a browser, CI formats), the real backend,
+# nemesis replay, determinism, conformance of the fake against a real
+# redis-server. Stops at the first failing stage and exits non-zero.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -37,6 +38,9 @@ stage "sweeps: --jobs, --shard (flag, environment, GNU parallel), merge, --stop-
 sweep_seeds=1..10
 [ "$san" = 1 ] && sweep_seeds=1..2
 bash "$here/sweeps.sh" "$bin" "$sweep_seeds" || { echo "FAIL: sweeps"; exit 1; }
+
+stage "reports: plots, index.html in headless Chromium, JUnit, TAP, contention sweep, progress"
+bash "$here/reports.sh" "$bin" || { echo "FAIL: reports"; exit 1; }
 
 stage "real backend: scenarios/real on redis-server processes and on the fake"
 bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }

@@ -25,6 +25,8 @@ for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox \
     cmd=${pair%%:*}; pkg=${pair#*:}
     command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg"
 done
+# Perl's TAP::Parser reads the TAP the tests write (Debian: perl's modules).
+perl -MTAP::Parser -e 1 >/dev/null 2>&1 || need_pkg perl
 # Extra tools named by the caller (e.g. LOCKSIM_DEPS_EXTRA="clang:clang").
 for pair in ${LOCKSIM_DEPS_EXTRA:-}; do
     cmd=${pair%%:*}; pkg=${pair#*:}

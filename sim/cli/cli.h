@@ -4,6 +4,8 @@
 #ifndef LOCKSIM_CLI_H
 #define LOCKSIM_CLI_H
 
+#include <stdint.h>
+
 #define CLI_VERSION "0.1.0"
 
 int cli_conform(int argc, char **argv);
@@ -14,13 +16,24 @@ int cli_check(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_shrink(int argc, char **argv);
+/* locksim sweep SCENARIO... --KEY V1,V2,..: contention curves. */
+int cli_sweep(int argc, char **argv);
 
 /* Helpers of the subcommands. */
 struct scenario;
+struct scn_error;
+struct sweep_result;
+/* A run that could not start (run_scenario's err) as a sweep result of
+ * status 2 whose stderr line is "path:line: why". */
+void cli_result_error(struct sweep_result *res, const struct scn_error *err);
 /* Loads path into *s and checks its protocol exists; on bad input prints
  * "path:line: why" and returns -1 (nothing to free). */
 int cli_load(const char *path, struct scenario *s);
 /* A decimal seed; -1 when v is not one. */
 int cli_parse_seed(const char *v, unsigned long long *seed);
+/* "N" or "A..B" (A <= B) into *a, *b; -1 when v is neither. */
+int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b);
+/* --jobs' value: 1..SWEEP_JOBS_MAX; -1 after printing why (who: "locksim run"). */
+int cli_parse_jobs(const char *who, const char *v, unsigned *jobs);
 
 #endif /* LOCKSIM_CLI_H */

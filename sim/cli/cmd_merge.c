@@ -1,31 +1,34 @@
-/* cmd_merge.c — `locksim merge FILE...`: the JSON lines that `locksim run
- * --json` wrote (the shards of one sweep, say), read back with jansson and
- * summed up as `run` does: each failing (scenario, seed) in input order,
- * then "N runs: M met every expectation, K did not". Every line of every
- * file is checked before anything is printed; a (scenario, seed, backend)
- * seen twice is an error, since it would be counted twice. Exit 0, 1, 2. */
+/* cmd_merge.c — `locksim merge FILE... [--junit FILE] [--tap]`: the JSON
+ * lines that `locksim run --json` wrote (the shards of one sweep, say),
+ * read back as rows and summed up as `run` does: each failing (scenario,
+ * seed) in input order, then "N runs: M met every expectation, K did
+ * not"; or TAP, and a JUnit file, as `run` writes them. Every line of
+ * every file is checked before anything is printed; a (scenario, seed,
+ * backend) seen twice is an error, since it would be counted twice.
+ * Exit 0, 1, 2. */
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/report.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/outdir.h"
 #include "ut.h"
 
 /* One run read back; key is "scenario\nseed\nbackend", for duplicates. */
 typedef struct merged {
     UT_hash_handle hh;
-    char *key, *scenario, *protocol, *failure;
-    uint64_t seed;
-    int met;
+    char *key;
     char where[600]; /* "file:line" */
 } merged;
 
 typedef struct merge_set {
-    merged *by_key; /* uthash, in input order */
-    uint64_t runs, failed;
+    merged *by_key; /* uthash, for duplicates */
+    report_row *rows; /* in input order */
+    size_t n, cap;
+    uint64_t failed;
 } merge_set;
 
 static int is_blank(const char *s)
@@ -38,62 +41,34 @@ static int is_blank(const char *s)
  * "file:line: what is wrong". */
 static int add_line(merge_set *ms, const char *file, long lineno, const char *line, size_t len)
 {
-    json_error_t je;
-    json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) {
-        fprintf(stderr, "%s:%ld: not JSON: %s (column %d); is it the output of `locksim run --json`?\n", file,
-                lineno, je.text, je.column);
+    report_row row;
+    char why[256];
+    if (report_row_parse(line, len, &row, why, sizeof why) != 0) {
+        fprintf(stderr, "%s:%ld: %s; is it the output of `locksim run --json`?\n", file, lineno, why);
         return -1;
     }
-    /* What merge needs, and what says the line is a run result. */
-    json_t *jscn = json_object_get(root, "scenario"), *jseed = json_object_get(root, "seed");
-    json_t *jmet = json_object_get(root, "expectations_met"), *jhash = json_object_get(root, "trace_hash");
-    json_t *jinv = json_object_get(root, "invariants");
-    const char *bad = !json_is_object(root)           ? "not an object"
-                      : !json_is_string(jscn)         ? "\"scenario\" is missing or not a string"
-                      : !json_is_integer(jseed) || json_integer_value(jseed) < 0
-                          ? "\"seed\" is missing or not an integer from 0"
-                      : !json_is_boolean(jmet)        ? "\"expectations_met\" is missing or not true/false"
-                      : !json_is_string(jhash)        ? "\"trace_hash\" is missing or not a string"
-                      : !json_is_object(jinv)         ? "\"invariants\" is missing or not an object"
-                                                      : NULL;
-    if (bad) {
-        fprintf(stderr, "%s:%ld: not a locksim run result: %s\n", file, lineno, bad);
-        json_decref(root);
-        return -1;
-    }
-    const char *scn = json_string_value(jscn), *proto = json_string_value(json_object_get(root, "protocol"));
-    const char *backend = json_string_value(json_object_get(root, "backend"));
-    const char *failure = json_string_value(json_object_get(root, "expectation_failure"));
-    uint64_t seed = (uint64_t)json_integer_value(jseed);
-    int met = json_is_true(jmet);
-    if (proto == NULL) proto = "?";
-    if (backend == NULL) backend = "fake";
-    if (failure == NULL) failure = "";
     merged *m = sim_xcalloc(1, sizeof *m);
-    size_t klen = strlen(scn) + strlen(backend) + 32;
+    size_t klen = strlen(row.scenario) + strlen(row.backend) + 32;
     m->key = sim_xmalloc(klen);
-    snprintf(m->key, klen, "%s\n%" PRIu64 "\n%s", scn, seed, backend);
+    snprintf(m->key, klen, "%s\n%" PRIu64 "\n%s", row.scenario, row.seed, row.backend);
     merged *dup;
     HASH_FIND_STR(ms->by_key, m->key, dup);
     if (dup) {
         fprintf(stderr, "%s:%ld: %s seed %" PRIu64 " (%s) is already at %s: overlapping shards?\n", file, lineno,
-                scn, seed, backend, dup->where);
+                row.scenario, row.seed, row.backend, dup->where);
         sim_xfree(m->key);
         sim_xfree(m);
-        json_decref(root);
+        report_row_free(&row);
         return -1;
     }
-    m->scenario = sim_xstrdup(scn);
-    m->protocol = sim_xstrdup(proto);
-    m->failure = sim_xstrdup(failure);
-    m->seed = seed;
-    m->met = met;
     snprintf(m->where, sizeof m->where, "%s:%ld", file, lineno);
     HASH_ADD_KEYPTR(hh, ms->by_key, m->key, strlen(m->key), m);
-    ms->runs++;
-    ms->failed += !met;
-    json_decref(root);
+    if (ms->n == ms->cap) {
+        ms->cap = ms->cap ? ms->cap * 2 : 64;
+        ms->rows = sim_xrealloc(ms->rows, ms->cap * sizeof *ms->rows);
+    }
+    ms->failed += !row.met;
+    ms->rows[ms->n++] = row;
     return 0;
 }
 
@@ -123,39 +98,67 @@ static int add_file(merge_set *ms, const char *path)
     return rc;
 }
 
+/* Prints the summary (or TAP) and writes --junit. Returns the status. */
+static int report(const merge_set *ms, int tap, const char *junit_path)
+{
+    uint64_t runs = ms->n;
+    if (tap) {
+        report_tap_begin(stdout);
+        for (size_t i = 0; i < ms->n; i++) report_tap_line(stdout, i + 1, &ms->rows[i], NULL);
+        report_tap_plan(stdout, ms->n);
+        printf("# ");
+    } else {
+        for (size_t i = 0; i < ms->n; i++)
+            if (!ms->rows[i].met)
+                printf("%s  seed %" PRIu64 "  %s  [FAIL]\n  expectation not met: %s\n", ms->rows[i].scenario,
+                       ms->rows[i].seed, ms->rows[i].protocol, ms->rows[i].failure);
+    }
+    printf("%" PRIu64 " run%s: %" PRIu64 " met every expectation, %" PRIu64 " did not\n", runs, runs == 1 ? "" : "s",
+           runs - ms->failed, ms->failed);
+    if (junit_path) {
+        cli_outfile jf;
+        if (cli_outfile_begin(&jf, junit_path, "locksim merge") != 0) return 2;
+        if (report_junit(jf.f, ms->rows, ms->n, NULL) != 0) {
+            cli_outfile_abort(&jf);
+            fprintf(stderr, "locksim merge: cannot write %s\n", junit_path);
+            return 2;
+        }
+        if (cli_outfile_commit(&jf, "locksim merge") != 0) return 2;
+    }
+    return ms->failed ? 1 : 0;
+}
+
 int cli_merge(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "locksim merge: no file given (the output of `locksim run --json`, one or more; - for stdin)\n");
-        return 2;
-    }
     merge_set ms = {0};
-    int status = 0;
+    int status = 0, tap = 0, files = 0;
+    const char *junit = NULL;
     for (int i = 1; i < argc && status == 0; i++) {
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "locksim merge: unknown option \"%s\"\n", argv[i]);
+        if (!strcmp(argv[i], "--tap")) {
+            tap = 1;
+        } else if (!strcmp(argv[i], "--junit") && i + 1 < argc) {
+            junit = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "locksim merge: unknown or incomplete option \"%s\"\n", argv[i]);
             status = 2;
         } else if (add_file(&ms, argv[i]) != 0) {
             status = 2;
+        } else {
+            files++;
         }
     }
-    merged *m, *tmp;
-    if (status == 0) {
-        for (m = ms.by_key; m; m = m->hh.next)
-            if (!m->met)
-                printf("%s  seed %" PRIu64 "  %s  [FAIL]\n  expectation not met: %s\n", m->scenario, m->seed,
-                       m->protocol, m->failure);
-        printf("%" PRIu64 " run%s: %" PRIu64 " met every expectation, %" PRIu64 " did not\n", ms.runs,
-               ms.runs == 1 ? "" : "s", ms.runs - ms.failed, ms.failed);
-        status = ms.failed ? 1 : 0;
+    if (status == 0 && files == 0) {
+        fprintf(stderr, "locksim merge: no file given (the output of `locksim run --json`, one or more; - for stdin)\n");
+        status = 2;
     }
+    if (status == 0) status = report(&ms, tap, junit);
+    merged *m, *tmp;
     HASH_ITER(hh, ms.by_key, m, tmp) {
         HASH_DEL(ms.by_key, m);
         sim_xfree(m->key);
-        sim_xfree(m->scenario);
-        sim_xfree(m->protocol);
-        sim_xfree(m->failure);
         sim_xfree(m);
     }
+    for (size_t i = 0; i < ms.n; i++) report_row_free(&ms.rows[i]);
+    sim_xfree(ms.rows);
     return status;
 }

@@ -16,6 +16,7 @@
 #include "run/explore.h"
 #include "run/run.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/run_report.h"
 #include "sim/cli/sweep.h"
 
 typedef struct paths {
@@ -75,7 +76,7 @@ static int collect(const char *path, paths *out)
     return 0;
 }
 
-static int parse_seeds(const char *v, uint64_t *a, uint64_t *b)
+int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b)
 {
     char *end;
     *a = strtoull(v, &end, 10);
@@ -91,13 +92,35 @@ static int parse_seeds(const char *v, uint64_t *a, uint64_t *b)
     return 0;
 }
 
+void cli_result_error(sweep_result *res, const scn_error *err)
+{
+    char msg[1100];
+    if (err->line > 0) snprintf(msg, sizeof msg, "%s:%d: %s\n", err->path, err->line, err->msg);
+    else snprintf(msg, sizeof msg, "%s: %s\n", err->path, err->msg);
+    sweep_result_fail(res, msg);
+}
+
+int cli_parse_jobs(const char *who, const char *v, unsigned *jobs)
+{
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end || n < 1 || n > SWEEP_JOBS_MAX) {
+        fprintf(stderr, "%s: --jobs wants a count from 1 to %d (got \"%s\")\n", who, SWEEP_JOBS_MAX, v);
+        return -1;
+    }
+    *jobs = (unsigned)n;
+    return 0;
+}
+
 /* The command line of `locksim run`. */
 typedef struct run_args {
     paths files;
     uint64_t seed_a, seed_b;
-    int has_seeds, json, verbose;
+    int has_seeds, json, verbose, tap, progress;
     const char *trace_path, *shard;
     const char *choices;  /* a path of locksim check to replay */
+    const char *report_dir, *junit_path;
+    char extra[512];      /* the options a replay of one run needs */
     sweep_opts so;
     run_opts ro;
 } run_args;
@@ -110,7 +133,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if ((!strcmp(o, "--seed") || !strcmp(o, "--seeds")) && v) {
-            if (parse_seeds(v, &a->seed_a, &a->seed_b) != 0 || (!strcmp(o, "--seed") && a->seed_a != a->seed_b)) {
+            if (cli_parse_seeds(v, &a->seed_a, &a->seed_b) != 0 || (!strcmp(o, "--seed") && a->seed_a != a->seed_b)) {
                 fprintf(stderr, "locksim run: %s wants %s (got \"%s\")\n", o,
                         !strcmp(o, "--seed") ? "an integer" : "A..B", v);
                 return 2;
@@ -123,13 +146,7 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->trace_path = v;
             i++;
         } else if (!strcmp(o, "--jobs") && v) {
-            char *end;
-            unsigned long n = strtoul(v, &end, 10);
-            if (*v < '0' || *v > '9' || *end || n < 1 || n > SWEEP_JOBS_MAX) {
-                fprintf(stderr, "locksim run: --jobs wants a count from 1 to %d (got \"%s\")\n", SWEEP_JOBS_MAX, v);
-                return 2;
-            }
-            a->so.jobs = (unsigned)n;
+            if (cli_parse_jobs("locksim run", v, &a->so.jobs) != 0) return 2;
             i++;
         } else if (!strcmp(o, "--shard") && v) {
             a->shard = v;
@@ -163,6 +180,16 @@ static int parse_args(int argc, char **argv, run_args *a)
             explore_replay_free(&probe);
             a->choices = v;
             i++;
+        } else if (!strcmp(o, "--report") && v) {
+            a->report_dir = v;
+            i++;
+        } else if (!strcmp(o, "--junit") && v) {
+            a->junit_path = v;
+            i++;
+        } else if (!strcmp(o, "--tap")) {
+            a->tap = 1;
+        } else if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
+            a->progress = !strcmp(o, "--progress") ? 1 : -1;
         } else if (!strcmp(o, "-v") || !strcmp(o, "--verbose")) {
             a->verbose = 1;
         } else if (o[0] == '-') {
@@ -187,10 +214,22 @@ static int parse_args(int argc, char **argv, run_args *a)
                         "use --jobs 1, or managed servers (no --redis)\n", a->so.jobs, a->so.jobs);
         return 2;
     }
+    if (a->tap && a->json) {
+        fprintf(stderr, "locksim run: --tap and --json both write to stdout: choose one\n");
+        return 2;
+    }
     if (a->files.n == 0) {
         fprintf(stderr, "locksim run: no scenario given (a .scn file or a folder)\n");
         return 2;
     }
+    size_t n = 0;
+    if (a->ro.real) n += (size_t)snprintf(a->extra + n, sizeof a->extra - n, " --backend redis");
+    if (a->ro.horizon_us > 0 && n < sizeof a->extra) {
+        char d[32];
+        scn_duration_format(a->ro.horizon_us, d, sizeof d);
+        n += (size_t)snprintf(a->extra + n, sizeof a->extra - n, " --horizon %s", d);
+    }
+    if (a->choices && n < sizeof a->extra) snprintf(a->extra + n, sizeof a->extra - n, " --choices %s", a->choices);
     return 0;
 }
 
@@ -228,6 +267,10 @@ typedef struct work {
     uint64_t *first, *seed0; /* scenario i's first item and seed; first[n] = total */
     unsigned shard_i, shard_n;
     FILE *trace;
+    cli_report *report;      /* --report, or NULL */
+    report_row *rows;        /* every result, in order (for --report, --junit) */
+    size_t nrows, rows_cap;
+    int need_rows;
 } work;
 
 #define WORK_MAX ((uint64_t)1 << 48) /* more pairs than anyone can run */
@@ -255,14 +298,41 @@ static void work_free(work *w)
     sim_xfree(w->seed0);
 }
 
-/* The scenario and seed of the shard's k-th item. */
-static const scenario *work_locate(const work *w, size_t k, uint64_t *seed)
+/* The scenario and seed of the shard's k-th item; *first_here: the
+ * first item of its scenario in this shard. */
+static const scenario *work_find(const work *w, size_t k, uint64_t *seed, int *first_here)
 {
     uint64_t g = w->shard_i + (uint64_t)k * w->shard_n;
     size_t i = 0;
     while (g >= w->first[i + 1]) i++;
     *seed = w->seed0[i] + (g - w->first[i]);
+    *first_here = g - w->first[i] < w->shard_n;
     return &w->scns[i];
+}
+
+static const scenario *work_locate(const work *w, size_t k, uint64_t *seed)
+{
+    int first_here;
+    return work_find(w, k, seed, &first_here);
+}
+
+/* Which runs get a folder of pictures in the report: the first of each
+ * scenario, every one that missed an expectation, and the ones that broke
+ * an invariant among the first 20 seeds of their scenario. */
+#define REPORT_VIOLATING_SEEDS 20
+
+static int worth_pictures(const run_result *r, int first_here, uint64_t seed0)
+{
+    return first_here || !r->expectations_met || (r->checks.nv > 0 && r->seed - seed0 < REPORT_VIOLATING_SEEDS);
+}
+
+/* Appends text (len bytes) to *buf / *len. */
+static void append(char **buf, size_t *len, const char *text)
+{
+    size_t add = strlen(text);
+    *buf = sim_xrealloc(*buf, *len + add + 1);
+    memcpy(*buf + *len, text, add + 1);
+    *len += add;
 }
 
 static void work_label(void *arg, size_t k, char *buf, size_t cap)
@@ -272,12 +342,25 @@ static void work_label(void *arg, size_t k, char *buf, size_t cap)
     snprintf(buf, cap, "%s seed %llu", s->path, (unsigned long long)seed);
 }
 
+/* The run's folder in the report; a failure to write it ends the sweep
+ * (status 2), a warning (gnuplot complained) goes to stderr. */
+static void work_report(const work *w, size_t k, const run_result *r, const history *h, sweep_result *res)
+{
+    char *err = NULL;
+    if (cli_report_run(w->report, k, r, h, &err) != 0) res->status = 2;
+    if (err) {
+        append(&res->err, &res->err_len, err);
+        sim_xfree(err);
+    }
+}
+
 /* Runs one pair; its summary or JSON line goes to res->out. */
 static void work_run(void *arg, size_t k, sweep_result *res)
 {
     const work *w = arg;
     uint64_t seed;
-    const scenario *s = work_locate(w, k, &seed);
+    int first_here;
+    const scenario *s = work_find(w, k, &seed, &first_here);
     history h;
     run_result r;
     scn_error err;
@@ -296,27 +379,112 @@ static void work_run(void *arg, size_t k, sweep_result *res)
                 rep.pos, rep.n, (unsigned long long)rep.mismatches);
     explore_replay_free(&rep);
     if (rc != 0) {
-        char msg[1100];
-        int n = err.line > 0 ? snprintf(msg, sizeof msg, "%s:%d: %s\n", err.path, err.line, err.msg)
-                             : snprintf(msg, sizeof msg, "%s: %s\n", err.path, err.msg);
-        res->status = 2;
-        res->err = sim_xstrdup(msg);
-        res->err_len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+        cli_result_error(res, &err);
         hist_free(&h);
         return;
     }
     FILE *m = open_memstream(&res->out, &res->out_len);
     sim_assert(m != NULL);
     if (w->a->json) report_json(m, &r, &h);
-    else report_summary(m, &r, &h, w->a->verbose);
+    else if (!w->a->tap) report_summary(m, &r, &h, w->a->verbose);
     fclose(m);
+    if (w->need_rows) {
+        m = open_memstream(&res->rec, &res->rec_len);
+        sim_assert(m != NULL);
+        report_json(m, &r, &h);
+        fclose(m);
+    }
     res->status = r.expectations_met ? 0 : 1;
+    if (w->report && worth_pictures(&r, first_here, w->seed0[(size_t)(s - w->scns)]))
+        work_report(w, k, &r, &h, res);
     run_result_free(&r);
     hist_free(&h);
 }
 
+/* In list order, in this process: keeps the run's row, prints its TAP line. */
+static void work_result(void *arg, size_t k, const sweep_result *res)
+{
+    work *w = arg;
+    if (!w->need_rows || res->status == 2 || res->rec == NULL) return;
+    report_row row;
+    char why[256];
+    if (report_row_parse(res->rec, res->rec_len, &row, why, sizeof why) != 0) {
+        fprintf(stderr, "locksim run: internal: the result of run %zu does not read back: %s\n", k + 1, why);
+        return;
+    }
+    if (w->a->tap) {
+        report_tap_line(stdout, w->nrows + 1, &row, w->a->extra);
+        fflush(stdout);
+    }
+    if (w->nrows == w->rows_cap) {
+        w->rows_cap = w->rows_cap ? w->rows_cap * 2 : 64;
+        w->rows = sim_xrealloc(w->rows, w->rows_cap * sizeof *w->rows);
+    }
+    w->rows[w->nrows++] = row;
+}
+
+/* The command line, for the report's heading. */
+static void command_line(int argc, char **argv, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "locksim");
+    for (int i = 0; i < argc && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, " %s", argv[i]);
+}
+
+/* Opens what the sweep writes besides stdout (--report, --junit) before
+ * anything runs. Returns 0 or 2 (printed). */
+static int outputs_begin(const run_args *a, work *w, cli_report *rep, cli_outfile *junit)
+{
+    if (a->junit_path && cli_outfile_begin(junit, a->junit_path, "locksim run") != 0) return 2;
+    if (a->report_dir) {
+        if (cli_outdir_begin(&rep->dir, a->report_dir, "locksim run") != 0) {
+            cli_outfile_abort(junit);
+            return 2;
+        }
+        rep->extra = a->extra;
+        rep->gnuplot = report_gnuplot_found();
+        w->report = rep;
+    }
+    w->need_rows = a->report_dir || a->junit_path || a->tap;
+    return 0;
+}
+
+/* Writes --junit and --report from the rows; a sweep that could not run
+ * (status 2) writes neither. Returns the status. */
+static int outputs_end(const run_args *a, work *w, cli_report *rep, cli_outfile *junit, int status,
+                       const char *cmdline)
+{
+    if (status == 2) {
+        cli_outfile_abort(junit);
+        if (w->report) cli_outdir_abort(&rep->dir);
+        return status;
+    }
+    if (a->junit_path) {
+        int rc = report_junit(junit->f, w->rows, w->nrows, a->extra) == 0 ? cli_outfile_commit(junit, "locksim run")
+                                                                          : 2;
+        if (rc) {
+            cli_outfile_abort(junit);
+            status = 2;
+        }
+    }
+    if (w->report && cli_report_finish(rep, w->rows, w->nrows, cmdline, 0) != 0) status = 2;
+    return status;
+}
+
+/* After the runs: TAP's plan, or the summary's last line. */
+static void closing_lines(const run_args *a, size_t tap_tests, uint64_t runs, uint64_t failed)
+{
+    if (a->tap) {
+        report_tap_plan(stdout, tap_tests);
+        fputs("# ", stdout);
+    }
+    if (a->tap || !a->json)
+        printf("%llu run%s: %llu met every expectation, %llu did not\n", (unsigned long long)runs,
+               runs == 1 ? "" : "s", (unsigned long long)(runs - failed), (unsigned long long)failed);
+    fflush(stdout);
+}
+
 /* Runs the shard's pairs (all of them when there is no shard). */
-static int run_work(run_args *a, const scenario *scns, size_t n)
+static int run_work(run_args *a, const scenario *scns, size_t n, const char *cmdline)
 {
     work w = {0};
     char why[256];
@@ -341,12 +509,21 @@ static int run_work(run_args *a, const scenario *scns, size_t n)
         status = 2;
     }
     uint64_t runs = 0, failed = 0;
-    a->so.progress = isatty(STDERR_FILENO);
-    if (status == 0) status = sweep_execute(&a->so, (size_t)mine, work_run, work_label, &w, &runs, &failed);
-    if (w.trace) fclose(w.trace);
-    if (!a->json && status != 2)
-        printf("%llu run%s: %llu met every expectation, %llu did not\n", (unsigned long long)runs,
-               runs == 1 ? "" : "s", (unsigned long long)(runs - failed), (unsigned long long)failed);
+    cli_report rep = {0};
+    cli_outfile junit = {0};
+    if (status == 0) status = outputs_begin(a, &w, &rep, &junit);
+    if (status == 0) {
+        a->so.progress = sweep_progress_wanted(a->progress);
+        a->so.on_result = work_result;
+        a->so.on_result_arg = &w;
+        if (a->tap) report_tap_begin(stdout);
+        status = sweep_execute(&a->so, (size_t)mine, work_run, work_label, &w, &runs, &failed);
+        if (w.trace) fclose(w.trace);
+        if (status != 2) closing_lines(a, w.nrows, runs, failed);
+        status = outputs_end(a, &w, &rep, &junit, status, cmdline);
+    }
+    for (size_t i = 0; i < w.nrows; i++) report_row_free(&w.rows[i]);
+    sim_xfree(w.rows);
     work_free(&w);
     return status;
 }
@@ -358,8 +535,10 @@ int cli_run(int argc, char **argv)
     if (status == 0) {
         scenario *scns = sim_xcalloc(a.files.n, sizeof *scns);
         size_t loaded = 0;
+        char cmdline[2048];
+        command_line(argc, argv, cmdline, sizeof cmdline);
         status = load_all(&a, scns, &loaded);
-        if (status == 0) status = run_work(&a, scns, loaded);
+        if (status == 0) status = run_work(&a, scns, loaded, cmdline);
         for (size_t i = 0; i < loaded; i++) scn_free(&scns[i]);
         sim_xfree(scns);
     }

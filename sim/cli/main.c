@@ -10,9 +10,11 @@ static void usage(FILE *to)
           "commands:\n"
           "  run PATH... [--seed N | --seeds A..B] [--backend fake|redis] [--redis HOST:PORT,..]\n"
           "      [--choices STR] [--horizon D] [--json] [--trace FILE] [-v]\n"
-          "      [--jobs N] [--shard I/N] [--stop-on-failure]\n"
-          "                                   run scenarios (files or folders of *.scn)\n"
-          "  merge FILE...                    the summary of run --json outputs (shards)\n"
+          "      [--jobs N] [--shard I/N] [--stop-on-failure] [--report DIR] [--junit FILE] [--tap]\n"
+          "      [--progress | --no-progress]  run scenarios (files or folders of *.scn)\n"
+          "  sweep SCENARIO... --KEY V1,V2,.. [--protocol P1,P2,..] [--seeds A..B] [--jobs N]\n"
+          "      [--json] [--report DIR]      contention curves: a scenario key swept, seeds averaged\n"
+          "  merge FILE... [--junit FILE] [--tap]   the summary of run --json outputs (shards)\n"
           "  check SCENARIO [--depth D] [--branch B] [--faults K] [--seed N] [--max-runs N]\n"
           "        [--horizon D] [--max-seconds S] [--all]   explore every choice within the bounds\n"
           "  replay SCENARIO [--seed N] [--choices STR] [--horizon D] [--around T|violation] [--window D]\n"
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "check") == 0) return cli_check(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0) return cli_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "shrink") == 0) return cli_shrink(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;

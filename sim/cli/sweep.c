@@ -26,7 +26,7 @@ typedef struct wire_head {
     uint64_t k;
     int32_t status;
     uint32_t pad;
-    uint64_t out_len, err_len;
+    uint64_t out_len, err_len, rec_len;
 } wire_head;
 
 typedef struct worker {
@@ -35,13 +35,29 @@ typedef struct worker {
     size_t cur; /* the item it runs, NONE when idle */
 } worker;
 
-/* Writing results in order, and the progress line. */
+/* Writing results in order, and the progress bar. */
 typedef struct emitter {
+    const sweep_opts *o;
     int progress, stdout_tty, drawn;
     int64_t t0_us, drawn_us;
-    size_t total;
+    size_t total, next;
     uint64_t runs, failed;
 } emitter;
+
+#define BAR_WIDTH 28
+
+int sweep_progress_wanted(int force)
+{
+    if (force) return force > 0;
+    return isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+}
+
+void sweep_result_fail(sweep_result *res, const char *text)
+{
+    res->status = 2;
+    res->err = sim_xstrdup(text);
+    res->err_len = strlen(text);
+}
 
 /* ------------------------------------------------------------ output */
 
@@ -68,8 +84,12 @@ static void progress_draw(emitter *e)
         else if (left >= 60) snprintf(eta, sizeof eta, "%ldm%02lds", left / 60, left % 60);
         else snprintf(eta, sizeof eta, "%lds", left);
     }
-    fprintf(stderr, "\r\033[K%llu/%zu runs, %llu failed, %.1f/s, ETA %s", (unsigned long long)e->runs,
-            e->total, (unsigned long long)e->failed, rate, eta);
+    char bar[BAR_WIDTH + 1];
+    size_t full = e->total ? (size_t)(e->runs * BAR_WIDTH / e->total) : BAR_WIDTH;
+    for (size_t i = 0; i < BAR_WIDTH; i++) bar[i] = i < full ? '#' : '.';
+    bar[BAR_WIDTH] = '\0';
+    fprintf(stderr, "\r\033[K[%s] %llu/%zu runs, %llu failed, %.1f seeds/s, ETA %s", bar,
+            (unsigned long long)e->runs, e->total, (unsigned long long)e->failed, rate, eta);
     fflush(stderr);
     e->drawn = 1;
     e->drawn_us = now;
@@ -79,6 +99,8 @@ static void progress_draw(emitter *e)
 static int emit(emitter *e, sweep_result *r)
 {
     if (r->err_len || e->stdout_tty) progress_clear(e);
+    if (e->o->on_result) e->o->on_result(e->o->on_result_arg, e->next, r);
+    e->next++;
     if (r->out_len) fwrite(r->out, 1, r->out_len, stdout);
     fflush(stdout);
     if (r->err_len) fwrite(r->err, 1, r->err_len, stderr);
@@ -89,6 +111,7 @@ static int emit(emitter *e, sweep_result *r)
     }
     sim_xfree(r->out);
     sim_xfree(r->err);
+    sim_xfree(r->rec);
     progress_draw(e);
     return r->status;
 }
@@ -147,12 +170,13 @@ static void worker_main(int fd, sweep_run_fn run, void *arg)
     while (read_full(fd, &k, sizeof k) == sizeof k) {
         sweep_result r = {0};
         run(arg, (size_t)k, &r);
-        wire_head h = {k, r.status, 0, r.out_len, r.err_len};
+        wire_head h = {k, r.status, 0, r.out_len, r.err_len, r.rec_len};
         if (write_full(fd, &h, sizeof h) != 0 || write_full(fd, r.out, r.out_len) != 0 ||
-            write_full(fd, r.err, r.err_len) != 0)
+            write_full(fd, r.err, r.err_len) != 0 || write_full(fd, r.rec, r.rec_len) != 0)
             _exit(1);
         sim_xfree(r.out);
         sim_xfree(r.err);
+        sim_xfree(r.rec);
     }
     _exit(0);
 }
@@ -204,19 +228,23 @@ static void receive(worker *w, sweep_label_fn label, void *arg, sweep_result *r)
 {
     wire_head h;
     if (read_full(w->fd, &h, sizeof h) != sizeof h || h.k != w->cur || h.status < 0 || h.status > 2 ||
-        h.out_len > ((size_t)1 << 32) || h.err_len > ((size_t)1 << 32)) {
+        h.out_len > ((size_t)1 << 32) || h.err_len > ((size_t)1 << 32) || h.rec_len > ((size_t)1 << 32)) {
         lost(w, label, arg, r);
         return;
     }
-    *r = (sweep_result){.status = h.status, .out_len = h.out_len, .err_len = h.err_len};
+    *r = (sweep_result){.status = h.status, .out_len = h.out_len, .err_len = h.err_len, .rec_len = h.rec_len};
     r->out = sim_xmalloc(h.out_len + 1);
     r->err = sim_xmalloc(h.err_len + 1);
-    if (read_full(w->fd, r->out, h.out_len) != h.out_len || read_full(w->fd, r->err, h.err_len) != h.err_len) {
+    r->rec = sim_xmalloc(h.rec_len + 1);
+    if (read_full(w->fd, r->out, h.out_len) != h.out_len || read_full(w->fd, r->err, h.err_len) != h.err_len ||
+        read_full(w->fd, r->rec, h.rec_len) != h.rec_len) {
         sim_xfree(r->out);
         sim_xfree(r->err);
+        sim_xfree(r->rec);
         lost(w, label, arg, r);
         return;
     }
+    r->rec[h.rec_len] = '\0';
     w->cur = NONE;
 }
 
@@ -319,6 +347,7 @@ static int run_workers(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_la
         if (p.ready[s]) {
             sim_xfree(p.ring[s].out);
             sim_xfree(p.ring[s].err);
+            sim_xfree(p.ring[s].rec);
         }
     sim_xfree(who);
     sim_xfree(pf);
@@ -331,7 +360,7 @@ static int run_workers(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_la
 int sweep_execute(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_label_fn label, void *arg,
                   uint64_t *runs, uint64_t *failed)
 {
-    emitter e = {.progress = o->progress, .stdout_tty = isatty(STDOUT_FILENO), .total = n};
+    emitter e = {.o = o, .progress = o->progress, .stdout_tty = isatty(STDOUT_FILENO), .total = n};
     e.t0_us = real_mono_us();
     progress_draw(&e);
     int worst = o->jobs > 1 && n > 1 ? run_workers(o, n, run, label, arg, &e) : run_here(o, n, run, arg, &e);

@@ -10,12 +10,18 @@
 
 /* The outcome of one item: status 0 (met every expectation), 1 (did not)
  * or 2 (could not run: the sweep stops there); out goes to stdout, err to
- * stderr, both malloc'ed (sim_xmalloc) or NULL, owned by the engine. */
+ * stderr; rec is a record for the caller's on_result (the run's JSON
+ * line), not printed. All three malloc'ed (sim_xmalloc) or NULL, owned by
+ * the engine. */
 typedef struct sweep_result {
     int status;
-    char *out, *err;
-    size_t out_len, err_len;
+    char *out, *err, *rec;
+    size_t out_len, err_len, rec_len;
 } sweep_result;
+
+/* Marks res as an item that could not run (status 2) with text (a line,
+ * copied) for stderr. */
+void sweep_result_fail(sweep_result *res, const char *text);
 
 /* Runs item k of the list, filling *res (zeroed by the caller). Called in
  * a worker process when jobs > 1, so it must not write to stdout. */
@@ -23,11 +29,21 @@ typedef void (*sweep_run_fn)(void *arg, size_t k, sweep_result *res);
 /* Names item k for messages ("scenarios/a.scn seed 3"). */
 typedef void (*sweep_label_fn)(void *arg, size_t k, char *buf, size_t cap);
 
+/* Called in this process for each item in list order, just before its
+ * out and err are written (it may print to stdout itself). */
+typedef void (*sweep_result_fn)(void *arg, size_t k, const sweep_result *res);
+
 typedef struct sweep_opts {
     unsigned jobs;        /* 1: run in this process; N: N forked workers */
     int stop_on_failure;  /* stop after the first item (in list order) with status 1 */
-    int progress;         /* draw a progress line on stderr */
+    int progress;         /* draw a progress bar on stderr */
+    sweep_result_fn on_result; /* or NULL */
+    void *on_result_arg;
 } sweep_opts;
+
+/* Whether to draw progress: force > 0 yes, force < 0 no, 0 when both
+ * stdout and stderr are terminals (nothing of it goes to files or pipes). */
+int sweep_progress_wanted(int force);
 
 #define SWEEP_JOBS_MAX 256
 

@@ -162,6 +162,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     if (APPLIES(SCN_INV_STARVATION)) check_starvation(h, names, s->starvation_bound, end_us, &out->checks);
 #undef APPLIES
     report_latency(h, out);
+    report_fairness(h, out);
     report_expectations(out);
 
     out->generated = gen;

@@ -566,7 +566,60 @@ static int finish(parser *p, int rc)
     return 0;
 }
 
+/* Applies the overrides as if the file ended with them. */
+static void apply_overrides(parser *p, const scn_override *ov, size_t n)
+{
+    for (size_t i = 0; i < n && !p->failed; i++) {
+        p->line = 0;
+        handler(p, ov[i].section, ov[i].key, ov[i].value);
+        if (p->failed) {
+            char msg[sizeof p->err->msg];
+            snprintf(msg, sizeof msg, "%s", p->err->msg);
+            snprintf(p->err->msg, sizeof p->err->msg, "%s.%s = %.100s: %.380s", ov[i].section, ov[i].key,
+                     ov[i].value, msg);
+        }
+    }
+}
+
+int scn_key_resolve(const char *name, const char **section, const char **key, char *why, size_t cap)
+{
+    static const char *const main_key[][2] = {{"clients", "count"}, {"protocol", "name"}, {"redis", "nodes"}};
+    const char *dot = strchr(name, '.');
+    size_t found = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const key_def *k = &keys[i];
+        int match = dot ? strlen(k->section) == (size_t)(dot - name) && !strncmp(name, k->section, (size_t)(dot - name)) &&
+                              !strcmp(dot + 1, k->name)
+                        : !strcmp(name, k->name);
+        if (!match) continue;
+        if (found++ == 0) {
+            *section = k->section;
+            *key = k->name;
+        }
+    }
+    for (size_t i = 0; !dot && found == 0 && i < sizeof main_key / sizeof main_key[0]; i++)
+        if (!strcmp(name, main_key[i][0])) {
+            *section = main_key[i][0];
+            *key = main_key[i][1];
+            found = 1;
+        }
+    if (found == 1) return 0;
+    if (found > 1) {
+        snprintf(why, cap, "\"%s\" is a key of several sections: write SECTION.%s (e.g. %s.%s)", name, name, *section,
+                 name);
+        return -1;
+    }
+    snprintf(why, cap, "no scenario key \"%s\" (write SECTION.KEY, e.g. clients.count, clients.hold, protocol.lease)",
+             name);
+    return -1;
+}
+
 int scn_load(const char *path, scenario *out, scn_error *err)
+{
+    return scn_load_with(path, NULL, 0, out, err);
+}
+
+int scn_load_with(const char *path, const scn_override *ov, size_t n, scenario *out, scn_error *err)
 {
     parser p = {.s = out, .err = err};
     memset(err, 0, sizeof *err);
@@ -581,6 +634,7 @@ int scn_load(const char *path, scenario *out, scn_error *err)
     }
     int rc = ini_parse_stream(read_file_line, &p, handler, &p);
     fclose(p.file);
+    if (rc == 0) apply_overrides(&p, ov, n);
     return finish(&p, rc);
 }
 

@@ -260,6 +260,21 @@ typedef struct scn_error {
 /* Parses path into *out. Returns 0, or -1 with *err set (nothing
  * allocated survives). */
 int scn_load(const char *path, scenario *out, scn_error *err);
+/* A key's value given on the command line instead of in the file. */
+typedef struct scn_override {
+    const char *section, *key, *value;
+} scn_override;
+
+/* Like scn_load, with the n overrides applied in order after the file (as
+ * if it ended with them). A bad override value is reported with line 0 as
+ * "section.key = value: why". */
+int scn_load_with(const char *path, const scn_override *ov, size_t n, scenario *out, scn_error *err);
+/* The key a command-line name means: "section.key"; a key name found in
+ * one section only ("hold", "lease"); or a section with one main key
+ * ("clients" = clients.count, "protocol" = protocol.name). Timed lines
+ * ([steps], [faults]) are not keys. Returns 0 with *section and *key
+ * (static strings), or -1 with why (cap bytes). */
+int scn_key_resolve(const char *name, const char **section, const char **key, char *why, size_t cap);
 /* Parses text as if read from path (tests). */
 int scn_load_string(const char *path, const char *text, scenario *out, scn_error *err);
 void scn_free(scenario *s);

@@ -22,6 +22,7 @@ Suite *protocols_suite(void);
 Suite *servers_suite(void);
 Suite *rwlock_suite(void);
 Suite *check_counters_suite(void);
+Suite *report_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {
