@@ -298,15 +298,34 @@ static int plot_holders(const char *dir, const run_result *r, const history *h, 
 /* ---------------------------------------------------- latency, rate */
 
 /* The acquires of the run (waits that were acquires and ended). */
-static size_t acquires(const report_series *rs, const report_span **out)
+/* The waits of one kind (acquire 1: acquires, 0: a latch's awaits) into
+ * out, the unfinished ones too when asked; returns how many. */
+static size_t waits(const report_series *rs, int acquire, int unfinished, const report_span **out)
 {
     size_t n = 0;
     for (size_t i = 0; i < rs->nspans; i++) {
         const report_span *sp = &rs->spans[i];
-        if (sp->kind == REPORT_WAIT && sp->acquire && sp->outcome != REPORT_UNFINISHED) out[n++] = sp;
+        if (sp->kind == REPORT_WAIT && sp->acquire == acquire && (unfinished || sp->outcome != REPORT_UNFINISHED))
+            out[n++] = sp;
     }
     return n;
 }
+
+/* The words of the latency and throughput pictures, for acquires or for
+ * awaits (a latch has no acquire). */
+typedef struct op_words {
+    int acquire;
+    const char *outcome[4], *latency_what, *latency_title, *rate_what, *rate_ok;
+} op_words;
+
+static const op_words acquire_words = {
+    1, {"acquired", "timed out", "error", "still waiting at the end"},
+    "acquire latency by start time: each acquire by outcome, quantiles per time bucket", "acquire latency",
+    "acquisitions per second of true time, and acquires that timed out or failed", "acquired/s"};
+static const op_words await_words = {
+    0, {"released", "timed out", "error", "still waiting at the end"},
+    "await latency by start time: each await by outcome, quantiles per time bucket", "await latency",
+    "awaits released per second of true time, and awaits that timed out or failed", "released/s"};
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -370,23 +389,23 @@ static void gp_title(FILE *gp, const run_result *r, const char *what)
     fprintf(gp, "set xrange [0:%.6f]\n", secs(r->virtual_us));
 }
 
-static int plot_latency(const char *dir, const run_result *r, const report_series *rs, report_plots *out, char *why,
-                        size_t cap)
+static int plot_latency(const char *dir, const run_result *r, const report_series *rs, const op_words *ow,
+                        report_plots *out, char *why, size_t cap)
 {
-    static const char *const outcome[] = {"acquired", "timed out", "error"};
+    const char *const *outcome = ow->outcome;
     static const char *const style[] = {"pt 7 ps 0.45 lc rgb '#1f77b4'", "pt 9 ps 0.9 lc rgb '#ff7f0e'",
-                                        "pt 2 ps 0.9 lc rgb '#d62728'"};
-    const char *what = "acquire latency by start time: each acquire by outcome, quantiles per time bucket";
+                                        "pt 2 ps 0.9 lc rgb '#d62728'", "pt 8 ps 1.4 lc rgb '#9467bd'"};
+    const char *what = ow->latency_what;
     const report_span **acq = sim_xcalloc(rs->nspans + 1, sizeof *acq);
-    size_t n = acquires(rs, acq);
+    size_t n = waits(rs, ow->acquire, 1, acq);
     FILE *dat = report_dat_open(dir, "latency", what, why, cap);
     if (dat == NULL) {
         sim_xfree(acq);
         return -1;
     }
-    size_t counts[4] = {0};
+    size_t counts[4] = {0}, qlines;
     int64_t lo = INT64_MAX, hi = 0;
-    for (int o = 0; o < 3; o++) {
+    for (int o = 0; o < 4; o++) { /* unfinished: a lower bound, up to the end */
         fprintf(dat, "# %s: start_s latency_ms\n", outcome[o]);
         for (size_t i = 0; i < n; i++) {
             if ((int)acq[i]->outcome != o) continue;
@@ -399,22 +418,23 @@ static int plot_latency(const char *dir, const run_result *r, const report_serie
         if (counts[o]) fputs("\n\n", dat);
     }
     int64_t width = bucket_us(r->virtual_us > 0 ? r->virtual_us : 1, 40);
-    fprintf(dat, "# quantiles per %.3fs bucket: mid_s p50_ms p95_ms p99_ms max_ms\n", secs(width));
-    counts[3] = dat_quantiles(dat, acq, n, width, r->virtual_us);
+    fprintf(dat, "# quantiles per %.3fs bucket (finished ones): mid_s p50_ms p95_ms p99_ms max_ms\n", secs(width));
+    size_t fin = waits(rs, ow->acquire, 0, acq);
+    qlines = dat_quantiles(dat, acq, fin, width, r->virtual_us);
     sim_xfree(acq);
     if (finish_dat(dat, dir, "latency", why, cap) != 0) return -1;
     FILE *gp = report_gp_open(dir, "latency", what, 1200, 480, why, cap);
     if (gp == NULL) return -1;
-    gp_title(gp, r, "acquire latency");
+    gp_title(gp, r, ow->latency_title);
     fputs("set ylabel 'latency (ms)'\n", gp);
     if (n && lo > 0 && hi / lo >= 50) fputs("set logscale y\n", gp);
     gp_faults(gp, rs, r, NULL, 0);
     fputs("plot NaN notitle", gp);
     int index = 0;
-    for (int o = 0; o < 3; o++)
+    for (int o = 0; o < 4; o++)
         if (counts[o]) fprintf(gp, ", 'latency.dat' index %d using 1:2 with points %s title '%s'", index++, style[o],
                                outcome[o]);
-    if (counts[3]) {
+    if (qlines) {
         static const char *const q[] = {"p50", "p95", "p99", "max"};
         static const char *const qs[] = {"lw 2 lc rgb '#000000'", "lw 1.5 dt 2 lc rgb '#444444'",
                                          "lw 1.5 dt 3 lc rgb '#444444'", "lw 1 lc rgb '#999999'"};
@@ -429,16 +449,16 @@ static int plot_latency(const char *dir, const run_result *r, const report_serie
     return 0;
 }
 
-static int plot_throughput(const char *dir, const run_result *r, const report_series *rs, report_plots *out,
-                           char *why, size_t cap)
+static int plot_throughput(const char *dir, const run_result *r, const report_series *rs, const op_words *ow,
+                           report_plots *out, char *why, size_t cap)
 {
-    const char *what = "acquisitions per second of true time, and acquires that timed out or failed";
+    const char *what = ow->rate_what;
     int64_t width = bucket_us(r->virtual_us > 0 ? r->virtual_us : 1, 60);
     size_t nb = (size_t)(r->virtual_us / width) + 1;
     uint64_t *cnt = sim_xcalloc(nb * 3, sizeof *cnt);
     for (size_t i = 0; i < rs->nspans; i++) {
         const report_span *sp = &rs->spans[i];
-        if (sp->kind != REPORT_WAIT || !sp->acquire || sp->outcome == REPORT_UNFINISHED) continue;
+        if (sp->kind != REPORT_WAIT || sp->acquire != ow->acquire || sp->outcome == REPORT_UNFINISHED) continue;
         size_t b = (size_t)(sp->to_us / width);
         if (b < nb) cnt[b * 3 + (size_t)sp->outcome]++;
     }
@@ -447,7 +467,7 @@ static int plot_throughput(const char *dir, const run_result *r, const report_se
         sim_xfree(cnt);
         return -1;
     }
-    fprintf(dat, "# per %.3fs bucket: start_s acquired_per_s timed_out_per_s errors_per_s\n", secs(width));
+    fprintf(dat, "# per %.3fs bucket: start_s %s_per_s timed_out_per_s errors_per_s\n", secs(width), ow->outcome[0]);
     uint64_t other = 0;
     for (size_t b = 0; b < nb; b++) {
         double w = secs(width);
@@ -462,7 +482,7 @@ static int plot_throughput(const char *dir, const run_result *r, const report_se
     gp_title(gp, r, "throughput");
     fputs("set ylabel 'per second'\nset yrange [0:*]\n", gp);
     gp_faults(gp, rs, r, NULL, 0);
-    fputs("plot 'throughput.dat' using 1:2 with steps lw 2 lc rgb '#1f77b4' title 'acquired/s'", gp);
+    fprintf(gp, "plot 'throughput.dat' using 1:2 with steps lw 2 lc rgb '#1f77b4' title '%s'", ow->rate_ok);
     if (other)
         fputs(", '' using 1:3 with steps lw 1.5 lc rgb '#ff7f0e' title 'timed out/s', "
               "'' using 1:4 with steps lw 1.5 lc rgb '#d62728' title 'errors/s'", gp);
@@ -493,10 +513,10 @@ int report_plot_run(const char *dir, const run_result *r, const history *h, cons
 {
     for (int lock = 0; lock < r->s->nlocks; lock++)
         if (plot_holders(dir, r, h, rs, lock, out, why, cap) != 0) return -1;
-    const report_span **acq = sim_xcalloc(rs->nspans + 1, sizeof *acq);
-    size_t n = acquires(rs, acq);
-    sim_xfree(acq);
-    if (n > 0 && (plot_latency(dir, r, rs, out, why, cap) != 0 || plot_throughput(dir, r, rs, out, why, cap) != 0))
-        return -1; /* no acquire (a latch): nothing to draw */
+    const report_span **w = sim_xcalloc(rs->nspans + 1, sizeof *w);
+    const op_words *ow = waits(rs, 1, 1, w) > 0 ? &acquire_words : waits(rs, 0, 1, w) > 0 ? &await_words : NULL;
+    sim_xfree(w);
+    if (ow && (plot_latency(dir, r, rs, ow, out, why, cap) != 0 || plot_throughput(dir, r, rs, ow, out, why, cap) != 0))
+        return -1; /* neither acquires nor awaits: nothing to draw */
     return write_samples(dir, rs, why, cap);
 }

@@ -40,7 +40,7 @@ sweep_seeds=1..10
 bash "$here/sweeps.sh" "$bin" "$sweep_seeds" || { echo "FAIL: sweeps"; exit 1; }
 
 stage "reports: plots, index.html in headless Chromium, JUnit, TAP, contention sweep, progress"
-bash "$here/reports.sh" "$bin" || { echo "FAIL: reports"; exit 1; }
+bash "$here/reports.sh" "$bin" "$build/test-report" || { echo "FAIL: reports"; exit 1; }
 
 stage "real backend: scenarios/real on redis-server processes and on the fake"
 bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
