@@ -66,7 +66,8 @@ $(BUILD)/%.o: %.c
 # The protocol scripts are compiled into the binary: one C array per file.
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O1 -Wall -Wextra -Werror -o $@ $<
+	$(CC) -std=c11 -O1 -Wall -Wextra -Werror $(shell pkg-config --cflags nettle) -o $@ $< \
+	    $(shell pkg-config --libs nettle)
 $(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS)
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS)

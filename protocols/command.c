@@ -468,12 +468,11 @@ void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *c
     const proto_script_text *t = proto_script_find(script);
     sim_assert(t != NULL);
     cl_cmd *c = cmd_new(p, group, 3 + nkeys + nargs, flags, fn, ud, tag);
-    char sha[41], nk[16];
-    fake_sha1hex(t->text, t->len, sha);
+    char nk[16];
     snprintf(nk, sizeof nk, "%d", nkeys);
     c->script = t;
     set_arg(c, 0, "EVALSHA");
-    set_arg(c, 1, sha);
+    set_arg(c, 1, t->sha);
     set_arg(c, 2, nk);
     for (int i = 0; i < nkeys; i++) set_arg(c, 3 + i, keys[i]);
     for (int i = 0; i < nargs; i++) set_arg(c, 3 + nkeys + i, args[i]);

@@ -21,6 +21,7 @@ typedef struct proto_script_text {
     const char *name;
     const char *text;
     size_t len;
+    char sha[41]; /* SHA-1 of text in hex, as EVALSHA names it (computed by the build) */
 } proto_script_text;
 
 /* Generated from protocols/lua by tools/embed.c; NULL-terminated. */

@@ -1,9 +1,12 @@
 /* embed.c — build tool: writes a C file holding the given files (the
  * protocols' Lua scripts) as string constants, named by their base name
- * without extension, so the binary carries the exact script text. */
+ * without extension, with the SHA-1 that EVALSHA names each by, so the
+ * binary carries the exact script text and never hashes it at run time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <nettle/sha1.h>
 
 static int emit_file(FILE *out, const char *path)
 {
@@ -18,11 +21,19 @@ static int emit_file(FILE *out, const char *path)
     fprintf(out, "    {\"%.*s\", \"", (int)blen, base);
     long n = 0;
     int c;
+    struct sha1_ctx sha;
+    sha1_init(&sha);
     while ((c = fgetc(in)) != EOF) {
+        unsigned char byte = (unsigned char)c;
+        sha1_update(&sha, 1, &byte);
         fprintf(out, "\\x%02x", (unsigned)c);
         if (++n % 32 == 0) fputs("\"\n        \"", out);
     }
-    fprintf(out, "\", %ld},\n", n);
+    unsigned char digest[SHA1_DIGEST_SIZE];
+    sha1_digest(&sha, sizeof digest, digest);
+    fprintf(out, "\", %ld, \"", n);
+    for (size_t i = 0; i < sizeof digest; i++) fprintf(out, "%02x", digest[i]);
+    fputs("\"},\n", out);
     fclose(in);
     return 0;
 }
@@ -44,7 +55,7 @@ int main(int argc, char **argv)
           "const proto_script_text proto_script_texts[] = {\n", out);
     for (int i = 2; i < argc; i++)
         if (emit_file(out, argv[i]) != 0) return 1;
-    fputs("    {NULL, NULL, 0}\n};\n", out);
+    fputs("    {NULL, NULL, 0, \"\"}\n};\n", out);
     fprintf(out, "const size_t proto_script_text_count = %d;\n", argc - 2);
     if (fclose(out) != 0) return 1;
     return 0;

@@ -67,6 +67,18 @@ START_TEST(versions_follow_the_timeline)
 }
 END_TEST
 
+/* The build's SHA-1 of each bundled script is the one EVALSHA names it by. */
+START_TEST(scripts_carry_their_sha1)
+{
+    ck_assert_uint_gt(proto_script_text_count, 10);
+    for (size_t i = 0; i < proto_script_text_count; i++) {
+        char sha[41];
+        fake_sha1hex(proto_script_texts[i].text, proto_script_texts[i].len, sha);
+        ck_assert_str_eq(proto_script_texts[i].sha, sha);
+    }
+}
+END_TEST
+
 START_TEST(refusals_say_why)
 {
     char buf[256];
@@ -94,6 +106,7 @@ Suite *protocols_suite(void)
     TCase *c = tcase_create("table");
     tcase_add_test(c, versions_follow_the_timeline);
     tcase_add_test(c, refusals_say_why);
+    tcase_add_test(c, scripts_carry_their_sha1);
     tcase_add_test(c, protocols_declare_their_checkers);
     suite_add_tcase(s, c);
     return s;
