@@ -8,14 +8,19 @@
 
 #include "cl_int.h"
 
-/* Every incarnation ever started, to name a lock's holder from its id. */
+/* Every incarnation ever started, to name a lock's holder from its id:
+ * found by id, and by (client, incarnation mod 256) as tags carry it (the
+ * newest one of that key wins, as it would in a search from the end). */
 typedef struct incarnation {
+    UT_hash_handle by_id, by_tag;
     char id[40];
     int client, inc;
+    int tag_key[2]; /* client, inc & 0xFF */
 } incarnation;
 
 struct cl_registry {
-    incarnation *v;
+    incarnation *ids, *tags; /* uthash */
+    incarnation **all;       /* every one, to free */
     size_t n, cap;
 };
 
@@ -24,28 +29,52 @@ static void remember(cl_world *cw, const cl_proc *p)
     struct cl_registry *r = cw->registry;
     if (r->n == r->cap) {
         r->cap = r->cap ? r->cap * 2 : 16;
-        r->v = sim_xrealloc(r->v, r->cap * sizeof *r->v);
+        r->all = sim_xrealloc(r->all, r->cap * sizeof *r->all);
     }
-    snprintf(r->v[r->n].id, sizeof r->v[r->n].id, "%s", p->id);
-    r->v[r->n].client = p->client;
-    r->v[r->n].inc = p->inc;
-    r->n++;
+    incarnation *x = sim_xcalloc(1, sizeof *x), *old;
+    r->all[r->n++] = x;
+    snprintf(x->id, sizeof x->id, "%s", p->id);
+    x->client = p->client;
+    x->inc = p->inc;
+    x->tag_key[0] = p->client;
+    x->tag_key[1] = p->inc & 0xFF;
+    HASH_FIND(by_id, r->ids, x->id, strlen(x->id), old);
+    if (old) HASH_DELETE(by_id, r->ids, old);
+    HASH_ADD(by_id, r->ids, id[0], strlen(x->id), x);
+    HASH_FIND(by_tag, r->tags, x->tag_key, sizeof x->tag_key, old);
+    if (old) HASH_DELETE(by_tag, r->tags, old);
+    HASH_ADD(by_tag, r->tags, tag_key, sizeof x->tag_key, x);
+}
+
+static void registry_free(struct cl_registry *r)
+{
+    HASH_CLEAR(by_id, r->ids);
+    HASH_CLEAR(by_tag, r->tags);
+    for (size_t i = 0; i < r->n; i++) sim_xfree(r->all[i]);
+    sim_xfree(r->all);
+    sim_xfree(r);
 }
 
 int cl_world_who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread)
 {
     const char *colon = strrchr(lname, ':');
     if (colon == NULL) return 0;
-    size_t idlen = (size_t)(colon - lname);
-    const struct cl_registry *r = cw->registry;
-    for (size_t i = r->n; i-- > 0;) {
-        if (strlen(r->v[i].id) != idlen || memcmp(r->v[i].id, lname, idlen) != 0) continue;
-        *client = r->v[i].client;
-        *inc = r->v[i].inc;
-        *thread = atoi(colon + 1);
-        return 1;
-    }
-    return 0;
+    incarnation *x;
+    HASH_FIND(by_id, cw->registry->ids, lname, (size_t)(colon - lname), x);
+    if (x == NULL) return 0;
+    *client = x->client;
+    *inc = x->inc;
+    *thread = atoi(colon + 1);
+    return 1;
+}
+
+/* The id of incarnation inc (mod 256) of client, or NULL. */
+static const char *id_of(const cl_world *cw, int client, int inc)
+{
+    int key[2] = {client, inc & 0xFF};
+    incarnation *x;
+    HASH_FIND(by_tag, cw->registry->tags, key, sizeof key, x);
+    return x ? x->id : NULL;
 }
 
 /* --------------------------------------------------------- observation */
@@ -146,13 +175,7 @@ static void on_exec(void *ud, int node, uint64_t tag)
     int thread = (int)((tag >> 26) & 0x3FF), lock = (int)((tag >> 22) & 0xF);
     if (lock >= cw->s->nlocks || cw->proto->node_of(cw, lock) != group) return;
     /* The store's count for the sending thread, right after its command. */
-    const struct cl_registry *r = cw->registry;
-    const char *id = NULL;
-    for (size_t i = r->n; i-- > 0;)
-        if (r->v[i].client == client && (r->v[i].inc & 0xFF) == inc) {
-            id = r->v[i].id;
-            break;
-        }
+    const char *id = id_of(cw, client, inc);
     if (id == NULL) return;
     proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
@@ -256,9 +279,7 @@ void cl_world_free(cl_world *cw)
 {
     if (cw == NULL) return;
     for (int i = 0; i < cw->nprocs; i++) cl_proc_free(cw->procs[i]);
-    struct cl_registry *r = cw->registry;
-    sim_xfree(r->v);
-    sim_xfree(r);
+    registry_free(cw->registry);
     sim_xfree(cw->procs);
     sim_xfree(cw->last_inc_of);
     sim_xfree(cw->step_due);

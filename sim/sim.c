@@ -4,7 +4,9 @@
  * is a counter taken when the event is scheduled, so two runs that schedule
  * the same events in the same order dispatch them in the same order. Time
  * only advances when the earliest event is in the future. Cancelled timer
- * events are marked dead and dropped when they surface. */
+ * events are marked dead and dropped when they surface, or all at once
+ * when they come to outnumber the live ones (the heap is rebuilt; since
+ * (time, seq) orders every pair, the dispatch order cannot change). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +26,7 @@ void sim_free(sim_ctx *ctx)
 {
     if (ctx == NULL) return;
     for (size_t i = 0; i < ctx->heap_len; i++) {
-        sim_event *ev = ctx->heap[i];
+        sim_event *ev = ctx->heap[i].ev;
         if (ev->owner) ev->owner->ev = NULL;
         sim_xfree(ev);
     }
@@ -51,41 +53,41 @@ int64_t sim_now(const sim_ctx *ctx)
 
 /* ------------------------------------------------------------------ heap */
 
-static int ev_before(const sim_event *a, const sim_event *b)
+static int slot_before(const sim_slot *a, const sim_slot *b)
 {
     if (a->t_us != b->t_us) return a->t_us < b->t_us;
     return a->seq < b->seq;
 }
 
-static void heap_up(sim_event **h, size_t i)
+static void heap_up(sim_slot *h, size_t i)
 {
-    sim_event *ev = h[i];
+    sim_slot x = h[i];
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!ev_before(ev, h[parent])) break;
+        if (!slot_before(&x, &h[parent])) break;
         h[i] = h[parent];
         i = parent;
     }
-    h[i] = ev;
+    h[i] = x;
 }
 
-static void heap_down(sim_event **h, size_t len, size_t i)
+static void heap_down(sim_slot *h, size_t len, size_t i)
 {
-    sim_event *ev = h[i];
+    sim_slot x = h[i];
     for (;;) {
         size_t child = 2 * i + 1;
         if (child >= len) break;
-        if (child + 1 < len && ev_before(h[child + 1], h[child])) child++;
-        if (!ev_before(h[child], ev)) break;
+        if (child + 1 < len && slot_before(&h[child + 1], &h[child])) child++;
+        if (!slot_before(&h[child], &x)) break;
         h[i] = h[child];
         i = child;
     }
-    h[i] = ev;
+    h[i] = x;
 }
 
 static sim_event *heap_pop(sim_ctx *ctx)
 {
-    sim_event *top = ctx->heap[0];
+    sim_event *top = ctx->heap[0].ev;
     ctx->heap_len--;
     if (ctx->heap_len > 0) {
         ctx->heap[0] = ctx->heap[ctx->heap_len];
@@ -100,10 +102,23 @@ static void event_release(sim_ctx *ctx, sim_event *ev)
     ctx->free_events = ev;
 }
 
+/* Rebuilds the heap without its dead events. O(heap). */
+static void compact(sim_ctx *ctx)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < ctx->heap_len; i++) {
+        if (ctx->heap[i].ev->dead) event_release(ctx, ctx->heap[i].ev);
+        else ctx->heap[live++] = ctx->heap[i];
+    }
+    ctx->heap_len = live;
+    ctx->dead_count = 0;
+    for (size_t i = live / 2; i-- > 0;) heap_down(ctx->heap, live, i);
+}
+
 /* Drops dead events from the top so heap[0], if any, is live. */
 static void skip_dead(sim_ctx *ctx)
 {
-    while (ctx->heap_len > 0 && ctx->heap[0]->dead) {
+    while (ctx->heap_len > 0 && ctx->heap[0].ev->dead) {
         sim_event *ev = heap_pop(ctx);
         ctx->dead_count--;
         event_release(ctx, ev);
@@ -128,7 +143,7 @@ static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
         ctx->heap_cap = ctx->heap_cap ? ctx->heap_cap * 2 : 64;
         ctx->heap = sim_xrealloc(ctx->heap, ctx->heap_cap * sizeof *ctx->heap);
     }
-    ctx->heap[ctx->heap_len] = ev;
+    ctx->heap[ctx->heap_len] = (sim_slot){ev->t_us, ev->seq, ev};
     heap_up(ctx->heap, ctx->heap_len);
     ctx->heap_len++;
     return ev;
@@ -164,7 +179,7 @@ void sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
     t->ev->dead = 1;
     t->ev->owner = NULL;
     t->ev = NULL;
-    ctx->dead_count++;
+    if (++ctx->dead_count > 1024 && ctx->dead_count > ctx->heap_len / 2) compact(ctx);
 }
 
 int sim_timer_armed(const sim_timer *t)
@@ -192,7 +207,7 @@ uint64_t sim_events_run(const sim_ctx *ctx)
 int64_t sim_next_time(sim_ctx *ctx)
 {
     skip_dead(ctx);
-    return ctx->heap_len ? ctx->heap[0]->t_us : SIM_TIME_NEVER;
+    return ctx->heap_len ? ctx->heap[0].t_us : SIM_TIME_NEVER;
 }
 
 static void dispatch(sim_ctx *ctx)
@@ -237,19 +252,19 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
         skip_dead(ctx);
         if (ctx->waiter) {
             /* Real time: wait for the next event or for outside input. */
-            int64_t next = ctx->heap_len ? ctx->heap[0]->t_us : SIM_TIME_NEVER;
+            int64_t next = ctx->heap_len ? ctx->heap[0].t_us : SIM_TIME_NEVER;
             int64_t due = next < until_us ? next : until_us;
             if (due > ctx->now_us) {
                 ctx->waiter(ctx->waiter_ud, ctx, due);
                 skip_dead(ctx);
-                next = ctx->heap_len ? ctx->heap[0]->t_us : SIM_TIME_NEVER;
+                next = ctx->heap_len ? ctx->heap[0].t_us : SIM_TIME_NEVER;
                 if (next > ctx->now_us) {
                     if (ctx->now_us >= until_us) break;
                     continue;
                 }
             }
         }
-        if (ctx->heap_len == 0 || ctx->heap[0]->t_us > until_us) break;
+        if (ctx->heap_len == 0 || ctx->heap[0].t_us > until_us) break;
         dispatch(ctx);
         n++;
         if (ctx->stopping) return n;

@@ -20,6 +20,14 @@ typedef struct sim_event {
     struct sim_event *next_free;
 } sim_event;
 
+/* A heap slot: the event's key inline, so ordering never follows the
+ * pointer. */
+typedef struct sim_slot {
+    int64_t t_us;
+    uint64_t seq;
+    sim_event *ev;
+} sim_slot;
+
 typedef struct sim_stream_entry sim_stream_entry;
 
 struct sim_ctx {
@@ -29,7 +37,7 @@ struct sim_ctx {
     uint64_t events_run;
     int stopping;
 
-    sim_event **heap; /* binary min-heap on (t_us, seq) */
+    sim_slot *heap;   /* binary min-heap on (t_us, seq) */
     size_t heap_len, heap_cap, dead_count;
     sim_event *free_events;
 
