@@ -40,12 +40,11 @@ static void due_times(const history *hi, int nlocks, latch *l)
     }
 }
 
-static void late(const history *hi, size_t k, const latch *x, char *const *names, int64_t bound_us,
+static void late(const history *hi, size_t k, size_t done, const latch *x, char *const *names, int64_t bound_us,
                  int64_t end_us, check_result *r)
 {
     const hist_event *e = &hi->ev[k];
     if (x->due_us < 0) return;
-    size_t done = hist_op_end(hi, k);
     int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
     int64_t from = e->t_us > x->due_us ? e->t_us : x->due_us;
     if (to - from <= bound_us) return;
@@ -68,17 +67,19 @@ void check_latch(const history *hi, int nlocks, char *const *names, int64_t boun
     latch *l = sim_xcalloc((size_t)nlocks, sizeof *l);
     for (int i = 0; i < nlocks; i++) l[i].due_us = -1;
     due_times(hi, nlocks, l);
+    size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->lock < 0 || e->lock >= nlocks || e->op == HOP_CRASH) continue;
         latch *x = &l[e->lock];
         if (e->op == HOP_COUNTDOWN && e->kind == HIST_INVOKE) x->invoked++;
         if (e->op != HOP_AWAIT) continue;
-        if (e->kind == HIST_INVOKE) late(hi, k, x, names, bound_us, end_us, r);
+        if (e->kind == HIST_INVOKE) late(hi, k, ends[k], x, names, bound_us, end_us, r);
         else if (e->kind == HIST_OK && e->value == 1 && x->has_set && x->invoked < x->count)
             check_violate(r, SCN_INV_LATCH, e->t_us, k,
                           "c%d.t%d's await returned released after %lld of %lld countDown()s of %s", e->client,
                           e->thread, (long long)x->invoked, (long long)x->count, names[e->lock]);
     }
+    sim_xfree(ends);
     sim_xfree(l);
 }

@@ -33,6 +33,18 @@ static void add_span(spans *s, int64_t from, int64_t to)
     s->v[s->n++] = (span){from, to};
 }
 
+/* The first period of s (sorted, disjoint) that ends after t. */
+static size_t first_after(const spans *s, int64_t t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->v[mid].to <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The free periods of each lock, from the store observations; readable:
  * read mode counts as free. */
 static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int readable)
@@ -78,28 +90,15 @@ void check_liveness(const history *hi, int nlocks, char *const *names, int64_t b
     for (size_t k = 0; k < hi->n && rp == NULL; k++)
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
     /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
+    size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
-        int64_t to = end_us;
-        size_t done = hi->n;
-        for (size_t j = k + 1; j < hi->n; j++) {
-            const hist_event *x = &hi->ev[j];
-            if (x->client != e->client || x->inc != e->inc) continue;
-            if (x->op == HOP_CRASH) {
-                to = x->t_us;
-                done = j;
-                break;
-            }
-            if (x->thread == e->thread && x->op == HOP_ACQUIRE && x->kind != HIST_INVOKE) {
-                to = x->t_us;
-                done = j;
-                break;
-            }
-        }
+        size_t done = ends[k] == (size_t)-1 ? hi->n : ends[k];
+        int64_t to = done < hi->n ? hi->ev[done].t_us : end_us;
         int reader = rp && e->mode == SCN_RW_READ;
         const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
-        for (size_t i = 0; i < s->n; i++) {
+        for (size_t i = first_after(s, e->t_us); i < s->n && s->v[i].from < to; i++) {
             int64_t a = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
             int64_t b = s->v[i].to < to ? s->v[i].to : to;
             if (b - a <= bound_us) continue;
@@ -113,6 +112,7 @@ void check_liveness(const history *hi, int nlocks, char *const *names, int64_t b
             break;
         }
     }
+    sim_xfree(ends);
     for (int l = 0; l < nlocks; l++) {
         sim_xfree(fp[l].v);
         if (rp) sim_xfree(rp[l].v);

@@ -186,10 +186,11 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
 {
     timeline *tl = sim_xcalloc((size_t)nlocks, sizeof *tl);
     timelines(hi, nlocks, tl);
+    size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
-        size_t done = hist_op_end(hi, k);
+        size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
         int64_t len = longest_enough(&tl[e->lock], n, e->t_us, to, &at);
@@ -209,6 +210,7 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
     }
     for (int l = 0; l < nlocks; l++) sim_xfree(tl[l].v);
     sim_xfree(tl);
+    sim_xfree(ends);
 }
 
 void check_permits(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "ut.h"
 
 void hist_init(history *h)
 {
@@ -18,16 +19,49 @@ void hist_free(history *h)
     memset(h, 0, sizeof *h);
 }
 
-size_t hist_op_end(const history *h, size_t k)
+/* An operation in progress: (client, inc, thread, op) -> its invoke. */
+typedef struct open_op {
+    UT_hash_handle hh;
+    int key[4];
+    size_t k;
+} open_op;
+
+size_t *hist_op_ends(const history *h)
 {
-    const hist_event *e = &h->ev[k];
-    for (size_t j = k + 1; j < h->n; j++) {
+    size_t *ends = sim_xmalloc((h->n + 1) * sizeof *ends);
+    open_op *open = NULL, *o, *tmp;
+    for (size_t j = 0; j < h->n; j++) {
         const hist_event *x = &h->ev[j];
-        if (x->client != e->client || x->inc != e->inc) continue;
-        if (x->op == HOP_CRASH) return j;
-        if (x->thread == e->thread && x->op == e->op && x->kind != HIST_INVOKE) return j;
+        ends[j] = (size_t)-1;
+        if (x->op == HOP_CRASH) { /* every operation of the process ends here */
+            HASH_ITER(hh, open, o, tmp) {
+                if (o->key[0] != x->client || o->key[1] != x->inc) continue;
+                ends[o->k] = j;
+                HASH_DEL(open, o);
+                sim_xfree(o);
+            }
+            continue;
+        }
+        int key[4] = {x->client, x->inc, x->thread, (int)x->op};
+        HASH_FIND(hh, open, key, sizeof key, o);
+        if (x->kind == HIST_INVOKE) {
+            if (o == NULL) {
+                o = sim_xcalloc(1, sizeof *o);
+                memcpy(o->key, key, sizeof key);
+                HASH_ADD(hh, open, key, sizeof o->key, o);
+            }
+            o->k = j;
+        } else if (o) {
+            ends[o->k] = j;
+            HASH_DEL(open, o);
+            sim_xfree(o);
+        }
     }
-    return (size_t)-1;
+    HASH_ITER(hh, open, o, tmp) {
+        HASH_DEL(open, o);
+        sim_xfree(o);
+    }
+    return ends;
 }
 
 int64_t hist_text(history *h, const char *text)

@@ -82,10 +82,11 @@ void hist_init(history *h);
 void hist_free(history *h);
 /* Appends a copy of e. */
 void hist_add(history *h, const hist_event *e);
-/* Where the operation invoked at event k ends: the index of its ok / fail
- * (same thread and op) or of its process's crash; (size_t)-1 when it was
- * still running at the end. O(events after k). */
-size_t hist_op_end(const history *h, size_t k);
+/* Where each operation ends: for every invoke event k, ends[k] is the
+ * index of its ok / fail / info (same thread and op) or of its process's
+ * crash, (size_t)-1 when it was still running at the end; other entries
+ * are (size_t)-1. One pass, O(events); the caller frees the array. */
+size_t *hist_op_ends(const history *h);
 /* Keeps a copy of text; returns its index for an event's value. */
 int64_t hist_text(history *h, const char *text);
 /* One readable line for event e of h, e.g. "12.004s c1.t2 ok acquire lock (depth 1)". */
