@@ -126,7 +126,7 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         const char *mode = p->cw->s->expire_mode;
         if (kind_of(p) == BASE_SETNX && (mode == NULL || !strcmp(mode, "separate"))) {
             char ms[24];
-            snprintf(ms, sizeof ms, "%lld", (long long)op->lease_ms);
+            sim_fmt_i64(ms, op->lease_ms);
             const char *argv[] = {"PEXPIRE", p->cw->s->lock_names[op->lock], ms};
             cl_command(p, base_node_of(p->cw, op->lock), 3, argv, CL_RESEND, t->op_seq, on_pexpire, op);
             return;
@@ -156,7 +156,7 @@ static void try_once(base_op *op)
     char *token = state(p)->token[t->index - 1][op->lock];
     const char *mode = p->cw->s->expire_mode;
     char ms[24];
-    snprintf(ms, sizeof ms, "%lld", (long long)op->lease_ms);
+    sim_fmt_i64(ms, op->lease_ms);
     if (kind_of(p) == BASE_CAD) {
         snprintf(token, 64, "%s:%d:%llu", p->id, t->index, (unsigned long long)++state(p)->counter);
     } else {
@@ -202,7 +202,7 @@ static void renew_tick(cl_proc *p, void *arg)
     intptr_t key = (intptr_t)arg;
     int thread = (int)(key / SCN_MAX_LOCKS), lock = (int)(key % SCN_MAX_LOCKS);
     char ms[24];
-    snprintf(ms, sizeof ms, "%lld", (long long)lease_ms_of(p, p->cw->s->lease_us));
+    sim_fmt_i64(ms, lease_ms_of(p, p->cw->s->lease_us));
     const char *keys[] = {p->cw->s->lock_names[lock]};
     const char *args[] = {state(p)->token[thread][lock], ms};
     cl_eval(p, base_node_of(p->cw, lock), "cad_extend", 1, keys, 2, args, CL_NORESEND, 0, on_extend, arg);

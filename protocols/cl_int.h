@@ -48,6 +48,7 @@ struct cl_thread {
     cl_proc *p;
     int index;          /* 1-based */
     char name[24];      /* "c3.t1" */
+    char lock_name[56]; /* Redisson's lock name of the thread: "<id>:<index>" */
     int busy;           /* an operation is running */
     int depth[SCN_MAX_LOCKS]; /* hold depth the thread believes it has */
     int64_t waiting_since;    /* true time the current acquire began, or -1 */

@@ -181,7 +181,10 @@ static void on_exec(void *ud, int node, uint64_t tag)
     cw->proto->observe(cw, group, lock, &st);
     if (st.counter) return; /* no owner, no hold count */
     char lname[64];
-    snprintf(lname, sizeof lname, "%s:%d", id, thread);
+    size_t idlen = strlen(id);
+    memcpy(lname, id, idlen);
+    lname[idlen] = ':';
+    sim_fmt_i64(lname + idlen + 1, thread);
     int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
     if (cw->proto->store_count) count = cw->proto->store_count(cw, group, lock, lname);
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE_COUNT,

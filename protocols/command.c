@@ -468,8 +468,8 @@ void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *c
     const proto_script_text *t = proto_script_find(script);
     sim_assert(t != NULL);
     cl_cmd *c = cmd_new(p, group, 3 + nkeys + nargs, flags, fn, ud, tag);
-    char nk[16];
-    snprintf(nk, sizeof nk, "%d", nkeys);
+    char nk[24];
+    sim_fmt_i64(nk, nkeys);
     c->script = t;
     set_arg(c, 0, "EVALSHA");
     set_arg(c, 1, t->sha);

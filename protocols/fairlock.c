@@ -44,7 +44,7 @@ void fair_dequeue(cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn 
     char queue[192], deadlines[192], lname[64], wait[24];
     fair_keys(p->cw->s->lock_names[lock], queue, deadlines);
     cl_lock_name(t, lname, sizeof lname);
-    snprintf(wait, sizeof wait, "%lld", (long long)fair_wait_ms(p, wait_ms));
+    sim_fmt_i64(wait, fair_wait_ms(p, wait_ms));
     cl_trace(p, t->name, "acquireFailed: leaves the queue of %s", p->cw->s->lock_names[lock]);
     const char *keys[] = {queue, deadlines};
     const char *args[] = {lname, wait};

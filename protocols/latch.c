@@ -157,7 +157,7 @@ static void latch_setup(cl_world *cw)
     for (int lock = 0; lock < cw->s->nlocks; lock++) {
         char channel[192], num[24];
         channel_of(cw->s->lock_names[lock], channel, sizeof channel);
-        snprintf(num, sizeof num, "%lld", (long long)cw->s->init_count);
+        sim_fmt_i64(num, cw->s->init_count);
         const char *keys[] = {cw->s->lock_names[lock], channel};
         const char *args[] = {"1", num, "publish"};
         counter_setup(cw, lock, "latch_try_set", keys, 3, args, cw->s->init_count);

@@ -259,7 +259,7 @@ static void try_member(ml_op *op)
     }
     if (op->phase == ML_EXPIRE && op->cursor < op->nacq) {
         char ms[24];
-        snprintf(ms, sizeof ms, "%lld", (long long)op->lease_ms);
+        sim_fmt_i64(ms, op->lease_ms);
         int m = op->acquired[op->cursor];
         const char *argv[] = {"PEXPIRE", cl_key_name(p->cw, m), ms};
         cl_command(p, cl_key_group(p->cw, m), 3, argv, CL_RESEND, t->op_seq, on_expire_reply, op);

@@ -227,6 +227,7 @@ cl_proc *cl_proc_new(cl_world *cw, int client, int inc)
         t->index = i + 1;
         t->waiting_since = -1;
         snprintf(t->name, sizeof t->name, "c%d.t%d", client, i + 1);
+        snprintf(t->lock_name, sizeof t->lock_name, "%s:%d", p->id, i + 1);
     }
     cl_nodes_open(p);
     if (cw->proto->proc_init) cw->proto->proc_init(p);
@@ -276,7 +277,10 @@ void cl_trace(cl_proc *p, const char *who, const char *fmt, ...)
 
 void cl_lock_name(const cl_thread *t, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s:%d", t->p->id, t->index);
+    size_t n = strlen(t->lock_name);
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, t->lock_name, n);
+    buf[n] = '\0';
 }
 
 void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int lock,

@@ -78,8 +78,16 @@ int rlock_node_of(const cl_world *cw, int lock)
 /* prefixName(p, n): "p:n" when n has a '{', else "p:{n}". */
 void rlock_prefix_name(const char *prefix, const char *name, char *buf, size_t cap)
 {
-    if (strchr(name, '{')) snprintf(buf, cap, "%s:%s", prefix, name);
-    else snprintf(buf, cap, "%s:{%s}", prefix, name);
+    int brace = strchr(name, '{') == NULL;
+    size_t pl = strlen(prefix), nl = strlen(name), n = 0;
+    const char *parts[] = {prefix, ":", brace ? "{" : "", name, brace ? "}" : ""};
+    size_t lens[] = {pl, 1, (size_t)brace, nl, (size_t)brace};
+    for (size_t i = 0; i < 5; i++) { /* as snprintf would, cut at cap */
+        size_t take = lens[i] < cap - 1 - n ? lens[i] : cap - 1 - n;
+        memcpy(buf + n, parts[i], take);
+        n += take;
+    }
+    buf[n] = '\0';
 }
 
 static const char *lock_key(const cl_thread *t, int lock)
@@ -141,7 +149,7 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
     char lname[64], channel[192], lease[24];
     side_name(t, read, lname, sizeof lname);
     channel_name(p, name, channel, sizeof channel);
-    snprintf(lease, sizeof lease, "%lld", (long long)*lease_of(p, lock, read));
+    sim_fmt_i64(lease, *lease_of(p, lock, read));
     if (read) {
         char kprefix[192], tprefix[192];
         rw_prefixes(t, lock, kprefix, tprefix, sizeof kprefix);
@@ -153,7 +161,7 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
          * wakes the head's own channel. */
         char queue[192], deadlines[192], now[24];
         fair_keys(name, queue, deadlines);
-        snprintf(now, sizeof now, "%lld", (long long)cl_now_ms(p));
+        sim_fmt_i64(now, cl_now_ms(p));
         const char *keys[] = {name, queue, deadlines, channel, latch};
         const char *args[] = {"0", lease, lname, now, "publish", ttl};
         int latched = c->unlock_latch && latch;
@@ -307,7 +315,7 @@ static void acq_nosync(acq_op *op, const sim_reply *r)
         cl_random_hex(p, request);
         rlock_prefix_name("redisson_unlock_latch", lock_key(op->t, op->lock), latch_base, sizeof latch_base);
         snprintf(latch, sizeof latch, "%s:%s", latch_base, request);
-        snprintf(ttl, sizeof ttl, "%lld", (long long)(p->cw->s->timeout_us / 1000 * 4));
+        sim_fmt_i64(ttl, (p->cw->s->timeout_us / 1000 * 4));
         unlock_eval(op->t, op->lock, op->read, latch, ttl, CL_NORESEND, on_rollback, NULL);
     }
     if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_nosync_retry, op))
@@ -391,7 +399,7 @@ static void acq_send(acq_op *op)
     const rlock_cfg *c = cfg_of(p);
     char lease[24];
     int64_t ms = uses_watchdog(c, op->lease_ms) ? *lease_of(p, op->lock, op->read) : op->lease_ms;
-    snprintf(lease, sizeof lease, "%lld", (long long)ms);
+    sim_fmt_i64(lease, ms);
     op->mark_ms = cl_now_ms(p);
     int node = rlock_node_of(p->cw, op->lock);
     if (op->read) {
@@ -409,8 +417,8 @@ static void acq_send(acq_op *op)
         /* FAIR_ACQUIRE_Q: waitMs and the client's now go along. */
         char queue[192], deadlines[192], wait[24], now[24];
         fair_keys(lock_key(op->t, op->lock), queue, deadlines);
-        snprintf(wait, sizeof wait, "%lld", (long long)fair_wait_ms(p, op->wait_ms));
-        snprintf(now, sizeof now, "%lld", (long long)op->mark_ms);
+        sim_fmt_i64(wait, fair_wait_ms(p, op->wait_ms));
+        sim_fmt_i64(now, op->mark_ms);
         const char *keys[] = {lock_key(op->t, op->lock), queue, deadlines};
         const char *args[] = {lease, op->lname, wait, now};
         cl_eval(p, node, c->acquire, 3, keys, 4, args, flags(p, c->acquire_tr), op->t->op_seq, on_acquire_reply,
@@ -561,7 +569,7 @@ void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
         cl_random_hex(p, request);
         rlock_prefix_name("redisson_unlock_latch", lock_key(t, lock), latch_base, sizeof latch_base);
         snprintf(op->latch, sizeof op->latch, "%s:%s", latch_base, request);
-        snprintf(op->ttl, sizeof op->ttl, "%lld", (long long)rlock_latch_ttl_ms(p));
+        sim_fmt_i64(op->ttl, rlock_latch_ttl_ms(p));
     }
     rel_send(op);
 }
@@ -616,7 +624,7 @@ void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
         /* FAIR_FORCE_UNLOCK: purges with the client's now, wakes the head. */
         char queue[192], deadlines[192], now[24];
         fair_keys(lock_key(t, lock), queue, deadlines);
-        snprintf(now, sizeof now, "%lld", (long long)cl_now_ms(p));
+        sim_fmt_i64(now, cl_now_ms(p));
         const char *keys[] = {lock_key(t, lock), queue, deadlines, channel};
         const char *args[] = {"0", now, "publish"};
         cl_eval(p, rlock_node_of(p->cw, lock), c->force, 4, keys, c->publish_arg ? 3 : 2, args,
@@ -657,9 +665,13 @@ void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
 static int first_field(void *ud, const char *f, size_t flen, const char *v, size_t vlen)
 {
     proto_store *out = ud;
-    snprintf(out->owner, sizeof out->owner, "%.*s", (int)flen, f);
+    size_t n = flen < sizeof out->owner - 1 ? flen : sizeof out->owner - 1;
+    memcpy(out->owner, f, n);
+    out->owner[n] = '\0';
     char num[32];
-    snprintf(num, sizeof num, "%.*s", (int)(vlen < 31 ? vlen : 31), v);
+    n = vlen < sizeof num - 1 ? vlen : sizeof num - 1;
+    memcpy(num, v, n);
+    num[n] = '\0';
     out->count = strtoll(num, NULL, 10);
     return 0; /* one field is enough: a Redisson lock hash has one */
 }

@@ -40,7 +40,7 @@ static void send_release(cl_thread *t, int lock, int64_t n, proto_done_fn *done)
 {
     char channel[192], num[24];
     channel_of(t, lock, channel, sizeof channel);
-    snprintf(num, sizeof num, "%lld", (long long)n);
+    sim_fmt_i64(num, n);
     const char *keys[] = {counter_key(t, lock), channel};
     const char *args[] = {num, "publish"};
     if (done) counter_simple_eval(t, lock, "sem_release", keys, 2, args, sem_flags(t->p), done);
@@ -159,7 +159,7 @@ static void try_send(sem_op *op)
 {
     cl_proc *p = op->t->p;
     char num[24];
-    snprintf(num, sizeof num, "%lld", (long long)op->n);
+    sim_fmt_i64(num, op->n);
     const char *keys[] = {counter_key(op->t, op->lock)};
     const char *args[] = {num};
     op->w.mark_ms = cl_now_ms(p);
@@ -205,7 +205,7 @@ static void sem_setup(cl_world *cw)
     for (int lock = 0; lock < cw->s->nlocks; lock++) {
         char channel[192], num[24];
         counter_channel("redisson_sc:", cw->s->lock_names[lock], channel, sizeof channel);
-        snprintf(num, sizeof num, "%lld", (long long)cw->s->init_permits);
+        sim_fmt_i64(num, cw->s->init_permits);
         const char *keys[] = {cw->s->lock_names[lock], channel};
         const char *args[] = {num, "publish"};
         counter_setup(cw, lock, "sem_try_set", keys, 2, args, cw->s->init_permits);

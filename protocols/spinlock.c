@@ -126,7 +126,7 @@ static void acq_send(spin_acq *op)
     cl_proc *p = op->t->p;
     char lease[24];
     int64_t ms = op->lease_ms <= 0 ? state(p)->internal_lease_ms[op->lock] : op->lease_ms;
-    snprintf(lease, sizeof lease, "%lld", (long long)ms);
+    sim_fmt_i64(lease, ms);
     const char *keys[] = {key_of(p, op->lock)};
     const char *args[] = {lease, op->lname};
     cl_eval(p, 0, "spin_acquire", 1, keys, 2, args, flags(p, CL_NORESEND), op->t->op_seq, on_acquire_reply, op);
@@ -194,8 +194,8 @@ static void spin_release(cl_thread *t, int lock, proto_done_fn *done)
     rlock_prefix_name("redisson_unlock_latch", key_of(p, lock), base, sizeof base);
     snprintf(op->latch, sizeof op->latch, "%s:%s", base, request);
     cl_lock_name(t, lname, sizeof lname);
-    snprintf(lease, sizeof lease, "%lld", (long long)state(p)->internal_lease_ms[lock]);
-    snprintf(ttl, sizeof ttl, "%lld", (long long)rlock_latch_ttl_ms(p));
+    sim_fmt_i64(lease, state(p)->internal_lease_ms[lock]);
+    sim_fmt_i64(ttl, rlock_latch_ttl_ms(p));
     const char *keys[] = {key_of(p, lock), op->latch};
     const char *args[] = {lease, lname, ttl};
     cl_eval(p, 0, "spin_unlock", 2, keys, 3, args, flags(p, CL_NORESEND), t->op_seq, on_unlock_reply, op);

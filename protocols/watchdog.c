@@ -144,7 +144,7 @@ static void gen1_tick(cl_proc *p, void *arg)
     wd_entry *e = w ? find(w, lock) : NULL;
     if (e == NULL || e->nthreads == 0) return;
     char lease[24];
-    snprintf(lease, sizeof lease, "%lld", (long long)lease_ms(p));
+    sim_fmt_i64(lease, lease_ms(p));
     const char *keys[] = {cl_key_name(p->cw, lock)};
     const char *args[] = {lease, e->threads[0].lname};
     cl_eval(p, e->node, "lock_renew", 1, keys, 2, args, CL_RESEND | (p->cw->synced ? CL_SYNCED : 0), 0,
@@ -290,7 +290,7 @@ static void gen2_tick(cl_proc *p, void *arg)
         return;
     }
     char lease[24];
-    snprintf(lease, sizeof lease, "%lld", (long long)lease_ms(p));
+    sim_fmt_i64(lease, lease_ms(p));
     int *outstanding = cl_alloc(p, sizeof *outstanding);
     *outstanding = 1; /* held by this function until every chunk is sent */
     const char **keys = sim_xcalloc(2 * BATCH, sizeof *keys);

@@ -141,6 +141,9 @@ uint64_t sim_choices(const sim_ctx *ctx);
 
 /* Appends one canonical line "<true_us> <who> <text>" to the trace: it is
  * folded into the running hash and handed to the sink, if any. */
+/* Writes v in decimal at buf (at least 21 bytes) with a NUL; returns its
+ * length. The hot paths' integer arguments (no printf). */
+size_t sim_fmt_i64(char *buf, int64_t v);
 void sim_trace(sim_ctx *ctx, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sim_vtrace(sim_ctx *ctx, const char *who, const char *fmt, va_list ap);

@@ -21,6 +21,15 @@ void sim_trace_free(sim_ctx *ctx)
     XXH3_freeState(ctx->hash);
 }
 
+static size_t put_i64(char *p, int64_t v);
+
+size_t sim_fmt_i64(char *buf, int64_t v)
+{
+    size_t n = put_i64(buf, v);
+    buf[n] = '\0';
+    return n;
+}
+
 /* Writes the decimal form of v at p; returns the number of bytes. */
 static size_t put_i64(char *p, int64_t v)
 {
