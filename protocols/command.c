@@ -318,7 +318,7 @@ static void deliver(cl_node *n, int kind, uint64_t req, const sim_reply *r)
     d->n = n;
     d->kind = kind;
     d->req = req;
-    d->reply = r ? sim_reply_dup(r) : NULL;
+    d->reply = r ? sim_reply_ref((sim_reply *)r) : NULL; /* the network's message: shared, not copied */
     static const char *const labels[] = {"reply", "push", "reset", "reset"};
     cl_post_owned(n->p, labels[kind], on_gated, d, delivery_free);
 }

@@ -70,9 +70,19 @@ sim_reply *sim_reply_dup(const sim_reply *r)
     return d;
 }
 
+sim_reply *sim_reply_ref(sim_reply *r)
+{
+    r->refs++;
+    return r;
+}
+
 void sim_reply_free(sim_reply *r)
 {
     if (r == NULL) return;
+    if (r->refs > 0) {
+        r->refs--;
+        return;
+    }
     for (size_t i = 0; i < r->elements; i++) sim_reply_free(r->element[i]);
     sim_xfree(r->element);
     sim_xfree(r->str);

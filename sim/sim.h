@@ -197,6 +197,7 @@ typedef enum sim_reply_type {
 /* A reply value, as a RESP2 client sees it. Owns its string and elements. */
 typedef struct sim_reply {
     sim_reply_type type;
+    int refs;              /* owners beyond the first (sim_reply_ref) */
     int64_t integer;
     size_t len;
     char *str;             /* NUL-terminated copy of len bytes, or NULL */
@@ -213,7 +214,12 @@ sim_reply *sim_reply_err(const char *msg);
 sim_reply *sim_reply_array(size_t n, sim_reply **elems);
 /* Appends e to the array a, taking ownership of e. */
 void sim_reply_push(sim_reply *a, sim_reply *e);
+/* A deep copy of r, the copy's alone. */
 sim_reply *sim_reply_dup(const sim_reply *r);
+/* Shares r with one more owner and returns it; every owner frees it once
+ * (sim_reply_free). A shared reply must not be changed. O(1). */
+sim_reply *sim_reply_ref(sim_reply *r);
+/* Drops one owner of r; frees it with the last. NULL is a no-op. */
 void sim_reply_free(sim_reply *r);
 
 /* Flags for sim_reply_equal(). */

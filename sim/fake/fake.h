@@ -22,7 +22,9 @@ typedef struct fake_conn fake_conn;
 
 /* Called for each message pushed to a connection in subscribe mode:
  * subscribe/unsubscribe confirmations and published messages, as RESP2
- * arrays. The reply is borrowed: it is freed when the callback returns. */
+ * arrays. The reply is borrowed: it is freed when the callback returns,
+ * unless the callback keeps a share of it (sim_reply_ref; one message may
+ * go to every subscriber, so it must not be changed). */
 typedef void fake_push_fn(void *ud, const sim_reply *msg);
 
 /* One write effect, in the form Redis 7 replicates it: relative expiries

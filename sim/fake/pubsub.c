@@ -151,17 +151,22 @@ void cmd_publish(fcmd *c)
     fchannel *ch = find_channel(c->n, c->argv[1], c->lens[1]);
     int64_t receivers = 0;
     if (ch) {
-        sim_reply payload = {.type = SIM_REPLY_STR, .str = (char *)c->argv[2],
-                             .len = c->lens[2]};
-        /* A subscriber may unsubscribe from inside its callback: walk a copy. */
+        /* One message for every subscriber (callbacks share it, never change
+         * it); a subscriber may unsubscribe from inside its callback: walk a
+         * copy of the list. */
+        sim_reply *items[3] = {sim_reply_str(SIM_REPLY_STR, "message", 7),
+                               sim_reply_str(SIM_REPLY_STR, c->argv[1], c->lens[1]),
+                               sim_reply_str(SIM_REPLY_STR, c->argv[2], c->lens[2])};
+        sim_reply *msg = sim_reply_array(3, items);
         size_t n = ch->nsubs;
         fake_conn **subs = sim_xmalloc(n * sizeof *subs);
         memcpy(subs, ch->subs, n * sizeof *subs);
         for (size_t i = 0; i < n; i++) {
-            push3(subs[i], "message", c->argv[1], c->lens[1], &payload);
+            if (subs[i]->push) subs[i]->push(subs[i]->push_ud, msg);
             receivers++;
         }
         sim_xfree(subs);
+        sim_reply_free(msg);
     }
     fr_int(c, receivers);
 }

@@ -96,7 +96,7 @@ static void on_node_push(void *ud, const sim_reply *push)
     world_conn *c = ud;
     msg *m = world_msg_new(c->w, WORLD_MSG_PUSH, c->node, c->from);
     m->c = c;
-    m->reply = sim_reply_dup(push);
+    m->reply = sim_reply_ref((sim_reply *)push); /* shared: a published message goes to every subscriber */
     post_down(c, m);
 }
 

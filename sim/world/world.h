@@ -118,9 +118,11 @@ void world_node_clock_changed(world *w, int node);
 
 /* ------------------------------------------------------- client side */
 
-/* Called with each reply, with the request id it was sent with. */
+/* Called with each reply, with the request id it was sent with. The reply
+ * is borrowed; the callback may keep a share (sim_reply_ref), never change it. */
 typedef void world_reply_fn(void *ud, uint64_t req_id, const sim_reply *reply);
-/* Called with each push (pub/sub message or confirmation). */
+/* Called with each push (pub/sub message or confirmation); borrowed, as
+ * replies are. */
 typedef void world_push_fn(void *ud, const sim_reply *msg);
 /* Called once when the connection is gone (the node crashed or refused). */
 typedef void world_reset_fn(void *ud);
