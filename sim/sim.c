@@ -6,7 +6,13 @@
  * only advances when the earliest event is in the future. Cancelled timer
  * events are marked dead and dropped when they surface, or all at once
  * when they come to outnumber the live ones (the heap is rebuilt; since
- * (time, seq) orders every pair, the dispatch order cannot change). */
+ * (time, seq) orders every pair, the dispatch order cannot change).
+ *
+ * Events scheduled for the current time (posts, zero delays: about half
+ * of them) skip the heap: they go to the now FIFO, which is in seq order
+ * and all at the current time, and the next event is the smaller (time,
+ * seq) of the heap's top and the FIFO's head. Time cannot advance while
+ * the FIFO holds a live event, so its events are always due now. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +36,12 @@ void sim_free(sim_ctx *ctx)
         if (ev->owner) ev->owner->ev = NULL;
         sim_xfree(ev);
     }
+    for (size_t i = 0; i < ctx->now_len; i++) {
+        sim_event *ev = ctx->now[(ctx->now_head + i) % ctx->now_cap];
+        if (ev->owner) ev->owner->ev = NULL;
+        sim_xfree(ev);
+    }
+    sim_xfree(ctx->now);
     while (ctx->free_events) {
         sim_event *ev = ctx->free_events;
         ctx->free_events = ev->next_free;
@@ -115,7 +127,8 @@ static void compact(sim_ctx *ctx)
     for (size_t i = live / 2; i-- > 0;) heap_down(ctx->heap, live, i);
 }
 
-/* Drops dead events from the top so heap[0], if any, is live. */
+/* Drops dead events from the heap's top and the FIFO's head, so each, if
+ * not empty, starts with a live event. */
 static void skip_dead(sim_ctx *ctx)
 {
     while (ctx->heap_len > 0 && ctx->heap[0].ev->dead) {
@@ -123,6 +136,51 @@ static void skip_dead(sim_ctx *ctx)
         ctx->dead_count--;
         event_release(ctx, ev);
     }
+    while (ctx->now_len > 0 && ctx->now[ctx->now_head]->dead) {
+        sim_event *ev = ctx->now[ctx->now_head];
+        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+        ctx->now_len--;
+        ctx->now_dead--;
+        event_release(ctx, ev);
+    }
+}
+
+static void now_push(sim_ctx *ctx, sim_event *ev)
+{
+    if (ctx->now_len == ctx->now_cap) { /* grow, unrolling the ring */
+        size_t cap = ctx->now_cap ? ctx->now_cap * 2 : 64;
+        sim_event **v = sim_xmalloc(cap * sizeof *v);
+        for (size_t i = 0; i < ctx->now_len; i++) v[i] = ctx->now[(ctx->now_head + i) % ctx->now_cap];
+        sim_xfree(ctx->now);
+        ctx->now = v;
+        ctx->now_cap = cap;
+        ctx->now_head = 0;
+    }
+    ev->in_now = 1;
+    ctx->now[(ctx->now_head + ctx->now_len) % ctx->now_cap] = ev;
+    ctx->now_len++;
+}
+
+/* The next live event (after skip_dead), or NULL; *from_now: it is the
+ * FIFO's head. */
+static sim_event *peek(sim_ctx *ctx, int *from_now)
+{
+    sim_event *h = ctx->heap_len ? ctx->heap[0].ev : NULL;
+    sim_event *f = ctx->now_len ? ctx->now[ctx->now_head] : NULL;
+    *from_now = f && (h == NULL || f->t_us < h->t_us || (f->t_us == h->t_us && f->seq < h->seq));
+    return *from_now ? f : h;
+}
+
+/* Removes and returns the next live event (after skip_dead). */
+static sim_event *take(sim_ctx *ctx)
+{
+    int from_now;
+    sim_event *ev = peek(ctx, &from_now);
+    if (!from_now) return heap_pop(ctx);
+    ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+    ctx->now_len--;
+    ev->in_now = 0;
+    return ev;
 }
 
 static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
@@ -138,7 +196,12 @@ static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
     ev->label = label;
     ev->owner = NULL;
     ev->dead = 0;
+    ev->in_now = 0;
     ev->next_free = NULL;
+    if (ev->t_us == ctx->now_us) {
+        now_push(ctx, ev);
+        return ev;
+    }
     if (ctx->heap_len == ctx->heap_cap) {
         ctx->heap_cap = ctx->heap_cap ? ctx->heap_cap * 2 : 64;
         ctx->heap = sim_xrealloc(ctx->heap, ctx->heap_cap * sizeof *ctx->heap);
@@ -176,10 +239,12 @@ void sim_timer_arm(sim_ctx *ctx, sim_timer *t, int64_t t_us, const char *label,
 void sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
 {
     if (t->ev == NULL) return;
-    t->ev->dead = 1;
-    t->ev->owner = NULL;
+    sim_event *ev = t->ev;
+    ev->dead = 1;
+    ev->owner = NULL;
     t->ev = NULL;
-    if (++ctx->dead_count > 1024 && ctx->dead_count > ctx->heap_len / 2) compact(ctx);
+    if (ev->in_now) ctx->now_dead++;
+    else if (++ctx->dead_count > 1024 && ctx->dead_count > ctx->heap_len / 2) compact(ctx);
 }
 
 int sim_timer_armed(const sim_timer *t)
@@ -196,7 +261,7 @@ int64_t sim_timer_when(const sim_timer *t)
 
 size_t sim_pending(const sim_ctx *ctx)
 {
-    return ctx->heap_len - ctx->dead_count;
+    return ctx->heap_len - ctx->dead_count + ctx->now_len - ctx->now_dead;
 }
 
 uint64_t sim_events_run(const sim_ctx *ctx)
@@ -207,12 +272,14 @@ uint64_t sim_events_run(const sim_ctx *ctx)
 int64_t sim_next_time(sim_ctx *ctx)
 {
     skip_dead(ctx);
-    return ctx->heap_len ? ctx->heap[0].t_us : SIM_TIME_NEVER;
+    int from_now;
+    sim_event *ev = peek(ctx, &from_now);
+    return ev ? ev->t_us : SIM_TIME_NEVER;
 }
 
 static void dispatch(sim_ctx *ctx)
 {
-    sim_event *ev = heap_pop(ctx);
+    sim_event *ev = take(ctx);
     ctx->now_us = ev->t_us;
     if (ev->owner) ev->owner->ev = NULL; /* the timer is idle while it runs */
     ctx->events_run++;
@@ -226,7 +293,7 @@ static void dispatch(sim_ctx *ctx)
 int sim_step(sim_ctx *ctx)
 {
     skip_dead(ctx);
-    if (ctx->heap_len == 0) return 0;
+    if (ctx->heap_len == 0 && ctx->now_len == 0) return 0;
     dispatch(ctx);
     return 1;
 }
@@ -252,19 +319,19 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
         skip_dead(ctx);
         if (ctx->waiter) {
             /* Real time: wait for the next event or for outside input. */
-            int64_t next = ctx->heap_len ? ctx->heap[0].t_us : SIM_TIME_NEVER;
+            int64_t next = sim_next_time(ctx);
             int64_t due = next < until_us ? next : until_us;
             if (due > ctx->now_us) {
                 ctx->waiter(ctx->waiter_ud, ctx, due);
-                skip_dead(ctx);
-                next = ctx->heap_len ? ctx->heap[0].t_us : SIM_TIME_NEVER;
-                if (next > ctx->now_us) {
+                if (sim_next_time(ctx) > ctx->now_us) {
                     if (ctx->now_us >= until_us) break;
                     continue;
                 }
             }
         }
-        if (ctx->heap_len == 0 || ctx->heap[0].t_us > until_us) break;
+        int from_now;
+        sim_event *next = peek(ctx, &from_now);
+        if (next == NULL || next->t_us > until_us) break;
         dispatch(ctx);
         n++;
         if (ctx->stopping) return n;

@@ -17,6 +17,7 @@ typedef struct sim_event {
     const char *label;
     sim_timer *owner; /* the timer that armed it, or NULL */
     int dead;
+    int in_now;       /* queued in the now FIFO, not the heap */
     struct sim_event *next_free;
 } sim_event;
 
@@ -39,6 +40,9 @@ struct sim_ctx {
 
     sim_slot *heap;   /* binary min-heap on (t_us, seq) */
     size_t heap_len, heap_cap, dead_count;
+    sim_event **now;  /* ring: events scheduled for the time they were
+                         scheduled at, in seq order (no heap needed) */
+    size_t now_head, now_len, now_cap, now_dead;
     sim_event *free_events;
 
     sim_stream_entry *streams; /* uthash by name, insertion ordered */
@@ -47,6 +51,11 @@ struct sim_ctx {
     uint64_t choices;
 
     XXH3_state_t *hash;
+    char *hash_buf;          /* lines waiting to be hashed (XXH3 streams: */
+    size_t hash_len;         /* chunking does not change the digest) */
+    int64_t stamp_us;        /* the time stamp formatted in stamp */
+    char stamp[24];
+    size_t stamp_len;
     uint64_t trace_lines;
     sim_trace_sink_fn *sink;
     void *sink_ud;

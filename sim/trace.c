@@ -8,17 +8,27 @@
 #include "sim_int.h"
 
 #define LINE_MAX_BYTES 1024
+#define HASH_BUF_BYTES 65536 /* lines are hashed a chunk at a time */
 
 void sim_trace_init(sim_ctx *ctx)
 {
     ctx->hash = XXH3_createState();
     sim_assert(ctx->hash != NULL);
     XXH3_64bits_reset(ctx->hash);
+    ctx->hash_buf = sim_xmalloc(HASH_BUF_BYTES);
+    ctx->stamp_us = -1;
 }
 
 void sim_trace_free(sim_ctx *ctx)
 {
     XXH3_freeState(ctx->hash);
+    sim_xfree(ctx->hash_buf);
+}
+
+static void hash_flush(sim_ctx *ctx)
+{
+    XXH3_64bits_update(ctx->hash, ctx->hash_buf, ctx->hash_len);
+    ctx->hash_len = 0;
 }
 
 static size_t put_i64(char *p, int64_t v);
@@ -49,16 +59,24 @@ static size_t put_i64(char *p, int64_t v)
 static void emit(sim_ctx *ctx, char *line, size_t len)
 {
     line[len] = '\n';
-    XXH3_64bits_update(ctx->hash, line, len + 1);
+    if (ctx->hash_len + len + 1 > HASH_BUF_BYTES) hash_flush(ctx);
+    memcpy(ctx->hash_buf + ctx->hash_len, line, len + 1);
+    ctx->hash_len += len + 1;
     line[len] = '\0';
     ctx->trace_lines++;
     if (ctx->sink) ctx->sink(ctx->sink_ud, line, len);
 }
 
-/* Starts a line with "<now> <who> " and returns its length. */
-static size_t head(const sim_ctx *ctx, char *line, const char *who)
+/* Starts a line with "<now> <who> " and returns its length. Many lines
+ * share a time: it is formatted once. */
+static size_t head(sim_ctx *ctx, char *line, const char *who)
 {
-    size_t len = put_i64(line, ctx->now_us);
+    if (ctx->stamp_us != ctx->now_us) {
+        ctx->stamp_len = put_i64(ctx->stamp, ctx->now_us);
+        ctx->stamp_us = ctx->now_us;
+    }
+    size_t len = ctx->stamp_len;
+    memcpy(line, ctx->stamp, len);
     line[len++] = ' ';
     size_t wl = strlen(who);
     if (wl > 64) wl = 64;
@@ -99,7 +117,14 @@ void sim_trace_event(sim_ctx *ctx, const sim_event *ev)
 
 uint64_t sim_trace_hash(const sim_ctx *ctx)
 {
-    return XXH3_64bits_digest(ctx->hash);
+    /* The digest of what was hashed and what waits: no flush, ctx stays as is. */
+    XXH3_state_t *copy = XXH3_createState();
+    sim_assert(copy != NULL);
+    XXH3_copyState(copy, ctx->hash);
+    XXH3_64bits_update(copy, ctx->hash_buf, ctx->hash_len);
+    uint64_t h = XXH3_64bits_digest(copy);
+    XXH3_freeState(copy);
+    return h;
 }
 
 uint64_t sim_trace_lines(const sim_ctx *ctx)
