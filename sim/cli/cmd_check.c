@@ -94,13 +94,14 @@ int cli_check(int argc, char **argv)
         scn_free(&s);
         return 2;
     }
-    printf("  executions %llu, choice points %llu, distinct outcomes %llu, failing %llu, %s, %.1fs, "
-           "%.0f executions/s\n",
-           (unsigned long long)r.runs, (unsigned long long)r.points, (unsigned long long)r.outcomes,
-           (unsigned long long)r.failures,
+    printf("  executions %llu, choice points %llu, distinct states %llu, distinct outcomes %llu, failing %llu, %s, "
+           "%.1fs, %.0f executions/s, %.0f states/s\n",
+           (unsigned long long)r.runs, (unsigned long long)r.points, (unsigned long long)r.states,
+           (unsigned long long)r.outcomes, (unsigned long long)r.failures,
            r.complete ? "complete within the bounds" : r.failures ? "stopped at the first counterexample"
                                                               : "stopped by a limit",
-           r.seconds, r.seconds > 0 ? (double)r.runs / r.seconds : 0.0);
+           r.seconds, r.seconds > 0 ? (double)r.runs / r.seconds : 0.0,
+           r.seconds > 0 ? (double)r.states / r.seconds : 0.0);
     int status = 0;
     if (r.counterexample) {
         status = 1;

@@ -24,6 +24,7 @@ typedef struct explorer {
     point *path;
     size_t npath, cap;   /* npath: points fixed by the path so far */
     size_t pos;          /* the next point of this execution */
+    size_t div;          /* where this execution leaves the last one's path */
     int fired;           /* fault firings on this execution */
     uint64_t *taken;     /* every value chosen on this execution */
     size_t ntaken, taken_cap;
@@ -95,6 +96,7 @@ static int backtrack(explorer *x)
         point *p = &x->path[x->npath - 1];
         if (p->alt + 1 < p->alts) {
             p->alt++;
+            x->div = x->npath - 1; /* the points before it are run again */
             return 1;
         }
         x->npath--;
@@ -135,6 +137,7 @@ int explore_run(const scenario *s, uint64_t seed, const explore_opts *o, explore
         }
         out->runs++;
         out->points += x.ntaken;
+        out->states += x.ntaken > x.div ? x.ntaken - x.div : 0;
         seen_hash *e;
         HASH_FIND(hh, seen, &r.trace_hash, sizeof r.trace_hash, e);
         if (e == NULL) {

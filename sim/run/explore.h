@@ -32,6 +32,9 @@ typedef struct explore_opts {
 typedef struct explore_result {
     uint64_t runs;         /* executions */
     uint64_t points;       /* choice points met, over all executions */
+    uint64_t states;       /* distinct states visited: choice points not on a
+                              prefix an earlier execution already ran (the
+                              run is a function of its choices so far) */
     uint64_t outcomes;     /* distinct end states (trace hashes) */
     uint64_t failures;     /* executions that failed the scenario's expectations */
     int complete;          /* every path within the bounds was run */
