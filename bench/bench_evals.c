@@ -1,95 +1,121 @@
-/* bench_evals.c — script evaluation speed, fake vs real, in one run: the
- * reentrant lock's acquire/release pair (EVALSHA) on the embedded fake node,
- * then on redis-server over hiredis, pipelined and one at a time, printed
- * side by side with the ratios.
+/* bench_evals.c — script evaluation speed, fake vs real, in one run: each
+ * workload (a lock's acquire/release cycle as Redisson sends it, EVALSHA of
+ * the bundled scripts) on the embedded fake node, then on redis-server over
+ * hiredis, pipelined and one at a time. Rounds interleave the two sides, so
+ * a slow spell of the machine hits both sides of a ratio alike; each figure
+ * is the best of its rounds. One JSON object per workload on stdout.
  *
- * usage: bench_evals HOST PORT [PAIRS [fake-only]] */
+ * usage: bench_evals HOST PORT [CYCLES [fake-only]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fake/fake.h"
 #include "protocols/protocol.h"
 #include "real/real.h"
 
 #define PIPELINE 64
-#define REPEAT 5 /* each figure is the best of REPEAT runs (least disturbed) */
+#define ROUNDS 5
+#define MAX_ARGS 16
+#define MAX_CMDS 3
 
-typedef struct pair_args {
-    char acquire_sha[41], unlock_sha[41];
-    char latch[64];
-    int cleanup; /* follow each unlock with Redisson's DEL of its latch key */
-    const char *del[2];
-    size_t del_len[2];
-    const char *acq[6];
-    size_t acq_len[6];
-    const char *rel[11];
-    size_t rel_len[11];
-} pair_args;
+#define LOCK_ID "3f6c1b2e-8c4d-4d4e-9a0b-0c1d2e3f4a5b:1"
 
-static void lens_of(const char **argv, size_t *lens, int n)
+/* One command of a cycle: its words, and the reply it must get. */
+typedef struct cmd {
+    int argc;
+    const char *argv[MAX_ARGS];
+    size_t lens[MAX_ARGS];
+    int want;    /* SIM_REPLY_* of a good reply */
+    int evalsha; /* counts as an eval */
+} cmd;
+
+typedef struct workload {
+    const char *name, *what;
+    int cleanup; /* the unlock's latch key is deleted after each cycle */
+    int fair;
+    cmd c[MAX_CMDS];
+    int ncmds, evals;
+    char latch[64], acq_sha[41], rel_sha[41];
+} workload;
+
+static void words(cmd *c, int want, int evalsha, int argc, const char *const *argv)
 {
-    for (int i = 0; i < n; i++) lens[i] = strlen(argv[i]);
-}
-
-/* The two EVALSHA commands of one lock/unlock, unlock request i. */
-static void build(pair_args *p, uint64_t i)
-{
-    snprintf(p->latch, sizeof p->latch, "redisson_unlock_latch:{lock}:%016llx",
-             (unsigned long long)i);
-    const char *acq[6] = {"EVALSHA", p->acquire_sha, "1", "lock", "30000",
-                          "3f6c1b2e-8c4d-4d4e-9a0b-0c1d2e3f4a5b:1"};
-    const char *rel[11] = {"EVALSHA", p->unlock_sha, "3", "lock",
-                           "redisson_lock__channel:{lock}", p->latch, "0", "30000",
-                           "3f6c1b2e-8c4d-4d4e-9a0b-0c1d2e3f4a5b:1", "publish", "16000"};
-    memcpy(p->acq, acq, sizeof acq);
-    memcpy(p->rel, rel, sizeof rel);
-    lens_of(p->acq, p->acq_len, 6);
-    lens_of(p->rel, p->rel_len, 11);
-    p->del[0] = "DEL";
-    p->del[1] = p->latch;
-    lens_of(p->del, p->del_len, 2);
-}
-
-static int check(const sim_reply *r, int want_nil, const char *where)
-{
-    int ok = r && (want_nil ? r->type == SIM_REPLY_NIL : r->type == SIM_REPLY_INT);
-    if (!ok) {
-        char buf[256] = "(no reply)";
-        if (r) sim_reply_format(r, buf, sizeof buf);
-        fprintf(stderr, "bench: unexpected reply on %s: %s\n", where, buf);
+    c->argc = argc;
+    c->want = want;
+    c->evalsha = evalsha;
+    for (int i = 0; i < argc; i++) {
+        c->argv[i] = argv[i];
+        c->lens[i] = strlen(argv[i]);
     }
-    return ok;
 }
 
-static double bench_fake(pair_args *p, uint64_t pairs)
+/* The commands of cycle i (each unlock has its own latch key, as each of
+ * Redisson's unlock requests does). */
+static void build(workload *w, uint64_t i)
+{
+    snprintf(w->latch, sizeof w->latch, "redisson_unlock_latch:{lock}:%016llx", (unsigned long long)i);
+    if (w->fair) {
+        const char *acq[] = {"EVALSHA", w->acq_sha, "3", "lock", "redisson_lock_queue:{lock}",
+                             "redisson_lock_timeout:{lock}", "30000", LOCK_ID, "300000", "1000"};
+        const char *rel[] = {"EVALSHA", w->rel_sha, "5", "lock", "redisson_lock_queue:{lock}",
+                             "redisson_lock_timeout:{lock}", "redisson_lock__channel:{lock}", w->latch,
+                             "0", "30000", LOCK_ID, "1000", "publish", "16000"};
+        words(&w->c[0], SIM_REPLY_NIL, 1, 10, acq);
+        words(&w->c[1], SIM_REPLY_INT, 1, 14, rel);
+    } else {
+        const char *acq[] = {"EVALSHA", w->acq_sha, "1", "lock", "30000", LOCK_ID};
+        const char *rel[] = {"EVALSHA", w->rel_sha, "3", "lock", "redisson_lock__channel:{lock}", w->latch,
+                             "0", "30000", LOCK_ID, "publish", "16000"};
+        words(&w->c[0], SIM_REPLY_NIL, 1, 6, acq);
+        words(&w->c[1], SIM_REPLY_INT, 1, 11, rel);
+    }
+    const char *del[] = {"DEL", w->latch};
+    words(&w->c[2], SIM_REPLY_INT, 0, 2, del);
+    w->ncmds = w->cleanup ? 3 : 2;
+}
+
+static int check(const sim_reply *r, const cmd *c, const char *where)
+{
+    if (r && (int)r->type == c->want) return 1;
+    char buf[256] = "(no reply)";
+    if (r) sim_reply_format(r, buf, sizeof buf);
+    fprintf(stderr, "bench: unexpected reply on %s %s: %s\n", where, c->argv[0], buf);
+    return 0;
+}
+
+static void load_fake(fake_node *n, fake_conn *c, const char *name)
+{
+    const proto_script_text *t = proto_script_find(name);
+    const char *argv[] = {"SCRIPT", "LOAD", t->text};
+    size_t lens[] = {6, 4, t->len};
+    sim_reply_free(fake_exec(n, c, 3, argv, lens));
+}
+
+/* Evals per second on the fake. */
+static double bench_fake(workload *w, const char *acq, const char *rel, uint64_t cycles)
 {
     sim_ctx *ctx = sim_new(1);
     fake_node *n = fake_node_new(ctx, "redis0");
     fake_conn *c = fake_conn_new(n, NULL, NULL);
-    const proto_script_text *a = proto_script_find("lock_acquire");
-    const proto_script_text *u = proto_script_find("lock_unlock");
-    const char *load_a[] = {"SCRIPT", "LOAD", a->text};
-    const char *load_u[] = {"SCRIPT", "LOAD", u->text};
-    size_t la[] = {6, 4, a->len}, lu[] = {6, 4, u->len};
-    sim_reply_free(fake_exec(n, c, 3, load_a, la));
-    sim_reply_free(fake_exec(n, c, 3, load_u, lu));
+    load_fake(n, c, acq);
+    load_fake(n, c, rel);
     int64_t t0 = real_mono_us();
-    for (uint64_t i = 0; i < pairs; i++) {
-        build(p, i);
-        sim_reply *r1 = fake_exec(n, c, 6, p->acq, p->acq_len);
-        sim_reply *r2 = fake_exec(n, c, 11, p->rel, p->rel_len);
-        if (p->cleanup) sim_reply_free(fake_exec(n, c, 2, p->del, p->del_len));
-        int ok = check(r1, 1, "fake acquire") && check(r2, 0, "fake unlock");
-        sim_reply_free(r1);
-        sim_reply_free(r2);
-        if (!ok) exit(1);
+    for (uint64_t i = 0; i < cycles; i++) {
+        build(w, i);
+        for (int k = 0; k < w->ncmds; k++) {
+            sim_reply *r = fake_exec(n, c, w->c[k].argc, w->c[k].argv, w->c[k].lens);
+            int ok = check(r, &w->c[k], "fake");
+            sim_reply_free(r);
+            if (!ok) exit(1);
+        }
     }
     double secs = (double)(real_mono_us() - t0) / 1e6;
     fake_conn_free(c);
     fake_node_free(n);
     sim_free(ctx);
-    return 2.0 * (double)pairs / secs;
+    return (double)w->evals * (double)cycles / secs;
 }
 
 static real_conn *connect_or_die(const char *host, int port)
@@ -103,9 +129,9 @@ static real_conn *connect_or_die(const char *host, int port)
     return c;
 }
 
-static void load_scripts(real_conn *c)
+static void load_real(real_conn *c, const char *acq, const char *rel)
 {
-    const char *names[] = {"lock_acquire", "lock_unlock"};
+    const char *names[] = {acq, rel};
     for (int i = 0; i < 2; i++) {
         const proto_script_text *t = proto_script_find(names[i]);
         const char *argv[] = {"SCRIPT", "LOAD", t->text};
@@ -117,78 +143,75 @@ static void load_scripts(real_conn *c)
     sim_reply_free(real_command(c, 1, flush, fl));
 }
 
-static double bench_real(pair_args *p, const char *host, int port, uint64_t pairs, int depth)
+/* Evals per second on redis-server, depth commands' cycles in flight. */
+static double bench_real(workload *w, const char *acq, const char *rel, const char *host, int port,
+                         uint64_t cycles, int depth)
 {
     real_conn *c = connect_or_die(host, port);
-    load_scripts(c);
+    load_real(c, acq, rel);
     int64_t t0 = real_mono_us();
-    for (uint64_t i = 0; i < pairs; i += (uint64_t)depth) {
-        uint64_t batch = pairs - i < (uint64_t)depth ? pairs - i : (uint64_t)depth;
+    for (uint64_t i = 0; i < cycles; i += (uint64_t)depth) {
+        uint64_t batch = cycles - i < (uint64_t)depth ? cycles - i : (uint64_t)depth;
         for (uint64_t k = 0; k < batch; k++) {
-            build(p, i + k);
-            real_append(c, 6, p->acq, p->acq_len);
-            real_append(c, 11, p->rel, p->rel_len);
-            if (p->cleanup) real_append(c, 2, p->del, p->del_len);
+            build(w, i + k);
+            for (int j = 0; j < w->ncmds; j++) real_append(c, w->c[j].argc, w->c[j].argv, w->c[j].lens);
         }
-        for (uint64_t k = 0; k < batch; k++) {
-            sim_reply *r1 = real_get_reply(c);
-            sim_reply *r2 = real_get_reply(c);
-            if (p->cleanup) sim_reply_free(real_get_reply(c));
-            int ok = check(r1, 1, "real acquire") && check(r2, 0, "real unlock");
-            sim_reply_free(r1);
-            sim_reply_free(r2);
-            if (!ok) exit(1);
-        }
+        for (uint64_t k = 0; k < batch; k++)
+            for (int j = 0; j < w->ncmds; j++) {
+                sim_reply *r = real_get_reply(c);
+                int ok = check(r, &w->c[j], "redis-server");
+                sim_reply_free(r);
+                if (!ok) exit(1);
+            }
     }
     double secs = (double)(real_mono_us() - t0) / 1e6;
     real_close(c);
-    return 2.0 * (double)pairs / secs;
+    return (double)w->evals * (double)cycles / secs;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_evals HOST PORT [PAIRS]\n");
+        fprintf(stderr, "usage: bench_evals HOST PORT [CYCLES [fake-only]]\n");
         return 2;
     }
     const char *host = argv[1];
     int port = atoi(argv[2]);
-    uint64_t pairs = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
-    pair_args p;
-    fake_sha1hex(proto_script_find("lock_acquire")->text, proto_script_find("lock_acquire")->len,
-                 p.acquire_sha);
-    fake_sha1hex(proto_script_find("lock_unlock")->text, proto_script_find("lock_unlock")->len,
-                 p.unlock_sha);
-
-    for (int cleanup = 1; cleanup >= 0; cleanup--) {
-        p.cleanup = cleanup;
+    uint64_t cycles = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
+    int fake_only = argc > 4 && strcmp(argv[4], "fake-only") == 0;
+    static workload w[] = {
+        {.name = "reentrant", .what = "reentrant lock acquire + release (+ DEL of the unlock latch, as Redisson does)",
+         .cleanup = 1},
+        {.name = "reentrant-no-del", .what = "reentrant lock acquire + release (unlock latch keys left to pile up)"},
+        {.name = "fair", .what = "fair lock acquire (FAIR_ACQUIRE_Q) + release (+ DEL of the unlock latch)",
+         .cleanup = 1, .fair = 1},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        const char *acq = w[i].fair ? "fair_acquire" : "lock_acquire";
+        const char *rel = w[i].fair ? "fair_unlock" : "lock_unlock";
+        snprintf(w[i].acq_sha, sizeof w[i].acq_sha, "%s", proto_script_find(acq)->sha);
+        snprintf(w[i].rel_sha, sizeof w[i].rel_sha, "%s", proto_script_find(rel)->sha);
+        w[i].evals = 2;
         double fake = 0, piped = 0, single = 0;
-        int fake_only = argc > 4 && strcmp(argv[4], "fake-only") == 0;
-        /* Rounds interleave the fake and the server, so a slow spell of
-         * the machine hits both sides of the ratio alike. */
-        for (int r = 0; r < REPEAT; r++) {
-            double f = bench_fake(&p, pairs);
+        for (int r = 0; r < ROUNDS; r++) {
+            double f = bench_fake(&w[i], acq, rel, cycles);
             if (f > fake) fake = f;
             if (fake_only) continue;
-            double x = bench_real(&p, host, port, pairs, PIPELINE);
-            double y = bench_real(&p, host, port, pairs / 8, 1);
+            double x = bench_real(&w[i], acq, rel, host, port, cycles, PIPELINE);
+            double y = bench_real(&w[i], acq, rel, host, port, cycles / 8, 1);
             if (x > piped) piped = x;
             if (y > single) single = y;
         }
-        if (fake_only) {
-            printf("fake%s: %.0f evals/s\n", cleanup ? "" : " (latch keys kept)", fake);
-            continue;
-        }
-        printf("reentrant lock acquire + release (2 EVALSHA%s), %llu cycles\n",
-               cleanup ? " + DEL of the unlock latch, as Redisson does"
-                       : "; latch keys left to pile up",
-               (unsigned long long)pairs);
-        printf("  %-34s %12.0f evals/s  %6.2f us/eval\n", "fake (embedded Lua 5.1)", fake,
-               1e6 / fake);
-        printf("  %-34s %12.0f evals/s  %6.2f us/eval   fake/real %5.2fx\n",
-               "redis-server, pipelined 64", piped, 1e6 / piped, fake / piped);
-        printf("  %-34s %12.0f evals/s  %6.2f us/eval   fake/real %5.2fx\n",
-               "redis-server, one at a time", single, 1e6 / single, fake / single);
+        printf("{\"workload\":\"%s\",\"what\":\"%s\",\"cycles\":%llu,\"rounds\":%d,\"fake_evals_per_s\":%.0f,"
+               "\"redis_pipelined_evals_per_s\":%.0f,\"redis_single_evals_per_s\":%.0f,\"peak_rss_kb\":%ld}\n",
+               w[i].name, w[i].what, (unsigned long long)cycles, ROUNDS, fake, piped, single, peak_rss_kb());
+        fflush(stdout);
     }
     return 0;
 }

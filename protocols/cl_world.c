@@ -112,10 +112,13 @@ static void observe_counter(cl_world *cw, int group, int lock, const proto_store
     hist_add(cw->h, &e);
 }
 
-static void observe_lock(cl_world *cw, int group, int lock)
+/* Records the lock as the store has it now (when it changed); raw, when
+ * not NULL, gets what the protocol's observer read. */
+static void observe_lock(cl_world *cw, int group, int lock, proto_store *raw)
 {
     proto_store st = {0}; /* observers that predate a field leave it 0 */
     cw->proto->observe(cw, group, lock, &st);
+    if (raw) *raw = st;
     if (st.counter) {
         observe_counter(cw, group, lock, &st);
         return;
@@ -166,19 +169,18 @@ static void on_exec(void *ud, int node, uint64_t tag)
 {
     cl_world *cw = ud;
     int group = world_group_of(cw->w, node);
-    for (int lock = 0; lock < cw->s->nlocks; lock++) {
-        int g = cw->proto->node_of(cw, lock);
-        if (g == group || g < 0) observe_lock(cw, group, lock); /* < 0: spans groups */
-    }
-    if (tag == 0) return;
     int client = (int)(tag >> 44), inc = (int)((tag >> 36) & 0xFF);
     int thread = (int)((tag >> 26) & 0x3FF), lock = (int)((tag >> 22) & 0xF);
+    proto_store st = {0}; /* what the store holds of the sender's lock */
+    for (int l = 0; l < cw->s->nlocks; l++) {
+        int g = cw->proto->node_of(cw, l);
+        if (g == group || g < 0) observe_lock(cw, group, l, l == lock ? &st : NULL); /* < 0: spans groups */
+    }
+    if (tag == 0) return;
     if (lock >= cw->s->nlocks || cw->proto->node_of(cw, lock) != group) return;
     /* The store's count for the sending thread, right after its command. */
     const char *id = id_of(cw, client, inc);
     if (id == NULL) return;
-    proto_store st = {0}; /* observers that predate a field leave it 0 */
-    cw->proto->observe(cw, group, lock, &st);
     if (st.counter) return; /* no owner, no hold count */
     char lname[64];
     size_t idlen = strlen(id);
@@ -197,7 +199,7 @@ void cl_world_observe_all(cl_world *cw)
 {
     for (int lock = 0; lock < cw->s->nlocks; lock++) {
         int g = cw->proto->node_of(cw, lock);
-        observe_lock(cw, g < 0 ? 0 : g, lock);
+        observe_lock(cw, g < 0 ? 0 : g, lock, NULL);
     }
 }
 

@@ -32,8 +32,8 @@ typedef struct list {
 /* The results at one (series, value): sums over seeds. */
 typedef struct acc {
     size_t runs, met;
-    double thr, thr_lo, thr_hi, p50, p99, jain;
-    uint64_t evals, acquisitions;
+    double thr, thr_lo, thr_hi, p50, p99, jain, wall_ms;
+    uint64_t evals, acquisitions, events;
 } acc;
 
 typedef struct sweep_args {
@@ -273,6 +273,8 @@ static void item_result(void *arg, size_t k, const sweep_result *res)
     c->jain += row.jain;
     c->evals += row.evals;
     c->acquisitions += row.acquisitions;
+    c->events += row.events;
+    c->wall_ms += row.wall_ms;
     report_row_free(&row);
 }
 
@@ -328,10 +330,14 @@ static void print_points(const sweep_work *w, const report_line *lines)
                 report_json_str(stdout, lines[l].label);
                 printf(",\"key\":\"%s.%s\",\"value\":", a->section, a->key);
                 report_json_str(stdout, p->xlabel);
+                double runs = c->runs ? (double)c->runs : 1;
                 printf(",\"runs\":%zu,\"met\":%zu,\"acquisitions_per_s\":%.3f,\"acquisitions_per_s_min\":%.3f,"
                        "\"acquisitions_per_s_max\":%.3f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"evals_per_acquisition\":%.4f,"
-                       "\"fairness_jain\":%.4f}\n",
-                       c->runs, c->met, p->thr, p->thr_lo, p->thr_hi, p->p50_ms, p->p99_ms, p->evals_per_acq, p->jain);
+                       "\"fairness_jain\":%.4f,\"events_per_run\":%.0f,\"evals_per_run\":%.0f,\"wall_ms_per_run\":%.3f,"
+                       "\"us_per_event\":%.4f}\n",
+                       c->runs, c->met, p->thr, p->thr_lo, p->thr_hi, p->p50_ms, p->p99_ms, p->evals_per_acq, p->jain,
+                       (double)c->events / runs, (double)c->evals / runs, c->wall_ms / runs,
+                       c->events ? c->wall_ms * 1000.0 / (double)c->events : 0.0);
                 continue;
             }
             if (l == 0 && x == 0)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,10 +57,22 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Many clients mean many sockets (two per client): take the descriptors
+ * the hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 static void install_cleanup(void)
 {
     if (cleanup_installed) return;
     cleanup_installed = 1;
+    raise_fd_limit();
     atexit(kill_all_live);
     int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {

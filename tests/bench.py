@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""bench.py BUILD PORT — the benchmark `make bench` runs: every figure beside
+its reference and the ratio, in one run, on this machine.
+
+  1. script evals/s: the fake vs redis-server (on 127.0.0.1:PORT, started by
+     bench.sh) over hiredis, pipelined 64 and one at a time, for the
+     reentrant lock's acquire/release cycle and the fair lock's;
+  2. the simulator on scenarios/bench: virtual s per wall s, events/s,
+     evals/s, seeds/s, peak memory; the wall time per eval in the run against
+     the bare eval; and the same scenario on redis-server in real time
+     (acquisitions per wall second, fake vs real);
+  3. growth with the number of clients (semaphore, 10 / 100 / 1000);
+  4. `locksim check` executions/s and states/s on a fixed bounded model.
+
+Figures go to stdout and to bench/results.json (machine, commit, figures);
+when that file holds an earlier run, each figure is shown beside it."""
+import json, os, platform, re, subprocess, sys, tempfile, time
+
+BUILD, PORT = sys.argv[1], sys.argv[2]
+LOCKSIM = os.path.join(BUILD, "locksim")
+RESULTS = "bench/results.json"
+CYCLES = os.environ.get("BENCH_CYCLES", "100000")
+REAL_HORIZON = "10s"     # the real-time runs: 10 s of each scenario
+FAKE_ROUNDS = 3          # simulator figures: best of 3 runs
+TARGETS = {"fake_vs_pipelined": 6.0, "run_vs_bare_eval": 2.0, "contended_vs_real_time": 2000.0}
+
+
+def measured(cmd):
+    """Runs cmd; returns (stdout, wall seconds, peak RSS of that process in KB)."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - t0
+        out.seek(0)
+        err.seek(0)
+        text, errs = out.read().decode(), err.read().decode()
+    if p.returncode not in (0, 1):
+        sys.exit("bench: %s exited %d: %s" % (" ".join(cmd), p.returncode, errs.strip()[-400:]))
+    return text, wall, ru.ru_maxrss
+
+
+def run_json(args):
+    out, _, _ = measured([LOCKSIM, "run"] + args + ["--json"])
+    return json.loads(out.splitlines()[0])
+
+
+def machine():
+    model = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    redis = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
+    return {"cores": os.cpu_count(), "cpu": model, "arch": platform.machine(), "kernel": platform.release(),
+            "redis_server": next((w[2:] for w in redis if w.startswith("v=")), "?"),
+            "commit": rev + ("-dirty" if dirty else ""), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def evals(fig):
+    print("\n1. script evals per second: the fake vs redis-server over hiredis (best of 5 interleaved rounds, %s cycles)"
+          % CYCLES)
+    out, _, _ = measured([os.path.join(BUILD, "bench_evals"), "127.0.0.1", PORT, CYCLES])
+    print("  %-70s %12s %12s %6s %12s %6s" % ("workload", "fake", "pipelined 64", "ratio", "one at a time", "ratio"))
+    for line in out.splitlines():
+        w = json.loads(line)
+        fake, piped, single = w["fake_evals_per_s"], w["redis_pipelined_evals_per_s"], w["redis_single_evals_per_s"]
+        fig["evals"][w["workload"]] = {"fake": fake, "redis_pipelined": piped, "redis_single": single,
+                                       "fake_vs_pipelined": fake / piped, "fake_vs_single": fake / single,
+                                       "peak_rss_kb": w["peak_rss_kb"]}
+        print("  %-70s %12.0f %12.0f %5.2fx %12.0f %5.1fx" % (w["what"][:70], fake, piped, fake / piped, single,
+                                                              fake / single))
+    r = fig["evals"]["reentrant"]["fake_vs_pipelined"]
+    print("  target: fake >= %.0fx pipelined redis-server: reentrant %.2fx, fair %.2fx" % (
+        TARGETS["fake_vs_pipelined"], r, fig["evals"]["fair"]["fake_vs_pipelined"]))
+
+
+def simulator(fig):
+    print("\n2. the simulator (fake backend, one process per run, best of %d), and the same scenario on redis-server"
+          % FAKE_ROUNDS)
+    print("  %-34s %10s %10s %10s %7s %8s %9s | %11s %11s %7s" % (
+        "scenario", "virt/wall", "events/s", "evals/s", "seeds/s", "peak MB", "us/eval", "fake acq/s", "real acq/s",
+        "ratio"))
+    bare_us = 1e6 / fig["evals"]["reentrant"]["fake"]
+    for name in sorted(os.listdir("scenarios/bench")):
+        path = os.path.join("scenarios/bench", name)
+        runs = [run_json([path, "--seed", "1"]) for _ in range(FAKE_ROUNDS)]
+        d = min(runs, key=lambda x: x["wall_ms"])
+        wall = d["wall_ms"] / 1000.0
+        real = run_json([path, "--seed", "1", "--backend", "redis", "--horizon", REAL_HORIZON])
+        fake_acq = d["acquisitions"] / wall
+        real_acq = real["acquisitions"] / (real["wall_ms"] / 1000.0)
+        f = {"virtual_s_per_wall_s": d["virtual_ms"] / d["wall_ms"], "events_per_s": d["events"] / wall,
+             "evals_per_s": d["evals"] / wall, "seeds_per_s": 1 / wall, "peak_rss_kb": d["peak_rss_kb"],
+             "us_per_eval": d["wall_ms"] * 1000 / max(d["evals"], 1), "events": d["events"], "evals": d["evals"],
+             "fake_acquisitions_per_wall_s": fake_acq, "real_acquisitions_per_wall_s": real_acq,
+             "fake_vs_real": fake_acq / real_acq if real_acq else 0, "real_peak_rss_kb": real["peak_rss_kb"]}
+        fig["simulator"][d["name"]] = f
+        print("  %-34s %9.0fx %10.0f %10.0f %7.2f %8.1f %9.2f | %11.0f %11.0f %6.0fx" % (
+            d["name"][7:][:34], f["virtual_s_per_wall_s"], f["events_per_s"], f["evals_per_s"], f["seeds_per_s"],
+            f["peak_rss_kb"] / 1024, f["us_per_eval"], fake_acq, real_acq, f["fake_vs_real"]))
+    c = fig["simulator"]["bench: contended reentrant lock"]
+    print("  bare eval %.2f us (section 1); in the contended run %.2f us per eval: %.1fx the bare cost (target <= %.0fx)"
+          % (bare_us, c["us_per_eval"], c["us_per_eval"] / bare_us, TARGETS["run_vs_bare_eval"]))
+    print("  contended 10 x 2 clients, 60 s: %.0fx faster than real time on one core (target >= %.0fx)" % (
+        c["virtual_s_per_wall_s"], TARGETS["contended_vs_real_time"]))
+    fig["targets"] = {"fake_vs_pipelined": fig["evals"]["reentrant"]["fake_vs_pipelined"],
+                      "run_vs_bare_eval": c["us_per_eval"] / bare_us,
+                      "contended_vs_real_time": c["virtual_s_per_wall_s"]}
+
+
+def scaling(fig):
+    print("\n3. growth with the clients: scenarios/bench/semaphore-1000.scn at 10, 100, 1000 clients (seed 1)")
+    out, _, rss = measured([LOCKSIM, "sweep", "scenarios/bench/semaphore-1000.scn", "--clients", "10,100,1000",
+                       "--seeds", "1", "--json"])
+    print("  %8s %12s %12s %10s %10s %12s" % ("clients", "events", "evals", "wall ms", "us/event", "evals/acq"))
+    fig["scaling_peak_rss_kb"] = rss
+    prev = None
+    for line in out.splitlines():
+        p = json.loads(line)
+        fig["scaling"][p["value"]] = {k: p[k] for k in ("events_per_run", "evals_per_run", "wall_ms_per_run",
+                                                         "us_per_event", "evals_per_acquisition")}
+        grow = "" if prev is None else "   x%.0f events, x%.2f us/event" % (
+            p["events_per_run"] / prev["events_per_run"], p["us_per_event"] / prev["us_per_event"])
+        print("  %8s %12.0f %12.0f %10.1f %10.3f %12.2f%s" % (p["value"], p["events_per_run"], p["evals_per_run"],
+                                                             p["wall_ms_per_run"], p["us_per_event"],
+                                                             p["evals_per_acquisition"], grow))
+        prev = p
+    print("  the cost per event does not grow with the clients; the events do, with the protocol's own fan-out "
+          "(each release is published to every subscriber)")
+
+
+def check(fig):
+    print("\n4. locksim check checks/two-clients.scn --depth 14 (2 alternatives at each of 14 choice points)")
+    out, wall, rss = measured([LOCKSIM, "check", "checks/two-clients.scn", "--depth", "14"])
+    line = out.splitlines()[1]
+    nums = dict(re.findall(r"([\d.]+) (executions/s|states/s)", line)[i][::-1] for i in range(2))
+    m = re.search(r"executions (\d+), choice points (\d+), distinct states (\d+)", line)
+    fig["check"] = {"executions": int(m.group(1)), "choice_points": int(m.group(2)), "states": int(m.group(3)),
+                    "executions_per_s": float(nums["executions/s"]), "states_per_s": float(nums["states/s"]),
+                    "peak_rss_kb": rss}
+    print("  %s; %.1f MB peak" % (line.strip(), rss / 1024))
+
+
+def compare(fig, old):
+    if not old:
+        return
+    print("\nagainst the earlier run in %s (commit %s, %s):" % (RESULTS, old["machine"]["commit"],
+                                                               old["machine"]["date"]))
+    pairs = [("fake evals/s, reentrant", ("evals", "reentrant", "fake")),
+             ("fake evals/s, fair", ("evals", "fair", "fake")),
+             ("contended: virtual s per wall s", ("simulator", "bench: contended reentrant lock",
+                                                  "virtual_s_per_wall_s")),
+             ("check executions/s", ("check", "executions_per_s"))]
+    for label, path in pairs:
+        a, b = old.get("figures", {}), fig
+        try:
+            for k in path:
+                a, b = a[k], b[k]
+            print("  %-36s %12.0f now, %12.0f then (%.2fx)" % (label, b, a, b / a))
+        except (KeyError, TypeError, ZeroDivisionError):
+            pass
+
+
+def main():
+    try:
+        old = json.load(open(RESULTS))
+    except (OSError, ValueError):
+        old = None
+    m = machine()
+    print("machine: %d cores, %s, %s, kernel %s, redis-server %s, locksim %s" % (
+        m["cores"], m["cpu"], m["arch"], m["kernel"], m["redis_server"], m["commit"]))
+    fig = {"evals": {}, "simulator": {}, "scaling": {}}
+    t0 = time.monotonic()
+    evals(fig)
+    simulator(fig)
+    scaling(fig)
+    check(fig)
+    compare(fig, old)
+    with open(RESULTS + ".tmp", "w") as f:
+        json.dump({"machine": m, "figures": fig}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(RESULTS + ".tmp", RESULTS)
+    print("\nbench: %.0f s; figures in %s" % (time.monotonic() - t0, RESULTS))
+
+
+if __name__ == "__main__":
+    main()
