@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "real/real.h"
 #include "report.h"
 
 void report_plots_add(report_plots *p, const char *name, const char *title)
@@ -87,17 +88,7 @@ FILE *report_dat_open(const char *dir, const char *name, const char *what, char 
 
 int report_gnuplot_found(void)
 {
-    const char *path = getenv("PATH");
-    if (path == NULL) return 0;
-    char *copy = sim_xstrdup(path);
-    int found = 0;
-    for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-        char full[4096];
-        snprintf(full, sizeof full, "%s/gnuplot", *d ? d : ".");
-        found = access(full, X_OK) == 0;
-    }
-    sim_xfree(copy);
-    return found;
+    return real_program_found("gnuplot");
 }
 
 /* The first line of dir/gnuplot.log into why (what gnuplot complained of). */

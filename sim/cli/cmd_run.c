@@ -451,7 +451,7 @@ static int outputs_begin(const run_args *a, work *w, cli_report *rep, cli_outfil
 /* Writes --junit and --report from the rows; a sweep that could not run
  * (status 2) writes neither. Returns the status. */
 static int outputs_end(const run_args *a, work *w, cli_report *rep, cli_outfile *junit, int status,
-                       const char *cmdline)
+                       const char *cmdline, int interrupted)
 {
     if (status == 2) {
         cli_outfile_abort(junit);
@@ -466,7 +466,7 @@ static int outputs_end(const run_args *a, work *w, cli_report *rep, cli_outfile 
             status = 2;
         }
     }
-    if (w->report && cli_report_finish(rep, w->rows, w->nrows, cmdline, 0) != 0) status = 2;
+    if (w->report && cli_report_finish(rep, w->rows, w->nrows, cmdline, interrupted) != 0) status = 2;
     return status;
 }
 
@@ -518,9 +518,14 @@ static int run_work(run_args *a, const scenario *scns, size_t n, const char *cmd
         a->so.on_result_arg = &w;
         if (a->tap) report_tap_begin(stdout);
         status = sweep_execute(&a->so, (size_t)mine, work_run, work_label, &w, &runs, &failed);
+        int interrupted = sweep_interrupted();
         if (w.trace) fclose(w.trace);
+        if (interrupted)
+            fprintf(stderr, "locksim run: interrupted: %llu of %llu runs finished; what finished is written\n",
+                    (unsigned long long)runs, (unsigned long long)mine);
         if (status != 2) closing_lines(a, w.nrows, runs, failed);
-        status = outputs_end(a, &w, &rep, &junit, status, cmdline);
+        status = outputs_end(a, &w, &rep, &junit, status, cmdline, interrupted);
+        if (interrupted && status != 2) status = 130;
     }
     for (size_t i = 0; i < w.nrows; i++) report_row_free(&w.rows[i]);
     sim_xfree(w.rows);

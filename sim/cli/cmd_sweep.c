@@ -411,6 +411,10 @@ int cli_sweep(int argc, char **argv)
         a.so.on_result = item_result;
         a.so.on_result_arg = &w;
         status = sweep_execute(&a.so, w.nseries * w.nvalues * w.nseeds, item_run, item_label, &w, &runs, &failed);
+        int interrupted = sweep_interrupted();
+        if (interrupted)
+            fprintf(stderr, "locksim sweep: interrupted: %llu of %zu runs finished; the points are of what finished\n",
+                    (unsigned long long)runs, w.nseries * w.nvalues * w.nseeds);
         if (status != 2) {
             int numeric;
             report_line *lines = curves(&w, &numeric);
@@ -423,6 +427,7 @@ int cli_sweep(int argc, char **argv)
             for (size_t l = 0; l < w.nseries; l++) sim_xfree(lines[l].p);
             sim_xfree(lines);
         }
+        if (interrupted && status != 2) status = 130;
     }
     for (size_t i = 0; i < loaded; i++) scn_free(&w.variants[i]);
     sim_xfree(w.variants);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "real/real.h"
+#include "real/servers.h"
 #include "sim.h"
 #include "sim/cli/sweep.h"
 
@@ -45,6 +46,47 @@ typedef struct emitter {
 } emitter;
 
 #define BAR_WIDTH 28
+
+/* ----------------------------------------------------------- signals */
+
+/* Set by SIGINT / SIGTERM / SIGHUP while a sweep runs: a signal flag is the
+ * one global a handler may touch. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
+
+/* Catches the stop signals (poll is interrupted, not restarted); old
+ * gets what was there before. */
+static void catch_stops(struct sigaction *old)
+{
+    stop_requested = 0;
+    for (size_t i = 0; i < NSTOP; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop;
+        sigemptyset(&sa.sa_mask);
+        sigaction(stop_signals[i], &sa, &old[i]);
+    }
+    real_servers_set_signal_hook(on_stop); /* the real backend stops its servers, then us */
+}
+
+static void release_stops(const struct sigaction *old)
+{
+    real_servers_set_signal_hook(NULL);
+    for (size_t i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &old[i], NULL);
+}
+
+int sweep_interrupted(void)
+{
+    return stop_requested;
+}
 
 int sweep_progress_wanted(int force)
 {
@@ -124,9 +166,15 @@ static int ends_sweep(const sweep_opts *o, int status)
 static int run_here(const sweep_opts *o, size_t n, sweep_run_fn run, void *arg, emitter *e)
 {
     int worst = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n && !stop_requested; k++) {
         sweep_result r = {0};
         run(arg, k, &r);
+        if (stop_requested) { /* it ran while the sweep was being stopped: not a result */
+            sim_xfree(r.out);
+            sim_xfree(r.err);
+            sim_xfree(r.rec);
+            break;
+        }
         int st = emit(e, &r);
         if (st > worst) worst = st;
         if (ends_sweep(o, st)) break;
@@ -167,6 +215,11 @@ static int write_full(int fd, const void *buf, size_t len)
 static void worker_main(int fd, sweep_run_fn run, void *arg)
 {
     uint64_t k;
+    /* The parent stops the sweep; a worker dies of SIGTERM (with its own
+     * children: it leads its process group). */
+    real_servers_set_signal_hook(NULL);
+    for (size_t i = 0; i < NSTOP; i++) signal(stop_signals[i], SIG_DFL);
+    signal(SIGINT, SIG_IGN);
     while (read_full(fd, &k, sizeof k) == sizeof k) {
         sweep_result r = {0};
         run(arg, (size_t)k, &r);
@@ -194,10 +247,12 @@ static int spawn(worker *all, unsigned j, sweep_run_fn run, void *arg)
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0);
         close(sv[0]);
         for (unsigned i = 0; i < j; i++) close(all[i].fd);
         worker_main(sv[1], run, arg);
     }
+    setpgid(pid, pid); /* both sides: whichever runs first */
     close(sv[1]);
     all[j] = (worker){.pid = pid, .fd = sv[0], .cur = NONE};
     return 0;
@@ -317,7 +372,7 @@ static int run_workers(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_la
     struct pollfd *pf = sim_xcalloc(p.n, sizeof *pf);
     unsigned *who = sim_xcalloc(p.n, sizeof *who);
     int worst = 0;
-    while (p.next_emit < n && p.next_emit <= p.stop_at) {
+    while (p.next_emit < n && p.next_emit <= p.stop_at && !stop_requested) {
         hand_out(&p, n, label, arg);
         size_t slot = p.next_emit % p.window;
         if (!p.ready[slot]) {
@@ -330,15 +385,22 @@ static int run_workers(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_la
         if (st > worst) worst = st;
         p.next_emit++;
     }
-    if (p.next_emit < n && p.next_emit <= p.stop_at) {
+    /* Stopped by a signal: what finished before it is written, in order. */
+    while (stop_requested && p.next_emit < n && p.next_emit <= p.stop_at && p.ready[p.next_emit % p.window]) {
+        p.ready[p.next_emit % p.window] = 0;
+        int st = emit(e, &p.ring[p.next_emit % p.window]);
+        if (st > worst) worst = st;
+        p.next_emit++;
+    }
+    if (p.next_emit < n && p.next_emit <= p.stop_at && !stop_requested) {
         fprintf(stderr, "locksim run: the sweep ended early (no worker left)\n");
         worst = 2;
     }
-    /* Workers still busy run items beyond the stop: end them (a real
-     * backend worker's SIGTERM handler stops its servers). */
+    /* Workers still busy run items beyond the stop: end them, with their
+     * children (gnuplot; a real backend worker's handler stops its servers). */
     for (unsigned i = 0; i < p.n; i++) {
         if (p.w[i].fd < 0) continue;
-        if (p.w[i].cur != NONE) kill(p.w[i].pid, SIGTERM);
+        if (p.w[i].cur != NONE) kill(-p.w[i].pid, SIGTERM);
         close(p.w[i].fd);
     }
     for (unsigned i = 0; i < p.n; i++)
@@ -361,10 +423,13 @@ int sweep_execute(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_label_f
                   uint64_t *runs, uint64_t *failed)
 {
     emitter e = {.o = o, .progress = o->progress, .stdout_tty = isatty(STDOUT_FILENO), .total = n};
+    struct sigaction old[NSTOP];
+    catch_stops(old);
     e.t0_us = real_mono_us();
     progress_draw(&e);
     int worst = o->jobs > 1 && n > 1 ? run_workers(o, n, run, label, arg, &e) : run_here(o, n, run, arg, &e);
     progress_clear(&e);
+    release_stops(old);
     *runs = e.runs;
     *failed = e.failed;
     return worst;

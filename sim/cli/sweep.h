@@ -51,10 +51,17 @@ int sweep_progress_wanted(int force);
  * soon as every item before it is written; stops after an item of status
  * 2, or of status 1 with stop_on_failure, writing nothing beyond it. A
  * worker that dies is reported as status 2 on the item it was running.
- * Returns the highest status written (0, 1 or 2); *runs and *failed
- * count the items written with status 0 or 1, and with 1. */
+ * SIGINT, SIGTERM or SIGHUP stop the sweep: the items that finished are
+ * written (in order), the running ones are stopped (a worker's process
+ * group: its children too) and dropped, every worker is reaped, and
+ * sweep_interrupted() says so. Returns the highest status written (0, 1
+ * or 2); *runs and *failed count the items written with status 0 or 1,
+ * and with 1. */
 int sweep_execute(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_label_fn label, void *arg,
                   uint64_t *runs /* OUT */, uint64_t *failed /* OUT */);
+
+/* 1 when a signal stopped the last sweep_execute. */
+int sweep_interrupted(void);
 
 /* The shard this run is: from arg ("I/N", 1-based) when not NULL, else
  * from LOCKSIM_SHARD (I/N), JOB_COMPLETION_INDEX (0-based, with

@@ -43,5 +43,7 @@ int real_accept(int listen_fd);
  * clock in µs for pacing and measuring. */
 int64_t real_unix_us(void);
 int64_t real_mono_us(void);
+/* 1 when an executable named prog is on the PATH. */
+int real_program_found(const char *prog);
 
 #endif /* LOCKSIM_REAL_H */

@@ -50,9 +50,21 @@ static void kill_all_live(void)
         if (live[i] > 0) kill(live[i], SIGKILL);
 }
 
+static void (*volatile signal_hook)(int);
+
+void real_servers_set_signal_hook(void (*hook)(int))
+{
+    signal_hook = hook;
+}
+
 static void on_signal(int sig)
 {
     kill_all_live(); /* kill(2) is async-signal-safe */
+    void (*hook)(int) = signal_hook;
+    if (hook) { /* someone stops gracefully: let it */
+        hook(sig);
+        return;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -252,8 +264,28 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* -------------------------------------------------------------- the set */
 
+int real_program_found(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (path == NULL) return 0;
+    char *copy = sim_xstrdup(path);
+    int found = 0;
+    for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", *d ? d : ".", prog);
+        found = access(full, X_OK) == 0;
+    }
+    sim_xfree(copy);
+    return found;
+}
+
 static real_servers *start_set(int groups, int replicas, const char *shim, char *err, size_t cap)
 {
+    if (!real_program_found("redis-server")) {
+        snprintf(err, cap, "redis-server is not installed: the real backend starts Debian's redis-server "
+                           "(apt-get install redis-server, or make deps)");
+        return NULL;
+    }
     install_cleanup();
     real_servers *s = sim_xcalloc(1, sizeof *s);
     snprintf(s->shim, sizeof s->shim, "%s", shim ? shim : "");

@@ -33,6 +33,11 @@ real_servers *real_servers_external(const char *spec, char *err, size_t cap);
 const char *real_servers_host(const real_servers *s, int node);
 int real_servers_managed(const real_servers *s);
 
+/* On SIGINT / SIGTERM / SIGHUP the servers are killed, then, when hook is
+ * set, hook(sig) runs (it must be async-signal-safe) and the process goes
+ * on; otherwise the signal is re-raised. NULL: re-raise (the default). */
+void real_servers_set_signal_hook(void (*hook)(int));
+
 /* Stops every process of the set (SIGTERM, then SIGKILL after 2 s) and
  * removes the directories. NULL is a no-op. */
 void real_servers_stop(real_servers *s);
