@@ -6,6 +6,7 @@
 #   make test     deps + build + every test (unit, conformance, scenarios)
 #   make bench    deps + build + the benchmark (ratios side by side)
 #   make clean
+#   make fuzz     clang + libFuzzer: each fuzz target for FUZZ_SECONDS (build-fuzz/)
 #   SAN=1         AddressSanitizer + UndefinedBehaviorSanitizer build (build-san/)
 
 CC      ?= cc
@@ -16,8 +17,16 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 # jemalloc (what Redis itself allocates with) speeds up the fake's many
-# small allocations; the sanitizer build keeps ASan's allocator.
-ifeq ($(SAN),1)
+# small allocations; the sanitizer builds keep ASan's allocator. FUZZ=1 is
+# the clang + libFuzzer build that `make fuzz` uses.
+FUZZ    ?= 0
+FUZZ_SECONDS ?= 60
+ifeq ($(FUZZ),1)
+BUILD   := build-fuzz
+CC      := clang
+SANFLAGS = -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=all
+MALLOC_LIBS =
+else ifeq ($(SAN),1)
 BUILD   := build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 MALLOC_LIBS =
@@ -44,8 +53,14 @@ TEST_SRC = $(wildcard tests/unit/*.c)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC = $(wildcard bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
+# Fuzz targets: libFuzzer binaries (FUZZ=1), and in every build a replay
+# binary per target that runs saved inputs (the corpora, the regressions).
+FUZZ_TARGETS = scn lua resp
+FUZZ_OBJ = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o) $(BUILD)/tests/fuzz/replay.o
+FUZZERS  = $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+REPLAYS  = $(FUZZ_TARGETS:%=$(BUILD)/replay_%)
 LUA_SCRIPTS = $(sort $(wildcard protocols/lua/*.lua))
-DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
+DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 
 BIN      = $(BUILD)/locksim
 LIB      = $(BUILD)/liblocksim.a
@@ -53,8 +68,9 @@ UNIT     = $(BUILD)/unit_tests
 BENCHBIN = $(BUILD)/bench_evals
 SHIM     = $(BUILD)/libclockshim.so
 
-.PHONY: all deps run test bench clean unit conform
-all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM)
+.PHONY: all deps run test bench fuzz fuzzers clean unit conform
+all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM) $(REPLAYS)
+fuzzers: $(FUZZERS)
 
 deps:
 	@sh tools/deps.sh
@@ -89,6 +105,10 @@ $(UNIT): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
 $(BENCHBIN): $(BENCH_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(LDLIBS)
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The top-level targets install first, then build in a fresh make so that
 # pkg-config sees what deps just installed.
@@ -96,9 +116,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@bash tests/run_smoke.sh $(BIN)
 
-# The tests also open the HTML report in headless Chromium (chromedriver).
+# The tests also open the HTML report in headless Chromium (chromedriver)
+# and build with clang (determinism across builds); fuzzing needs clang's
+# libFuzzer runtime.
+FUZZ_DEPS = clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
 test:
-	@LOCKSIM_DEPS_EXTRA="chromium:chromium chromedriver:chromium-driver" sh tools/deps.sh
+	@LOCKSIM_DEPS_EXTRA="chromium:chromium chromedriver:chromium-driver $(FUZZ_DEPS)" sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@bash tests/run_all.sh $(BUILD) $(SAN)
 
@@ -106,10 +129,15 @@ bench: deps
 	@$(MAKE) --no-print-directory all OPT=-O2 SAN=0
 	@bash tests/bench.sh build
 
+fuzz:
+	@LOCKSIM_DEPS_EXTRA="$(FUZZ_DEPS)" sh tools/deps.sh
+	@$(MAKE) --no-print-directory FUZZ=1 fuzzers
+	@bash tests/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
 unit: all
 	@CK_FORK=$(if $(filter 1,$(SAN)),no,yes) $(UNIT)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-clang build-fuzz build-prof
 
 -include $(DEPS)

@@ -27,10 +27,14 @@ for pair in cc:gcc make:make redis-server:redis-server gnuplot:gnuplot-nox \
 done
 # Perl's TAP::Parser reads the TAP the tests write (Debian: perl's modules).
 perl -MTAP::Parser -e 1 >/dev/null 2>&1 || need_pkg perl
-# Extra tools named by the caller (e.g. LOCKSIM_DEPS_EXTRA="clang:clang").
+# Extra tools named by the caller (e.g. LOCKSIM_DEPS_EXTRA="clang:clang"),
+# or files (an absolute path: /usr/lib/...:package).
 for pair in ${LOCKSIM_DEPS_EXTRA:-}; do
     cmd=${pair%%:*}; pkg=${pair#*:}
-    command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg"
+    case "$cmd" in
+    /*) [ -e "$cmd" ] || need_pkg "$pkg" ;;
+    *) command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg" ;;
+    esac
 done
 
 if [ -z "$missing" ]; then

@@ -288,6 +288,8 @@ int cli_replay(int argc, char **argv)
     if (cli_load(a.path, &s) != 0) return 2;
     if (a.print_scenario) {
         int rc = scn_write(stdout, &s);
+        if (rc != 0)
+            fprintf(stderr, "%s: cannot be written back whole (a line longer than the parser reads)\n", a.path);
         scn_free(&s);
         return rc == 0 ? 0 : 2;
     }

@@ -104,6 +104,14 @@ const char *scn_section_at(size_t i)
     return i < sizeof sections / sizeof sections[0] ? sections[i] : NULL;
 }
 
+int scn_lock_name_ok(const char *name)
+{
+    if (*name == '\0') return 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        if (*c <= ' ' || *c == 0x7f || *c == ',' || *c == ';') return 0;
+    return 1;
+}
+
 /* ---------------------------------------------------------- the parser */
 
 typedef struct parser {
@@ -241,6 +249,10 @@ static int set_key(parser *p, const key_def *k, const char *v)
         char buf[1024];
         snprintf(buf, sizeof buf, "%s", v);
         for (char *save = NULL, *n = strtok_r(buf, ", ", &save); n; n = strtok_r(NULL, ", ", &save)) {
+            if (!scn_lock_name_ok(n)) {
+                fail(p, p->line, "bad lock name %s (no spaces, control characters, ',' or ';')", tok(n, t, sizeof t));
+                return 0;
+            }
             if (p->s->nlocks == SCN_MAX_LOCKS) {
                 fail(p, p->line, "at most %d locks", SCN_MAX_LOCKS);
                 return 0;
@@ -340,7 +352,7 @@ static int handler(void *user, const char *section, const char *name, const char
     char t[160];
     if (p->failed) return 1;
     if (p->too_long) {
-        fail(p, p->line, "line too long (at most 199 characters)");
+        fail(p, p->line, "line too long (at most %d characters)", SCN_LINE_MAX);
         return 0;
     }
     size_t si;
@@ -371,6 +383,17 @@ static int handler(void *user, const char *section, const char *name, const char
     return 0;
 }
 
+/* inih calls the handler for keys only: a "[nemesis]" header with no key
+ * below it (the nemesis with its defaults) is seen here, as the readers
+ * pass the line on. */
+static void note_section(parser *p, const char *line)
+{
+    while (*line == ' ' || *line == '\t') line++;
+    if (strncmp(line, "[nemesis]", 9) != 0) return;
+    for (line += 9; *line == ' ' || *line == '\t' || *line == '\r' || *line == '\n'; line++) {}
+    if (*line == '\0' || *line == ';' || *line == '#') p->s->nemesis = 1;
+}
+
 /* fgets-style readers that count lines (inih does not tell them) and
  * refuse what inih would silently cut: long lines and NUL bytes. */
 static char *read_file_line(char *str, int num, void *stream)
@@ -393,6 +416,7 @@ static char *read_file_line(char *str, int num, void *stream)
     memcpy(str, line, keep);
     str[keep] = '\0';
     free(line);
+    note_section(p, str);
     return str;
 }
 
@@ -408,6 +432,7 @@ static char *read_string_line(char *str, int num, void *stream)
     str[n] = '\0';
     p->text = nl ? nl + 1 : p->text + strlen(p->text);
     p->line++;
+    note_section(p, str);
     return str;
 }
 

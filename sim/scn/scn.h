@@ -285,7 +285,8 @@ void scn_error_print(const scn_error *err);
  * default, the locks, [steps] (client operations) and [faults] in file
  * order, [nemesis] when s has one, and [expect]. Parsing the text gives
  * the same runs as s (the same trace for the same seed): a round trip.
- * Returns 0, or -1 when out reports a write error. */
+ * Returns 0, or -1 when out reports a write error or a line would be
+ * longer than the parser reads (the text is then incomplete). */
 int scn_write(FILE *out, const scenario *s);
 
 #endif /* LOCKSIM_SCN_H */

@@ -4,6 +4,10 @@
 
 #include "scn.h"
 
+/* The longest line inih reads whole: its INI_MAX_LINE (200) less the
+ * newline and the NUL. */
+#define SCN_LINE_MAX 198
+
 /* The kinds of values of [section] keys (parse.c's table of keys). */
 typedef enum key_kind {
     K_DURATION, /* int64 µs, >= min */
@@ -35,6 +39,9 @@ const key_def *scn_key_at(size_t i);
 /* The i-th section name, in the order a scenario is written; NULL past
  * the end. */
 const char *scn_section_at(size_t i);
+/* 1 when name can be a lock name: not empty, no whitespace or control
+ * bytes, no ',' or ';' (the separators of a locks list and of comments). */
+int scn_lock_name_ok(const char *name);
 /* Fills s with the values a scenario has before its file is read. */
 void scn_defaults(scenario *s);
 

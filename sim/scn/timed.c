@@ -181,6 +181,8 @@ static int option(scn_step *st, const op_def *d, const char *word, const char *n
         if (scn_parse_duration(v, &st->for_us) != 0 || st->for_us <= 0) goto bad_duration;
     } else if (KEY("lock")) {
         NEED(O_LOCK);
+        if (!scn_lock_name_ok(v))
+            return err(msg, cap, "bad lock name %s (no spaces, control characters, ',' or ';')", q(v, t, sizeof t));
         st->lock = lock_index(ud, v);
         if (st->lock < 0) return err(msg, cap, "at most %d locks", SCN_MAX_LOCKS);
     } else if (KEY("client")) {

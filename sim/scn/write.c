@@ -86,9 +86,23 @@ static int must_write(const key_def *k)
     return !strcmp(k->name, "name");
 }
 
+/* Writes one "left = right" line as the parser will read it back: when
+ * that is longer than the parser reads, or right starts with ';' (after a
+ * space, a comment), "left=right"; when neither form can be read back
+ * (too long, or whitespace before a ';' inside right: a comment too),
+ * nothing, and *bad is set (the scenario cannot be written back). */
+static void put_line(FILE *out, const char *left, const char *right, int *bad)
+{
+    size_t len = strlen(left) + strlen(right);
+    if (strstr(right, " ;") || strstr(right, "\t;")) *bad = 1;
+    else if (len + 3 <= SCN_LINE_MAX && right[0] != ';') fprintf(out, "%s = %s\n", left, right);
+    else if (len + 1 <= SCN_LINE_MAX) fprintf(out, "%s=%s\n", left, right);
+    else *bad = 1;
+}
+
 /* The keys of section that differ from d, one "key = value" line each. */
 static void write_keys(FILE *out, const scenario *s, const scenario *d, const char *section,
-                       int header_always)
+                       int header_always, int *bad)
 {
     int header = 0;
     char v[1024], dv[1024];
@@ -107,7 +121,7 @@ static void write_keys(FILE *out, const scenario *s, const scenario *d, const ch
             fprintf(out, "\n[%s]\n", section);
             header = 1;
         }
-        fprintf(out, "%s = %s\n", k->name, v);
+        put_line(out, k->name, v, bad);
     }
     if (!strcmp(section, "expect")) {
         static const char *const words[] = {"", "held", "violated", "any"};
@@ -123,7 +137,7 @@ static void write_keys(FILE *out, const scenario *s, const scenario *d, const ch
 }
 
 /* The timed lines of one kind (faults or client operations), in order. */
-static void write_timed(FILE *out, const scenario *s, int faults)
+static void write_timed(FILE *out, const scenario *s, int faults, int *bad)
 {
     int header = 0;
     char line[512];
@@ -134,21 +148,24 @@ static void write_timed(FILE *out, const scenario *s, int faults)
             header = 1;
         }
         scn_step_format(&s->steps[i], s, line, sizeof line);
-        fprintf(out, "%s\n", line);
+        const char *eq = strstr(line, " = "); /* "at = T ..." */
+        if (eq == NULL) put_line(out, line, "", bad);
+        else put_line(out, "at", eq + 3, bad);
     }
 }
 
 int scn_write(FILE *out, const scenario *s)
 {
     scenario d;
+    int bad = 0;
     effective_defaults(s, &d);
     for (size_t i = 0; scn_section_at(i); i++) {
         const char *sec = scn_section_at(i);
-        if (!strcmp(sec, "steps")) write_timed(out, s, 0);
-        else if (!strcmp(sec, "faults")) write_timed(out, s, 1);
+        if (!strcmp(sec, "steps")) write_timed(out, s, 0, &bad);
+        else if (!strcmp(sec, "faults")) write_timed(out, s, 1, &bad);
         else if (!strcmp(sec, "nemesis")) {
-            if (s->nemesis) write_keys(out, s, &d, sec, 1);
-        } else write_keys(out, s, &d, sec, !strcmp(sec, "scenario"));
+            if (s->nemesis) write_keys(out, s, &d, sec, 1, &bad);
+        } else write_keys(out, s, &d, sec, !strcmp(sec, "scenario"), &bad);
     }
-    return ferror(out) ? -1 : 0;
+    return ferror(out) || bad ? -1 : 0;
 }
