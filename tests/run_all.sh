@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
 # command-line errors, every bundled scenario over a seed sweep, sweeps,
-# reports (plots, HTML in a browser, CI formats), the real backend,
-# nemesis replay, determinism, conformance of the fake against a real
-# redis-server. Stops at the first failing stage and exits non-zero.
+# reports (plots, HTML in a browser, CI formats), robustness (Ctrl-C,
+# missing programs), the fuzzers' saved inputs, the real backend, check,
+# nemesis replay, replay and shrink, determinism (and, in the plain build,
+# across gcc, sanitizer and clang builds, and valgrind memcheck),
+# conformance of the fake against a real redis-server. Stops at the first
+# failing stage and exits non-zero.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -44,6 +47,14 @@ bash "$here/sweeps.sh" "$bin" "$sweep_seeds" || { echo "FAIL: sweeps"; exit 1; }
 stage "reports: plots, index.html in headless Chromium, JUnit, TAP, contention sweep, progress"
 bash "$here/reports.sh" "$bin" "$build/test-report" || { echo "FAIL: reports"; exit 1; }
 
+stage "robustness: Ctrl-C in sweeps, a missing redis-server, a run without end"
+bash "$here/robustness.sh" "$bin" || { echo "FAIL: robustness"; exit 1; }
+
+stage "fuzz corpora and regressions: every saved input through $build's targets"
+for t in scn lua resp; do
+    "$build/replay_$t" "$here/fuzz/corpus/$t" "$here/fuzz/regressions/$t" || { echo "FAIL: fuzz replay $t"; exit 1; }
+done
+
 stage "real backend: scenarios/real on redis-server processes and on the fake"
 bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 
@@ -58,6 +69,20 @@ bash "$here/replay_shrink.sh" "$bin" || { echo "FAIL: replay/shrink"; exit 1; }
 
 stage "determinism: same seed, same trace hash"
 bash "$here/determinism.sh" "$bin" "1 2 3" || { echo "FAIL: determinism"; exit 1; }
+
+if [ "$san" = 0 ]; then
+    stage "builds: the same trace hashes from gcc -O2, gcc ASan+UBSan and clang -O2"
+    bash "$here/builds.sh" || { echo "FAIL: builds"; exit 1; }
+
+    stage "valgrind memcheck: the smoke suite with its report and JUnit file"
+    vg="${TMPDIR:-/tmp}/locksim-vg.$$"
+    valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=9 \
+        "$bin" run scenarios/smoke --seed 1 --report "$vg.report" --junit "$vg.xml" > /dev/null 2> "$vg.log"
+    rc=$?
+    grep -E "ERROR SUMMARY|definitely lost|indirectly lost|possibly lost" "$vg.log" | sed 's/^==[0-9]*== */  /'
+    rm -rf "$vg.report" "$vg.xml" "$vg.log"
+    [ "$rc" = 0 ] || { echo "FAIL: valgrind (exit $rc)"; exit 1; }
+fi
 
 stage "conformance: fake vs redis-server $(redis-server --version | awk '{print $3}')"
 redis_start || exit 1
