@@ -98,9 +98,7 @@ static void cmd_free(cl_cmd *c)
         HASH_DEL(n->reqs, e);
         sim_xfree(e);
     }
-    for (int i = 0; i < c->argc; i++) sim_xfree(c->argv[i]);
-    sim_xfree(c->argv);
-    sim_xfree(c->lens);
+    sim_xfree(c->argv); /* one block: pointers, lengths, bytes */
     sim_reply_free(c->first);
     sim_xfree(c);
 }
@@ -211,14 +209,13 @@ static int is_noscript(const sim_reply *r)
     return r->type == SIM_REPLY_ERR && r->len >= 8 && memcmp(r->str, "NOSCRIPT", 8) == 0;
 }
 
-/* Turns an EVALSHA command into the EVAL of the script's body. */
+/* Turns an EVALSHA command into the EVAL of the script's body: the two
+ * words point at static text (the bundled script), never written or freed. */
 static void to_eval(cl_cmd *c)
 {
-    sim_xfree(c->argv[0]);
-    sim_xfree(c->argv[1]);
-    c->argv[0] = sim_xstrdup("EVAL");
+    c->argv[0] = (char *)"EVAL";
     c->lens[0] = 4;
-    c->argv[1] = sim_xmemdup(c->script->text, c->script->len);
+    c->argv[1] = (char *)c->script->text;
     c->lens[1] = c->script->len;
 }
 
@@ -444,8 +441,6 @@ static cl_cmd *cmd_new(cl_proc *p, int group, int argc, int flags, cl_cmd_fn *fn
     c->p = p;
     c->group = group;
     c->argc = argc;
-    c->argv = sim_xcalloc((size_t)argc, sizeof *c->argv);
-    c->lens = sim_xcalloc((size_t)argc, sizeof *c->lens);
     c->flags = flags;
     c->fn = fn;
     c->ud = ud;
@@ -456,10 +451,22 @@ static cl_cmd *cmd_new(cl_proc *p, int group, int argc, int flags, cl_cmd_fn *fn
     return c;
 }
 
-static void set_arg(cl_cmd *c, int i, const char *s)
+/* c's words: one allocation holding c->argc pointers, their lengths and
+ * each word's bytes with a NUL after them. */
+static void set_args(cl_cmd *c, const char *const *argv)
 {
-    c->lens[i] = strlen(s);
-    c->argv[i] = sim_xmemdup(s, c->lens[i]);
+    size_t bytes = 0, len[c->argc];
+    for (int i = 0; i < c->argc; i++) bytes += (len[i] = strlen(argv[i])) + 1;
+    char *block = sim_xmalloc((size_t)c->argc * (sizeof *c->argv + sizeof *c->lens) + bytes);
+    c->argv = (char **)block;
+    c->lens = (size_t *)(block + (size_t)c->argc * sizeof *c->argv);
+    char *p = (char *)(c->lens + c->argc);
+    for (int i = 0; i < c->argc; i++) {
+        memcpy(p, argv[i], len[i] + 1);
+        c->argv[i] = p;
+        c->lens[i] = len[i];
+        p += len[i] + 1;
+    }
 }
 
 void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *const *keys, int nargs,
@@ -471,11 +478,13 @@ void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *c
     char nk[24];
     sim_fmt_i64(nk, nkeys);
     c->script = t;
-    set_arg(c, 0, "EVALSHA");
-    set_arg(c, 1, t->sha);
-    set_arg(c, 2, nk);
-    for (int i = 0; i < nkeys; i++) set_arg(c, 3 + i, keys[i]);
-    for (int i = 0; i < nargs; i++) set_arg(c, 3 + nkeys + i, args[i]);
+    const char *words[c->argc];
+    words[0] = "EVALSHA";
+    words[1] = t->sha;
+    words[2] = nk;
+    for (int i = 0; i < nkeys; i++) words[3 + i] = keys[i];
+    for (int i = 0; i < nargs; i++) words[3 + nkeys + i] = args[i];
+    set_args(c, words);
     send_now(c);
 }
 
@@ -483,6 +492,6 @@ void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int fl
                 cl_cmd_fn *fn, void *ud)
 {
     cl_cmd *c = cmd_new(p, group, argc, flags, fn, ud, tag);
-    for (int i = 0; i < argc; i++) set_arg(c, i, argv[i]);
+    set_args(c, argv);
     send_now(c);
 }

@@ -33,9 +33,7 @@ void world_hold(wnode *n, msg *m)
 
 void world_msg_free(msg *m)
 {
-    for (int i = 0; i < m->argc; i++) sim_xfree(m->argv[i]);
-    sim_xfree(m->argv);
-    sim_xfree(m->lens);
+    sim_xfree(m->argv); /* one block: the pointers, the lengths, the bytes */
     sim_reply_free(m->reply);
     for (size_t i = 0; i < m->neffects; i++) {
         for (int j = 0; j < m->effects[i].argc; j++) sim_xfree(m->effects[i].argv[j]);
@@ -328,11 +326,20 @@ void world_send(world_conn *c, int argc, const char *const *argv, const size_t *
     m->tag = tag;
     m->req_id = req_id;
     m->argc = argc;
-    m->argv = sim_xmalloc((size_t)argc * sizeof *m->argv);
-    m->lens = sim_xmalloc((size_t)argc * sizeof *m->lens);
+    /* One allocation: argc pointers, argc lengths, then each argument's
+     * bytes with a NUL after them. */
+    size_t bytes = 0;
+    for (int i = 0; i < argc; i++) bytes += lens[i] + 1;
+    char *block = sim_xmalloc((size_t)argc * (sizeof *m->argv + sizeof *m->lens) + bytes);
+    m->argv = (char **)block;
+    m->lens = (size_t *)(block + (size_t)argc * sizeof *m->argv);
+    char *p = (char *)(m->lens + argc);
     for (int i = 0; i < argc; i++) {
-        m->argv[i] = sim_xmemdup(argv[i], lens[i]);
+        memcpy(p, argv[i], lens[i]);
+        p[lens[i]] = '\0';
+        m->argv[i] = p;
         m->lens[i] = lens[i];
+        p += lens[i] + 1;
     }
     post_up(c, m);
 }
