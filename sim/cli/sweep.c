@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "real/real.h"
@@ -209,16 +210,33 @@ static int write_full(int fd, const void *buf, size_t len)
     return 0;
 }
 
+/* A worker stopped by the parent (SIGTERM) takes its children with it:
+ * it leads its process group, so the group's signal reaches them
+ * (gnuplot, its redis-servers); it reaps them (up to 2 s), then exits. */
+static void worker_stop(int sig)
+{
+    signal(SIGTERM, SIG_IGN); /* the group's signal reaches this process too */
+    kill(0, SIGTERM);
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 200; i++) {
+        pid_t r = waitpid(-1, NULL, WNOHANG);
+        if (r < 0) break; /* no child left */
+        if (r == 0) nanosleep(&tick, NULL);
+    }
+    _exit(128 + sig);
+}
+
 /* A worker's life: read an item number, run it, send the result; leave on
  * EOF. _exit: the parent's stdio buffers (flushed before fork) and atexit
  * handlers are the parent's business. */
 static void worker_main(int fd, sweep_run_fn run, void *arg)
 {
     uint64_t k;
-    /* The parent stops the sweep; a worker dies of SIGTERM (with its own
-     * children: it leads its process group). */
-    real_servers_set_signal_hook(NULL);
+    /* The parent stops the sweep, with SIGTERM (worker_stop; the real
+     * backend's handler stops its servers first, then calls it). */
+    real_servers_set_signal_hook(worker_stop);
     for (size_t i = 0; i < NSTOP; i++) signal(stop_signals[i], SIG_DFL);
+    signal(SIGTERM, worker_stop);
     signal(SIGINT, SIG_IGN);
     while (read_full(fd, &k, sizeof k) == sizeof k) {
         sweep_result r = {0};
