@@ -78,8 +78,9 @@ def evals(fig):
         print("  %-70s %12.0f %12.0f %5.2fx %12.0f %5.1fx" % (w["what"][:70], fake, piped, fake / piped, single,
                                                               fake / single))
     r = fig["evals"]["reentrant"]["fake_vs_pipelined"]
-    print("  target: fake >= %.0fx pipelined redis-server: reentrant %.2fx, fair %.2fx" % (
-        TARGETS["fake_vs_pipelined"], r, fig["evals"]["fair"]["fake_vs_pipelined"]))
+    print("  target: fake >= %.0fx pipelined redis-server: reentrant %.2fx, fair %.2fx; %.1f MB peak" % (
+        TARGETS["fake_vs_pipelined"], r, fig["evals"]["fair"]["fake_vs_pipelined"],
+        max(w["peak_rss_kb"] for w in fig["evals"].values()) / 1024))
 
 
 def simulator(fig):
@@ -134,7 +135,7 @@ def scaling(fig):
                                                              p["evals_per_acquisition"], grow))
         prev = p
     print("  the cost per event does not grow with the clients; the events do, with the protocol's own fan-out "
-          "(each release is published to every subscriber)")
+          "(each release is published to every subscriber); %.1f MB peak" % (rss / 1024))
 
 
 def check(fig):
