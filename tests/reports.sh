@@ -169,8 +169,11 @@ mkdir -p "$tmp/mine" && echo keep > "$tmp/mine/notes.txt"
 "$bin" run scenarios/smoke --report "$tmp/mine" > /dev/null 2> "$tmp/e1"; rc=$?
 [ $rc = 2 ] && grep -q "is not a locksim report" "$tmp/e1" && [ "$(cat "$tmp/mine/notes.txt")" = keep ] ||
     fail "--report onto a user's folder: exit $rc, $(cat "$tmp/e1")"
-"$bin" run scenarios/smoke --junit /nonexistent/dir/x.xml > /dev/null 2> "$tmp/e2"; rc=$?
-[ $rc = 2 ] && grep -q "cannot write /nonexistent/dir/x.xml" "$tmp/e2" || fail "--junit to a bad path: exit $rc"
+echo a file > "$tmp/afile"
+"$bin" run scenarios/smoke --junit "$tmp/afile/x.xml" > /dev/null 2> "$tmp/e2"; rc=$?
+[ $rc = 2 ] && grep -q "cannot write $tmp/afile/x.xml" "$tmp/e2" || fail "--junit to a bad path: exit $rc"
+"$bin" run scenarios/smoke/cad-renewer.scn --junit "$tmp/new/dir/x.xml" > /dev/null 2>&1 && [ -s "$tmp/new/dir/x.xml" ] ||
+    fail "--junit does not make its folder"
 "$bin" run scenarios/smoke --tap --json > /dev/null 2>&1; [ $? = 2 ] || fail "--tap with --json must exit 2"
 "$bin" sweep scenarios/contention/lock.scn --nosuchkey 1,2 > /dev/null 2> "$tmp/e3"; rc=$?
 [ $rc = 2 ] && grep -q 'no scenario key "nosuchkey"' "$tmp/e3" || fail "sweep --nosuchkey: exit $rc"

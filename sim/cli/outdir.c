@@ -140,6 +140,12 @@ int cli_outfile_begin(cli_outfile *o, const char *path, const char *who)
     memset(o, 0, sizeof *o);
     o->final = sim_xstrdup(path);
     o->tmp = with_suffix(path, "tmp");
+    char *slash = strrchr(o->final, '/');
+    if (slash && slash != o->final) { /* its folder, as --report makes its own */
+        *slash = '\0';
+        cli_mkdirs(o->final);
+        *slash = '/';
+    }
     o->f = fopen(o->tmp, "w");
     if (o->f == NULL) {
         fprintf(stderr, "%s: cannot write %s: %s\n", who, path, strerror(errno));

@@ -31,7 +31,8 @@ typedef struct cli_outfile {
     FILE *f;
 } cli_outfile;
 
-/* Opens FILE.tmp-PID for writing. Returns 0, or 2 after printing why. */
+/* Opens FILE.tmp-PID for writing (making FILE's folder when missing).
+ * Returns 0, or 2 after printing why. */
 int cli_outfile_begin(cli_outfile *o, const char *path, const char *who);
 /* Closes and renames it to FILE. Returns 0, or 2 after printing why (the
  * temporary file is removed). Frees o either way. */
