@@ -105,6 +105,8 @@ $(UNIT): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
 $(BENCHBIN): $(BENCH_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(LDLIBS)
+# Built through the pattern rules below: kept, not removed as intermediate.
+.SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 $(BUILD)/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIB)
