@@ -72,11 +72,19 @@ FILE *report_gp_open(const char *dir, const char *name, const char *what, int wi
     return gp;
 }
 
-int report_gp_close(FILE *gp)
+/* Closes f, DIR/NAME.EXT; -1 with why when a write failed. */
+static int close_in(FILE *f, const char *dir, const char *name, const char *ext, char *why, size_t cap)
+{
+    int bad = ferror(f);
+    if (fclose(f) == 0 && !bad) return 0;
+    snprintf(why, cap, "cannot write %s/%s.%s", dir, name, ext);
+    return -1;
+}
+
+int report_gp_close(FILE *gp, const char *dir, const char *name, char *why, size_t cap)
 {
     fputs("unset multiplot\nunset output\n}\n", gp);
-    int bad = ferror(gp);
-    return (fclose(gp) != 0 || bad) ? -1 : 0;
+    return close_in(gp, dir, name, "gp", why, cap);
 }
 
 FILE *report_dat_open(const char *dir, const char *name, const char *what, char *why, size_t cap)
@@ -84,6 +92,11 @@ FILE *report_dat_open(const char *dir, const char *name, const char *what, char 
     FILE *f = open_in(dir, name, "dat", why, cap);
     if (f) fprintf(f, "# %s.dat: %s\n", name, what);
     return f;
+}
+
+int report_dat_close(FILE *dat, const char *dir, const char *name, char *why, size_t cap)
+{
+    return close_in(dat, dir, name, "dat", why, cap);
 }
 
 int report_gnuplot_found(void)

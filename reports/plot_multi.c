@@ -35,13 +35,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int close_checked(FILE *f, int gp, const char *dir, const char *name, char *why, size_t cap)
-{
-    int bad = gp ? report_gp_close(f) : (ferror(f) | fclose(f));
-    if (bad) snprintf(why, cap, "cannot write %s/%s.%s", dir, name, gp ? "gp" : "dat");
-    return bad ? -1 : 0;
-}
-
 int report_plot_cdf(const char *dir, const char *name, const char *title, report_curve *curves, size_t n,
                     report_plots *out, char *why, size_t cap)
 {
@@ -58,7 +51,7 @@ int report_plot_cdf(const char *dir, const char *name, const char *title, report
             fprintf(dat, "%.3f %.6f\n", cv->v[i] > 0.001 ? cv->v[i] : 0.001, (double)(i + 1) / (double)cv->n);
         fprintf(dat, "%.3f 1\n\n\n", cv->v[cv->n - 1] > 0.001 ? cv->v[cv->n - 1] : 0.001);
     }
-    if (close_checked(dat, 0, dir, name, why, cap) != 0) return -1;
+    if (report_dat_close(dat, dir, name, why, cap) != 0) return -1;
     FILE *gp = report_gp_open(dir, name, what, 1000, 520, why, cap);
     if (gp == NULL) return -1;
     fputs("set title ", gp);
@@ -77,7 +70,7 @@ int report_plot_cdf(const char *dir, const char *name, const char *title, report
         report_gp_str(gp, t);
     }
     fputc('\n', gp);
-    if (close_checked(gp, 1, dir, name, why, cap) != 0) return -1;
+    if (report_gp_close(gp, dir, name, why, cap) != 0) return -1;
     report_plots_add(out, name, what);
     return 0;
 }
@@ -124,7 +117,7 @@ int report_plot_contention(const char *dir, const char *key, const report_line *
         }
         fputs("\n\n", dat);
     }
-    if (close_checked(dat, 0, dir, "contention", why, cap) != 0) return -1;
+    if (report_dat_close(dat, dir, "contention", why, cap) != 0) return -1;
     FILE *gp = report_gp_open(dir, "contention", what, 1200, 860, why, cap);
     if (gp == NULL) return -1;
     fputs("set multiplot layout 2,2 title ", gp);
@@ -161,7 +154,7 @@ int report_plot_contention(const char *dir, const char *key, const report_line *
         }
         fputc('\n', gp);
     }
-    if (close_checked(gp, 1, dir, "contention", why, cap) != 0) return -1;
+    if (report_gp_close(gp, dir, "contention", why, cap) != 0) return -1;
     report_plots_add(out, "contention", what);
     return 0;
 }

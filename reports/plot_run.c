@@ -254,9 +254,7 @@ static int plot_holders(const char *dir, const run_result *r, const history *h, 
         counts[b] = b < 4 ? dat_spans(dat, rs, lock, kinds[b], rows, n) : dat_violations(dat, r, h, lock, rows, n);
         if (counts[b]) fputs("\n\n", dat);
     }
-    int bad = ferror(dat);
-    if (fclose(dat) != 0 || bad) {
-        snprintf(why, cap, "cannot write %s/%s.dat", dir, name);
+    if (report_dat_close(dat, dir, name, why, cap) != 0) {
         sim_xfree(rows);
         return -1;
     }
@@ -287,10 +285,7 @@ static int plot_holders(const char *dir, const run_result *r, const history *h, 
     gp_fault_keys(gp, rs);
     fputc('\n', gp);
     sim_xfree(rows);
-    if (report_gp_close(gp) != 0) {
-        snprintf(why, cap, "cannot write %s/%s.gp", dir, name);
-        return -1;
-    }
+    if (report_gp_close(gp, dir, name, why, cap) != 0) return -1;
     report_plots_add(out, name, what);
     return 0;
 }
@@ -361,23 +356,6 @@ static size_t dat_quantiles(FILE *dat, const report_span **acq, size_t n, int64_
     return lines;
 }
 
-static int finish_dat(FILE *dat, const char *dir, const char *name, char *why, size_t cap)
-{
-    int bad = ferror(dat);
-    if (fclose(dat) != 0 || bad) {
-        snprintf(why, cap, "cannot write %s/%s.dat", dir, name);
-        return -1;
-    }
-    return 0;
-}
-
-static int finish_gp(FILE *gp, const char *dir, const char *name, char *why, size_t cap)
-{
-    if (report_gp_close(gp) == 0) return 0;
-    snprintf(why, cap, "cannot write %s/%s.gp", dir, name);
-    return -1;
-}
-
 static void gp_title(FILE *gp, const run_result *r, const char *what)
 {
     char title[512];
@@ -422,7 +400,7 @@ static int plot_latency(const char *dir, const run_result *r, const report_serie
     size_t fin = waits(rs, ow->acquire, 0, acq);
     qlines = dat_quantiles(dat, acq, fin, width, r->virtual_us);
     sim_xfree(acq);
-    if (finish_dat(dat, dir, "latency", why, cap) != 0) return -1;
+    if (report_dat_close(dat, dir, "latency", why, cap) != 0) return -1;
     FILE *gp = report_gp_open(dir, "latency", what, 1200, 480, why, cap);
     if (gp == NULL) return -1;
     gp_title(gp, r, ow->latency_title);
@@ -444,7 +422,7 @@ static int plot_latency(const char *dir, const run_result *r, const report_serie
     }
     gp_fault_keys(gp, rs);
     fputc('\n', gp);
-    if (finish_gp(gp, dir, "latency", why, cap) != 0) return -1;
+    if (report_gp_close(gp, dir, "latency", why, cap) != 0) return -1;
     report_plots_add(out, "latency", what);
     return 0;
 }
@@ -476,7 +454,7 @@ static int plot_throughput(const char *dir, const run_result *r, const report_se
         other += cnt[b * 3 + 1] + cnt[b * 3 + 2];
     }
     sim_xfree(cnt);
-    if (finish_dat(dat, dir, "throughput", why, cap) != 0) return -1;
+    if (report_dat_close(dat, dir, "throughput", why, cap) != 0) return -1;
     FILE *gp = report_gp_open(dir, "throughput", what, 1200, 360, why, cap);
     if (gp == NULL) return -1;
     gp_title(gp, r, "throughput");
@@ -488,7 +466,7 @@ static int plot_throughput(const char *dir, const run_result *r, const report_se
               "'' using 1:4 with steps lw 1.5 lc rgb '#d62728' title 'errors/s'", gp);
     gp_fault_keys(gp, rs);
     fputc('\n', gp);
-    if (finish_gp(gp, dir, "throughput", why, cap) != 0) return -1;
+    if (report_gp_close(gp, dir, "throughput", why, cap) != 0) return -1;
     report_plots_add(out, "throughput", what);
     return 0;
 }
@@ -505,7 +483,7 @@ static int write_samples(const char *dir, const report_series *rs, char *why, si
             fprintf(dat, "%.6f %.3f %d\n", secs(sp->from_us), (double)(sp->to_us - sp->from_us) / 1e3,
                     (int)sp->outcome);
     }
-    return finish_dat(dat, dir, "samples", why, cap);
+    return report_dat_close(dat, dir, "samples", why, cap);
 }
 
 int report_plot_run(const char *dir, const run_result *r, const history *h, const report_series *rs,

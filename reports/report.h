@@ -302,12 +302,14 @@ void report_plots_free(report_plots *p);
  * created (why, cap bytes). */
 FILE *report_gp_open(const char *dir, const char *name, const char *what, int width, int height, char *why,
                      size_t cap);
-/* Ends the loop and closes the script; -1 on a write error. */
-int report_gp_close(FILE *gp);
+/* Ends the loop and closes DIR/NAME.gp; -1 with why on a write error. */
+int report_gp_close(FILE *gp, const char *dir, const char *name, char *why, size_t cap);
 /* Writes s as a gnuplot single-quoted string. */
 void report_gp_str(FILE *gp, const char *s);
 /* Opens DIR/NAME.dat for writing (NULL: why). */
 FILE *report_dat_open(const char *dir, const char *name, const char *what, char *why, size_t cap);
+/* Closes DIR/NAME.dat; -1 with why on a write error. */
+int report_dat_close(FILE *dat, const char *dir, const char *name, char *why, size_t cap);
 
 /* The pictures of one run into dir (scripts and data; rendering is
  * report_gnuplot_render's): per lock a holders timeline (a row per thread,

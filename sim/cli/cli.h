@@ -33,6 +33,9 @@ int cli_load(const char *path, struct scenario *s);
 int cli_parse_seed(const char *v, unsigned long long *seed);
 /* "N" or "A..B" (A <= B) into *a, *b; -1 when v is neither. */
 int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b);
+/* "locksim SUBCOMMAND ARGS..." for a report's heading (argv[0] is the
+ * subcommand), cut at cap. */
+void cli_command_line(int argc, char **argv, char *buf, size_t cap);
 /* --jobs' value: 1..SWEEP_JOBS_MAX; -1 after printing why (who: "locksim run"). */
 int cli_parse_jobs(const char *who, const char *v, unsigned *jobs);
 

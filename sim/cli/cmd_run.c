@@ -423,8 +423,7 @@ static void work_result(void *arg, size_t k, const sweep_result *res)
     w->rows[w->nrows++] = row;
 }
 
-/* The command line, for the report's heading. */
-static void command_line(int argc, char **argv, char *buf, size_t cap)
+void cli_command_line(int argc, char **argv, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "locksim");
     for (int i = 0; i < argc && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, " %s", argv[i]);
@@ -541,7 +540,7 @@ int cli_run(int argc, char **argv)
         scenario *scns = sim_xcalloc(a.files.n, sizeof *scns);
         size_t loaded = 0;
         char cmdline[2048];
-        command_line(argc, argv, cmdline, sizeof cmdline);
+        cli_command_line(argc, argv, cmdline, sizeof cmdline);
         status = load_all(&a, scns, &loaded);
         if (status == 0) status = run_work(&a, scns, loaded, cmdline);
         for (size_t i = 0; i < loaded; i++) scn_free(&scns[i]);

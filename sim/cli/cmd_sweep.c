@@ -403,9 +403,7 @@ int cli_sweep(int argc, char **argv)
     }
     if (status == 0) {
         char cmdline[2048];
-        size_t n = (size_t)snprintf(cmdline, sizeof cmdline, "locksim");
-        for (int i = 0; i < argc && n < sizeof cmdline; i++)
-            n += (size_t)snprintf(cmdline + n, sizeof cmdline - n, " %s", argv[i]);
+        cli_command_line(argc, argv, cmdline, sizeof cmdline);
         uint64_t runs = 0, failed = 0;
         a.so.progress = sweep_progress_wanted(a.progress);
         a.so.on_result = item_result;

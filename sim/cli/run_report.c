@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,12 +110,8 @@ static int copy_file(FILE *out, const char *path)
 
 static long file_size(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fclose(f);
-    return n;
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
 /* The latency CDF per protocol over the runs with a folder, when they
