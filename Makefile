@@ -121,7 +121,9 @@ run: deps
 # The tests also open the HTML report in headless Chromium (chromedriver)
 # and build with clang (determinism across builds); fuzzing needs clang's
 # libFuzzer runtime.
-FUZZ_DEPS = clang:clang /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev
+# libFuzzer's runtime comes with the libclang-rt-N-dev of the clang found
+# (tools/deps.sh asks clang where it is; the fallback names Debian 12's).
+FUZZ_DEPS = clang:clang libfuzzer:libclang-rt-14-dev
 test:
 	@LOCKSIM_DEPS_EXTRA="chromium:chromium chromedriver:chromium-driver $(FUZZ_DEPS)" sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
@@ -140,6 +142,6 @@ unit: all
 	@CK_FORK=$(if $(filter 1,$(SAN)),no,yes) $(UNIT)
 
 clean:
-	rm -rf build build-san build-clang build-fuzz build-prof
+	rm -rf build build-san build-clang build-fuzz build-prof out
 
 -include $(DEPS)

@@ -12,13 +12,16 @@ its reference and the ratio, in one run, on this machine.
   3. growth with the number of clients (semaphore, 10 / 100 / 1000);
   4. `locksim check` executions/s and states/s on a fixed bounded model.
 
-Figures go to stdout and to bench/results.json (machine, commit, figures);
-when that file holds an earlier run, each figure is shown beside it."""
+Figures go to stdout and to out/bench/results.json (machine, commit,
+figures), and each figure is shown beside the committed bench/baseline.json
+(the figures of a reference run; copy a results.json over it to move the
+reference on purpose). Nothing under version control is written."""
 import json, os, platform, re, subprocess, sys, tempfile, time
 
 BUILD, PORT = sys.argv[1], sys.argv[2]
 LOCKSIM = os.path.join(BUILD, "locksim")
-RESULTS = "bench/results.json"
+RESULTS = "out/bench/results.json"
+BASELINE = "bench/baseline.json"
 CYCLES = os.environ.get("BENCH_CYCLES", "100000")
 REAL_HORIZON = "10s"     # the real-time runs: 10 s of each scenario
 FAKE_ROUNDS = 3          # simulator figures: best of 3 runs
@@ -153,7 +156,7 @@ def check(fig):
 def compare(fig, old):
     if not old:
         return
-    print("\nagainst the earlier run in %s (commit %s, %s):" % (RESULTS, old["machine"]["commit"],
+    print("\nagainst the baseline in %s (commit %s, %s):" % (BASELINE, old["machine"]["commit"],
                                                                old["machine"]["date"]))
     pairs = [("fake evals/s, reentrant", ("evals", "reentrant", "fake")),
              ("fake evals/s, fair", ("evals", "fair", "fake")),
@@ -172,7 +175,7 @@ def compare(fig, old):
 
 def main():
     try:
-        old = json.load(open(RESULTS))
+        old = json.load(open(BASELINE))
     except (OSError, ValueError):
         old = None
     m = machine()
@@ -185,6 +188,7 @@ def main():
     scaling(fig)
     check(fig)
     compare(fig, old)
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS + ".tmp", "w") as f:
         json.dump({"machine": m, "figures": fig}, f, indent=1, sort_keys=True)
         f.write("\n")

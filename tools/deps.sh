@@ -28,10 +28,20 @@ done
 # Perl's TAP::Parser reads the TAP the tests write (Debian: perl's modules).
 perl -MTAP::Parser -e 1 >/dev/null 2>&1 || need_pkg perl
 # Extra tools named by the caller (e.g. LOCKSIM_DEPS_EXTRA="clang:clang"),
-# or files (an absolute path: /usr/lib/...:package).
+# files (an absolute path: /usr/lib/...:package), or "libfuzzer": clang's
+# libFuzzer runtime, from the libclang-rt-N-dev of the clang installed.
 for pair in ${LOCKSIM_DEPS_EXTRA:-}; do
     cmd=${pair%%:*}; pkg=${pair#*:}
     case "$cmd" in
+    libfuzzer)
+        if command -v clang >/dev/null 2>&1; then
+            rt=$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)
+            major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+            case "$rt" in /*) [ -e "$rt" ] || need_pkg "libclang-rt-$major-dev" ;;
+                          *) need_pkg "libclang-rt-$major-dev" ;; esac
+        else
+            need_pkg clang; need_pkg "$pkg"
+        fi ;;
     /*) [ -e "$cmd" ] || need_pkg "$pkg" ;;
     *) command -v "$cmd" >/dev/null 2>&1 || need_pkg "$pkg" ;;
     esac
