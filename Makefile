@@ -38,13 +38,15 @@ endif
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP \
-           -I. -Isim -I$(BUILD)/gen $(PKG_CFLAGS)
+           -I. -I$(BUILD)/gen $(PKG_CFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS  += $(PKG_LIBS) $(MALLOC_LIBS) -lm
 
-# Sources by wildcard per folder. sim/cli/main.c is the only entry point
-# in the library folders.
-LIB_DIRS = sim sim/fake sim/real sim/conform sim/scn sim/world sim/run protocols faults reports
+# Sources by wildcard per folder, one folder per layer, in the order the
+# data flows (each includes only from folders before it: tests/layers.sh).
+# sim/cli/main.c is the only entry point.
+LIB_DIRS = sim/kernel sim/scn sim/fake sim/real sim/world sim/history protocols/client protocols \
+           faults sim/checkers sim/engine reports
 LIB_SRC  = $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/scripts_embed.o
 CLI_SRC  = $(wildcard sim/cli/*.c)

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "fake/fake.h"
 #include "protocols/protocol.h"
-#include "real/real.h"
+#include "sim/fake/fake.h"
+#include "sim/real/real.h"
 
 #define PIPELINE 64
 #define ROUNDS 5

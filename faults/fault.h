@@ -9,9 +9,9 @@
 #define LOCKSIM_FAULT_H
 
 #include "protocols/protocol.h"
-#include "scn/scn.h"
-#include "sim.h"
-#include "world/world.h"
+#include "sim/kernel/sim.h"
+#include "sim/scn/scn.h"
+#include "sim/world/world.h"
 
 typedef struct fault_sched fault_sched;
 

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "fault.h"
+#include "faults/fault.h"
 
 #define FAULT_SIDE_MAX 32
 

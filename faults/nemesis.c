@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fault_int.h"
+#include "faults/fault_int.h"
 
 typedef struct gen {
     sim_ctx *ctx;

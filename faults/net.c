@@ -15,7 +15,7 @@
 #include <fiu-control.h>
 #include <fiu.h>
 
-#include "fault_int.h"
+#include "faults/fault_int.h"
 
 const char *const fault_fiu_points[] = {
     "net/partition", "net/drop", "net/drop-reply", "net/delay",

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fault_int.h"
+#include "faults/fault_int.h"
 
 typedef struct fault_ev {
     fault_sched *f;

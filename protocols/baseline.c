@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cl_int.h"
+#include "protocols/client/cl_int.h"
 
 typedef char base_token[64];
 

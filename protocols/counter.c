@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counter.h"
+#include "protocols/counter.h"
 
 void counter_setup(cl_world *cw, int lock, const char *script, const char *const *keys,
                    int nargs, const char *const *args, int64_t value)

@@ -6,7 +6,7 @@
 #ifndef LOCKSIM_COUNTER_H
 #define LOCKSIM_COUNTER_H
 
-#include "cl_int.h"
+#include "protocols/client/cl_int.h"
 
 /* Runs script (a trySetPermits / trySetCount) on lock's master before the
  * workload, as an administrator would, and records HOP_SET with value

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cl_int.h"
-#include "rlock.h"
+#include "protocols/client/cl_int.h"
+#include "protocols/rlock.h"
 
 static const rlock_cfg *cfg_of(const cl_proc *p)
 {

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "counter.h"
+#include "protocols/counter.h"
 
 static void channel_of(const char *name, char *buf, size_t cap)
 {

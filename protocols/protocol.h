@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reports/report.h"
-#include "scn/scn.h"
-#include "sim.h"
-#include "world/world.h"
+#include "sim/history/history.h"
+#include "sim/kernel/sim.h"
+#include "sim/scn/scn.h"
+#include "sim/world/world.h"
 
 /* ----------------------------------------------------------- scripts */
 

@@ -2,7 +2,7 @@
  * scenario's [protocol] name selects. */
 #include <string.h>
 
-#include "rlock.h"
+#include "protocols/rlock.h"
 
 extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock, proto_multilock,
     proto_redlock, proto_rwlock, proto_semaphore, proto_latch;

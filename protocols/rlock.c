@@ -25,8 +25,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cl_int.h"
-#include "rlock.h"
+#include "protocols/client/cl_int.h"
+#include "protocols/rlock.h"
 
 /* Per process: each lock handle's internalLockLeaseTime (ms; the rw
  * lock's read handles apart), and (fenced lock) each thread's last token

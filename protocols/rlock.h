@@ -3,7 +3,7 @@
 #ifndef LOCKSIM_RLOCK_H
 #define LOCKSIM_RLOCK_H
 
-#include "cl_int.h"
+#include "protocols/client/cl_int.h"
 
 typedef struct rlock_cfg {
     const char *acquire, *unlock, *force; /* bundled script names */

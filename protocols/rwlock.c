@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl_int.h"
-#include "rlock.h"
+#include "protocols/client/cl_int.h"
+#include "protocols/rlock.h"
 
 /* What a walk over the rw hash gathers. */
 typedef struct rw_walk {

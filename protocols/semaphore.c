@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "counter.h"
+#include "protocols/counter.h"
 
 #define SUBSCRIBE_TIMEOUT_MS 7500 /* subscriptionTimeout */
 

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cl_int.h"
-#include "rlock.h"
+#include "protocols/client/cl_int.h"
+#include "protocols/rlock.h"
 
 #define SPIN_MAX_MS 128
 

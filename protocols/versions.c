@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rlock.h"
+#include "protocols/rlock.h"
 
 #define V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
 #define MAX_RESOLVED 32

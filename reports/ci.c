@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 void report_tap_begin(FILE *out)
 {

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "real/real.h"
-#include "report.h"
+#include "reports/report.h"
+#include "sim/real/real.h"
 
 void report_plots_add(report_plots *p, const char *name, const char *title)
 {

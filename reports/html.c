@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 #define AROUND_BEFORE_US SIM_SEC(2)
 #define AROUND_AFTER_US SIM_MS(500)
@@ -110,11 +110,6 @@ void report_html_end(FILE *out)
     fputs("</main>\n</body>\n</html>\n", out);
 }
 
-static const char *verdict_word(check_verdict v)
-{
-    return v == CHECK_HELD ? "held" : v == CHECK_VIOLATED ? "violated" : "unknown";
-}
-
 /* One chip per judged invariant: its verdict; outlined when it missed the
  * scenario's expectation. */
 static void chips(FILE *out, const check_verdict *verdict, const scn_expect *expect)
@@ -124,10 +119,10 @@ static void chips(FILE *out, const check_verdict *verdict, const scn_expect *exp
         if (verdict[i] == CHECK_UNKNOWN && want == SCN_EXPECT_NONE) continue;
         int judged = want == SCN_EXPECT_HELD || want == SCN_EXPECT_VIOLATED;
         int met = !judged || (want == SCN_EXPECT_HELD) == (verdict[i] == CHECK_HELD);
-        fprintf(out, "<span class=\"chip %s%s\" title=\"%s%s\">%s %s%s</span>", verdict_word(verdict[i]),
+        fprintf(out, "<span class=\"chip %s%s\" title=\"%s%s\">%s %s%s</span>", check_verdict_name(verdict[i]),
                 met ? "" : " unmet", judged ? "expected " : "not judged",
                 judged ? (want == SCN_EXPECT_HELD ? "held" : "violated") : "",
-                scn_invariant_name((scn_invariant)i), verdict_word(verdict[i]),
+                scn_invariant_name((scn_invariant)i), check_verdict_name(verdict[i]),
                 !judged ? "" : met ? " &#10003;" : (want == SCN_EXPECT_HELD ? " (expected held)" : " (expected violated)"));
     }
 }

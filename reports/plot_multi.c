@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 #define CDF_POINTS 2000 /* per curve, at most */
 

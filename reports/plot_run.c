@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 #define MAX_ROWS 48 /* threads drawn in one holders timeline */
 #define COLOR_VIOLATION "#e41a1c"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 static char *dup_str(json_t *root, const char *key, const char *dflt)
 {

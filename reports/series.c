@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 /* ------------------------------------------------------------- spans */
 

@@ -5,8 +5,8 @@
 # exits 1 on a hit.
 set -u
 cd "$(dirname "$0")/.."
-files=$(ls sim/*.c sim/*.h sim/fake/*.c sim/fake/*.h protocols/*.c faults/*.c \
-           reports/check*.c 2>/dev/null)
+files=$(ls sim/kernel/*.c sim/kernel/*.h sim/fake/*.c sim/fake/*.h protocols/*.c protocols/client/*.c faults/*.c \
+           sim/checkers/*.c sim/history/*.c 2>/dev/null)
 status=0
 # The files with string literals emptied (a banned word in a message is
 # not a call), comment lines kept as they are and skipped below.

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/explore.h"
 #include "sim/cli/cli.h"
+#include "sim/engine/explore.h"
 
 static int int_opt(const char *name, const char *v, long lo, long hi, long *out)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
-#include "sim/conform/conform.h"
+#include "sim/engine/conform.h"
 
 int cli_conform(int argc, char **argv)
 {

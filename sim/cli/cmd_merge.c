@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/outdir.h"
 #include "reports/report.h"
 #include "sim/cli/cli.h"
-#include "sim/cli/outdir.h"
-#include "ut.h"
+#include "sim/kernel/ut.h"
 
 /* One run read back; key is "scenario\nseed\nbackend", for duplicates. */
 typedef struct merged {

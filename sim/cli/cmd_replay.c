@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "protocols/protocol.h"
-#include "run/explore.h"
-#include "run/run.h"
 #include "sim/cli/cli.h"
+#include "sim/engine/explore.h"
+#include "sim/engine/run.h"
 
 #define DEFAULT_WINDOW_US SIM_SEC(2)
 
@@ -162,11 +162,6 @@ static void print_line(const char *line, int events, int show, clocks *c)
     printf("%s %s  %-8.*s %s%s\n", fault ? "!!" : "  ", t, wlen, who, text, local);
 }
 
-static const char *verdict_word(check_verdict v)
-{
-    return v == CHECK_HELD ? "held" : v == CHECK_VIOLATED ? "violated" : "unknown";
-}
-
 static void print_footer(const run_result *r)
 {
     static const char *const want[] = {"", "held", "violated", "any"};
@@ -174,7 +169,7 @@ static void print_footer(const run_result *r)
     printf("verdicts:");
     for (int i = 0; i < SCN_INV_COUNT; i++) {
         if (r->checks.verdict[i] == CHECK_UNKNOWN && s->expect[i] == SCN_EXPECT_NONE) continue;
-        printf(" %s %s", scn_invariant_name((scn_invariant)i), verdict_word(r->checks.verdict[i]));
+        printf(" %s %s", scn_invariant_name((scn_invariant)i), check_verdict_name(r->checks.verdict[i]));
         if (s->expect[i] != SCN_EXPECT_NONE) printf(" (expected %s)", want[s->expect[i]]);
         printf(";");
     }

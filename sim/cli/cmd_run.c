@@ -13,11 +13,12 @@
 
 #include "faults/fault.h"
 #include "protocols/protocol.h"
-#include "run/explore.h"
-#include "run/run.h"
+#include "reports/report.h"
+#include "reports/run_folder.h"
 #include "sim/cli/cli.h"
-#include "sim/cli/run_report.h"
-#include "sim/cli/sweep.h"
+#include "sim/engine/explore.h"
+#include "sim/engine/pool.h"
+#include "sim/engine/run.h"
 
 typedef struct paths {
     char **v;

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/run.h"
 #include "sim/cli/cli.h"
+#include "sim/engine/run.h"
 
 /* How a run fails: the invariant it breaks, or (inv -1) the expectation
  * it misses when it breaks none. */

@@ -16,10 +16,11 @@
 #include <sys/stat.h>
 
 #include "protocols/protocol.h"
-#include "run/run.h"
+#include "reports/outdir.h"
+#include "reports/report.h"
 #include "sim/cli/cli.h"
-#include "sim/cli/outdir.h"
-#include "sim/cli/sweep.h"
+#include "sim/engine/pool.h"
+#include "sim/engine/run.h"
 
 #define MAX_VALUES 64
 #define MAX_SERIES 32

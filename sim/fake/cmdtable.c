@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 #define W FCMD_WRITE
 #define NS FCMD_NOSCRIPT

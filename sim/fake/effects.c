@@ -6,7 +6,7 @@
  * allowed and expiry suspended. */
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 void fk_propagate(fake_node *n, int argc, const char *const *argv, const size_t *lens)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim.h"
+#include "sim/kernel/sim.h"
 
 typedef struct fake_node fake_node;
 typedef struct fake_conn fake_conn;

@@ -7,9 +7,9 @@
 #define LOCKSIM_FAKE_INT_H
 
 #include <lua.h>
-#include "ut.h"
+#include "sim/kernel/ut.h"
 
-#include "fake.h"
+#include "sim/fake/fake.h"
 
 /* ------------------------------------------------------------- values */
 

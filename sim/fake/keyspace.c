@@ -7,7 +7,7 @@
  * when the script started, so a key cannot expire half-way through it. */
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 int64_t fk_now_ms(const fake_node *n)
 {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lua_host_int.h"
+#include "sim/fake/lua_host_int.h"
 
 lua_host *lh_from_state(lua_State *L)
 {

@@ -20,7 +20,7 @@
 #include <lua-bitop.h>
 #include <lua-cjson.h>
 
-#include "lua_host_int.h"
+#include "sim/fake/lua_host_int.h"
 
 /* ------------------------------------------------------------- allocator */
 

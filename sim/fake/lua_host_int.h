@@ -7,7 +7,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 typedef struct lscript {
     UT_hash_handle hh;

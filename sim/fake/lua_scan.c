@@ -10,7 +10,7 @@
  * nested functions, debug info. */
 #include <string.h>
 
-#include "lua_host_int.h"
+#include "sim/fake/lua_host_int.h"
 
 #define OP_SETGLOBAL 7 /* Lua 5.1 opcode number */
 #define HEADER_SIZE 12

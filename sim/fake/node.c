@@ -2,7 +2,7 @@
  * client command (fake_exec) into a reply. */
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 #define DEFAULT_SCRIPT_STEPS UINT64_C(100000000)
 #define DEFAULT_SCRIPT_BYTES ((size_t)256 << 20)

@@ -4,7 +4,7 @@
  * the way (latency, loss) is the network model's business, not the node's. */
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 static fchannel *find_channel(fake_node *n, const char *name, size_t len)
 {

@@ -3,7 +3,7 @@
  * Lua host does the work. Every EVAL'd body is cached, as in Redis 7. */
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 #define NOSCRIPT_ERR "NOSCRIPT No matching script. Please use EVAL."
 

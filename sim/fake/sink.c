@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 void fsink_init_tree(fsink *s)
 {

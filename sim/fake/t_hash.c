@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 fhash_field *fh_find(fkey *e, const char *f, size_t flen)
 {

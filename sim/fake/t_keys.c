@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 void cmd_ping(fcmd *c)
 {

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 static fstr *at(flist *l, size_t i)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 void cmd_get(fcmd *c)
 {

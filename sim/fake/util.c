@@ -11,7 +11,7 @@
 
 #include <nettle/sha1.h>
 
-#include "fake_int.h"
+#include "sim/fake/fake_int.h"
 
 /* Redis' string2ll: optional '-', no '+', no spaces, no leading zeros
  * ("0" alone is fine, "-0" is not), within long long. */

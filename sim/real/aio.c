@@ -6,7 +6,7 @@
  * Lifetimes: hiredis frees its context itself after a disconnect; the
  * real_aconn stays until real_aconn_close or real_loop_free, marked dead
  * once its context is gone. */
-#include "aio.h"
+#include "sim/real/aio.h"
 
 #include <poll.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include <async.h>
 #include <hiredis.h>
 
-#include "real.h"
+#include "sim/real/real.h"
 
 struct real_aconn {
     real_loop *loop;

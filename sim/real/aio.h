@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim.h"
+#include "sim/kernel/sim.h"
 
 typedef struct real_loop real_loop;
 typedef struct real_aconn real_aconn;

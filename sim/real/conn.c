@@ -8,7 +8,7 @@
 
 #include <hiredis.h>
 
-#include "real.h"
+#include "sim/real/real.h"
 
 struct real_conn {
     redisContext *ctx;

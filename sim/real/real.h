@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim.h"
+#include "sim/kernel/sim.h"
 
 typedef struct real_conn real_conn;
 

@@ -3,7 +3,7 @@
  * also kept in a process-wide table that an atexit handler and the
  * SIGINT / SIGTERM / SIGHUP handlers use to kill them, so a run that ends
  * any way leaves no server behind. */
-#include "servers.h"
+#include "sim/real/servers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "real.h"
+#include "sim/real/real.h"
 
 extern char **environ;
 

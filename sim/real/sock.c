@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "real.h"
+#include "sim/real/real.h"
 
 static void no_delay(int fd)
 {

@@ -11,7 +11,7 @@
 
 #include <ini.h>
 
-#include "scn_int.h"
+#include "sim/scn/scn_int.h"
 
 /* ------------------------------------------------------------ the keys */
 

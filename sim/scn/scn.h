@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim.h"
+#include "sim/kernel/sim.h"
 
 struct scenario;
 

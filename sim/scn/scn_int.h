@@ -2,7 +2,7 @@
 #ifndef LOCKSIM_SCN_INT_H
 #define LOCKSIM_SCN_INT_H
 
-#include "scn.h"
+#include "sim/scn/scn.h"
 
 /* The longest line inih reads whole: its INI_MAX_LINE (200) less the
  * newline and the NUL. */

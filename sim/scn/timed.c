@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scn_int.h"
+#include "sim/scn/scn_int.h"
 
 /* Options an operation accepts. */
 #define O_WAIT 1

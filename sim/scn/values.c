@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scn_int.h"
+#include "sim/scn/scn_int.h"
 
 /* Parses "<decimal><unit>" into µs. Returns 0 or -1. Decimals are read
  * digit by digit into integers: no floating point decides a duration. */

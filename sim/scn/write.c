@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scn_int.h"
+#include "sim/scn/scn_int.h"
 
 static void prob_format(int ppm, char *buf, size_t cap)
 {

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "real/aio.h"
-#include "real/real.h"
-#include "real/servers.h"
-#include "world_int.h"
+#include "sim/real/aio.h"
+#include "sim/real/real.h"
+#include "sim/real/servers.h"
+#include "sim/world/world_int.h"
 
 struct wreal {
     real_servers *srv;

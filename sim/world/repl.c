@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "world_int.h"
+#include "sim/world/world_int.h"
 
 #define REPL_RETRY_US SIM_MS(100)
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "world_int.h"
+#include "sim/world/world_int.h"
 
 /* ------------------------------------------------------------ messages */
 

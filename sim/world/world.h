@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fake/fake.h"
-#include "scn/scn.h"
-#include "sim.h"
+#include "sim/fake/fake.h"
+#include "sim/kernel/sim.h"
+#include "sim/scn/scn.h"
 
 typedef struct world world;
 typedef struct world_conn world_conn;

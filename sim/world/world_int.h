@@ -4,7 +4,7 @@
 #ifndef LOCKSIM_WORLD_INT_H
 #define LOCKSIM_WORLD_INT_H
 
-#include "world.h"
+#include "sim/world/world.h"
 
 typedef struct msg msg;
 typedef struct wreal wreal;

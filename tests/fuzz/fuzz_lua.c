@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake/fake.h"
+#include "sim/fake/fake.h"
 
 #define MAX_ARGS 16
 #define STEP_LIMIT 200000          /* Lua instructions per script */

@@ -6,8 +6,8 @@
 #include <hiredis.h>
 #include <stdlib.h>
 
-#include "real/real.h"
-#include "sim.h"
+#include "sim/kernel/sim.h"
+#include "sim/real/real.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scn/scn.h"
+#include "sim/scn/scn.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

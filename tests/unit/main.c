@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests.h"
+#include "reports/report.h"
+#include "tests/unit/tests.h"
 
 void tnode_init(tnode *t)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "reports/report.h"
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 #define MS(x) ((int64_t)(x) * 1000)
 

@@ -1,7 +1,7 @@
 /* test_fake_cmd.c — the fake node's commands, each with its edge cases and
  * Redis 7.0's exact replies and error texts (checked against redis-server
  * by `locksim conform`; these pin the behaviour down without a server). */
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 #define EQ(cmd, want) ck_assert_str_eq(tcmd(&t, cmd), want)
 

@@ -1,7 +1,7 @@
 /* test_fake_expiry.c — expiry by the node's own clock: exactly at the
  * deadline (Redis 7: a key lives while now <= deadline), PEXPIRE <= 0,
  * TTL rounding, clock jumps, and node time frozen for a script's length. */
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 #define EQ(cmd, want) ck_assert_str_eq(tcmd(&t, cmd), want)
 

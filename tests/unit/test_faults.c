@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "faults/fault.h"
-#include "tests.h"
-#include "world_fixture.h"
+#include "tests/unit/tests.h"
+#include "tests/unit/world_fixture.h"
 
 static int64_t counter(world *w, int node)
 {

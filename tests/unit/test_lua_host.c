@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 #define EV(body, want) ck_assert_str_eq(teval(&t, body, 0, NULL), want)
 

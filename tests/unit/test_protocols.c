@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "protocols/rlock.h"
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 static const rlock_cfg *cfg(const char *name)
 {

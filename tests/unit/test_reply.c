@@ -2,7 +2,7 @@
  * (exact, integer tolerance, multiset, pairs) and the readable form. */
 #include <string.h>
 
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 static sim_reply *arr3(const char *a, const char *b, const char *c)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "reports/report.h"
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 #define MS(x) ((int64_t)(x) * 1000)
 
@@ -147,14 +147,14 @@ START_TEST(jain_index)
     hist_init(&h);
     run_result r = {0};
     for (int i = 0; i < 4; i++) ev(&h, i, HIST_OK, HOP_ACQUIRE, 1 + i % 2, 1, 1, 1, 0);
-    report_fairness(&h, &r);
+    run_fairness(&h, &r);
     ck_assert_double_eq_tol(r.fairness_jain, 1.0, 1e-9);
     ev(&h, 9, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 1, 0, 0); /* a third thread that never got it */
-    report_fairness(&h, &r);
+    run_fairness(&h, &r);
     ck_assert_double_eq_tol(r.fairness_jain, 16.0 / (3 * 8), 1e-9);
     hist_free(&h);
     hist_init(&h);
-    report_fairness(&h, &r);
+    run_fairness(&h, &r);
     ck_assert_double_eq_tol(r.fairness_jain, 0, 1e-9);
     hist_free(&h);
 }

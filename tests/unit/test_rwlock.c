@@ -7,7 +7,7 @@
 
 #include "protocols/protocol.h"
 #include "reports/report.h"
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 #define MS(x) ((int64_t)(x) * 1000)
 #define R SCN_RW_READ

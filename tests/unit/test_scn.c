@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scn/scn.h"
-#include "tests.h"
+#include "sim/scn/scn.h"
+#include "tests/unit/tests.h"
 
 static const char *good =
     "# a comment\n"

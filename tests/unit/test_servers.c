@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "real/aio.h"
-#include "real/real.h"
-#include "real/servers.h"
-#include "tests.h"
+#include "sim/real/aio.h"
+#include "sim/real/real.h"
+#include "sim/real/servers.h"
+#include "tests/unit/tests.h"
 
 static sim_reply *cmd(int port, int timeout_ms, const char *a, const char *b, const char *c)
 {

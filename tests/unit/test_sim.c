@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests.h"
+#include "tests/unit/tests.h"
 
 typedef struct evlog {
     char buf[256];

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests.h"
-#include "world_fixture.h"
+#include "tests/unit/tests.h"
+#include "tests/unit/world_fixture.h"
 
 START_TEST(replies_keep_order_on_a_connection)
 {

@@ -5,8 +5,8 @@
 
 #include <check.h>
 
-#include "sim.h"
-#include "fake/fake.h"
+#include "sim/fake/fake.h"
+#include "sim/kernel/sim.h"
 
 Suite *sim_suite(void);
 Suite *reply_suite(void);

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "faults/fault.h"
-#include "tests.h"
-#include "world_fixture.h"
+#include "tests/unit/tests.h"
+#include "tests/unit/world_fixture.h"
 
 void wf_on_reply(void *ud, uint64_t id, const sim_reply *r)
 {

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "scn/scn.h"
-#include "world/world.h"
+#include "sim/scn/scn.h"
+#include "sim/world/world.h"
 
 typedef struct wf_rec {
     int replies, pushes, resets;

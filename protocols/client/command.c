@@ -1,0 +1,497 @@
+/* command.c — Redisson's command layer for a virtual process: per node
+ * group, a command connection and a pub/sub connection to the node the
+ * process believes is the master; requests matched to replies by id; the
+ * reply timeout; resending (transport R, or any request that could not be
+ * written) after the retry delay — a resent script really runs again;
+ * EVALSHA with the EVAL fallback on NOSCRIPT; synced evaluation (the script
+ * pipelined with WAIT, NoSyncedSlaves when no replica acknowledged); and
+ * reconnection, with resubscription, after a connection is lost or the
+ * master changes.
+ *
+ * A command lives until it is done; replies to its earlier attempts are
+ * recognised by id and dropped. */
+#include <stdio.h>
+#include <string.h>
+
+#include "protocols/client/cl_int.h"
+
+#define RECONNECT_US SIM_SEC(1)
+#define WAIT_TIMEOUT_MS 1000 /* slavesSyncTimeout */
+
+struct cl_cmd {
+    cl_proc *p;
+    int group;
+    int argc;
+    char **argv;       /* the command as sent (EVALSHA form first) */
+    size_t *lens;
+    const proto_script_text *script; /* NULL for plain commands */
+    int flags;         /* CL_RESEND / CL_NORESEND | CL_SYNCED */
+    int attempt;       /* resends so far */
+    int done;
+    uint64_t tag;
+    uint64_t req, wait_req;          /* ids of the current attempt */
+    sim_reply *first;  /* synced: the script's reply, waiting for WAIT's */
+    int want_wait;     /* synced: replicas the WAIT asks for */
+    cl_timer timeout, retry;
+    cl_cmd_fn *fn;
+    void *ud;
+    cl_cmd *prev, *next; /* the group's commands */
+};
+
+typedef struct req_entry {
+    UT_hash_handle hh;
+    uint64_t id;
+    cl_cmd *cmd;
+    int is_wait;
+} req_entry;
+
+struct cl_node {
+    cl_proc *p;
+    int group;
+    int target;        /* the node believed to be the master */
+    world_conn *cmd, *ps;
+    int cmd_up, ps_up;
+    cl_timer reconnect;
+    cl_cmd *cmds;
+    req_entry *reqs;   /* requests on the wire, by id */
+    uint64_t next_req;
+};
+
+typedef struct delivery {
+    cl_node *n;
+    uint64_t req;
+    sim_reply *reply;
+    int kind;          /* 0 reply, 1 push, 2 reset of cmd conn, 3 reset of ps conn */
+} delivery;
+
+/* ------------------------------------------------------------- requests */
+
+static void forget(cl_node *n, uint64_t id)
+{
+    req_entry *e;
+    HASH_FIND(hh, n->reqs, &id, sizeof id, e);
+    if (e == NULL) return;
+    HASH_DEL(n->reqs, e);
+    sim_xfree(e);
+}
+
+static void remember(cl_node *n, uint64_t id, cl_cmd *c, int is_wait)
+{
+    req_entry *e = sim_xcalloc(1, sizeof *e);
+    e->id = id;
+    e->cmd = c;
+    e->is_wait = is_wait;
+    HASH_ADD(hh, n->reqs, id, sizeof e->id, e);
+}
+
+static void cmd_free(cl_cmd *c)
+{
+    cl_node *n = &c->p->nodes[c->group];
+    if (c->prev) c->prev->next = c->next;
+    else n->cmds = c->next;
+    if (c->next) c->next->prev = c->prev;
+    cl_timer_cancel(c->p, &c->timeout);
+    cl_timer_cancel(c->p, &c->retry);
+    /* Replies to any attempt of it are unknown ids from now on. */
+    req_entry *e, *tmp;
+    HASH_ITER(hh, n->reqs, e, tmp) if (e->cmd == c) {
+        HASH_DEL(n->reqs, e);
+        sim_xfree(e);
+    }
+    sim_xfree(c->argv); /* one block: pointers, lengths, bytes */
+    sim_reply_free(c->first);
+    sim_xfree(c);
+}
+
+void cl_commands_free(cl_proc *p)
+{
+    for (int i = 0; i < p->cw->s->nodes; i++) {
+        cl_node *n = &p->nodes[i];
+        while (n->cmds) cmd_free(n->cmds);
+        req_entry *e, *tmp;
+        HASH_ITER(hh, n->reqs, e, tmp) {
+            HASH_DEL(n->reqs, e);
+            sim_xfree(e);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- sending */
+
+static void on_timeout(cl_proc *p, void *arg);
+static void on_retry(cl_proc *p, void *arg);
+
+static void finish(cl_cmd *c, const sim_reply *r, cl_err err)
+{
+    c->done = 1;
+    if (c->fn) c->fn(c->p, c->ud, r, err);
+    cmd_free(c);
+}
+
+/* Redisson's retry delay before resend number `attempt` (1-based). */
+static int64_t retry_delay(cl_proc *p, int attempt)
+{
+    cl_world *cw = p->cw;
+    if (!cw->jitter) return cw->retry_interval_us;
+    /* EqualJitter(base 1000, max 2000): d = min(base * 2^(a-1), max),
+     * delay = d/2 + uniform[0, d/2]. */
+    int64_t d = SIM_MS(1000);
+    for (int a = 1; a < attempt && d < SIM_MS(2000); a++) d *= 2;
+    if (d > SIM_MS(2000)) d = SIM_MS(2000);
+    return d / 2 + (int64_t)cl_choose(p, (uint64_t)(d / 2 / 1000 + 1), "retry jitter") * 1000;
+}
+
+/* Retries the command, if it may be: `written` says whether the last
+ * attempt reached the socket (NR commands then fail). */
+static void retry_or_fail(cl_cmd *c, int written, const char *why, cl_err err)
+{
+    cl_proc *p = c->p;
+    char what[64];
+    snprintf(what, sizeof what, "%.*s", (int)(c->lens[0] < 40 ? c->lens[0] : 40), c->argv[0]);
+    int may = (c->flags & CL_NORESEND) == 0 || !written;
+    if (may && c->attempt < p->cw->retry_attempts) {
+        c->attempt++;
+        int64_t delay = retry_delay(p, c->attempt);
+        cl_trace(p, p->name, "%s: resend %d of %s in %lldus", why, c->attempt, what, (long long)delay);
+        cl_timer_arm(p, &c->retry, delay, "cmd resend", on_retry, c);
+        return;
+    }
+    cl_trace(p, p->name, "%s: %s fails", why, what);
+    finish(c, NULL, err);
+}
+
+static void send_now(cl_cmd *c)
+{
+    cl_proc *p = c->p;
+    cl_node *n = &p->nodes[c->group];
+    sim_reply_free(c->first);
+    c->first = NULL;
+    if (!n->cmd_up) {
+        retry_or_fail(c, 0, "not connected", CL_ERR_CONNECTION);
+        return;
+    }
+    c->req = ++n->next_req;
+    world_send(n->cmd, c->argc, (const char *const *)c->argv, c->lens, c->tag, c->req);
+    remember(n, c->req, c, 0);
+    int64_t timeout = p->cw->s->timeout_us;
+    c->want_wait = 0;
+    if (c->flags & CL_SYNCED) {
+        c->want_wait = world_connected_replicas(p->cw->w, c->group);
+        if (c->want_wait > 0) {
+            char want[16], ms[16];
+            snprintf(want, sizeof want, "%d", c->want_wait);
+            snprintf(ms, sizeof ms, "%d", WAIT_TIMEOUT_MS);
+            const char *argv[] = {"WAIT", want, ms};
+            size_t lens[] = {4, strlen(want), strlen(ms)};
+            c->wait_req = ++n->next_req;
+            world_send(n->cmd, 3, argv, lens, 0, c->wait_req);
+            remember(n, c->wait_req, c, 1);
+            timeout += SIM_MS(WAIT_TIMEOUT_MS);
+        }
+    }
+    cl_timer_arm(p, &c->timeout, timeout, "cmd timeout", on_timeout, c);
+}
+
+static void on_retry(cl_proc *p, void *arg)
+{
+    (void)p;
+    send_now(arg);
+}
+
+static void on_timeout(cl_proc *p, void *arg)
+{
+    (void)p;
+    retry_or_fail(arg, 1, "reply timeout", CL_ERR_TIMEOUT);
+}
+
+static int is_noscript(const sim_reply *r)
+{
+    return r->type == SIM_REPLY_ERR && r->len >= 8 && memcmp(r->str, "NOSCRIPT", 8) == 0;
+}
+
+/* Turns an EVALSHA command into the EVAL of the script's body: the two
+ * words point at static text (the bundled script), never written or freed. */
+static void to_eval(cl_cmd *c)
+{
+    c->argv[0] = (char *)"EVAL";
+    c->lens[0] = 4;
+    c->argv[1] = (char *)c->script->text;
+    c->lens[1] = c->script->len;
+}
+
+/* The script's reply (and, when synced, WAIT's) is in. */
+static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
+{
+    cl_proc *p = c->p;
+    cl_timer_cancel(p, &c->timeout);
+    if (c->script && is_noscript(r) && c->argv[0][4] == 'S') {
+        to_eval(c);
+        send_now(c);
+        return;
+    }
+    if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->nosync_unchecked) {
+        cl_trace(p, p->name, "NoSyncedSlavesException: no replica of %d acknowledged", c->want_wait);
+        finish(c, r, CL_ERR_NOSYNC);
+        return;
+    }
+    finish(c, r, r->type == SIM_REPLY_ERR ? CL_ERR_REPLY : CL_OK);
+}
+
+static void on_reply_entry(cl_node *n, uint64_t id, const sim_reply *r)
+{
+    req_entry *e;
+    HASH_FIND(hh, n->reqs, &id, sizeof id, e);
+    if (e == NULL) {
+        cl_trace(n->p, n->p->name, "late reply dropped");
+        return;
+    }
+    cl_cmd *c = e->cmd;
+    int is_wait = e->is_wait;
+    forget(n, id);
+    if (id != c->req && id != c->wait_req) {
+        cl_trace(n->p, n->p->name, "reply to an earlier attempt dropped");
+        return;
+    }
+    if (c->want_wait > 0 && !is_wait) {
+        c->first = sim_reply_dup(r); /* wait for WAIT's reply */
+        return;
+    }
+    if (is_wait) {
+        if (c->first == NULL) return; /* cannot happen: replies come in order */
+        sim_reply *first = c->first;
+        c->first = NULL;
+        complete(c, first, r);
+        sim_reply_free(first);
+        return;
+    }
+    complete(c, r, NULL);
+}
+
+/* ---------------------------------------------------------- connections */
+
+static void open_conns(cl_node *n);
+static void delivery_free(void *arg);
+
+static void on_reconnect(cl_proc *p, void *arg)
+{
+    (void)p;
+    open_conns(arg);
+}
+
+static void lost(cl_node *n, int ps)
+{
+    cl_proc *p = n->p;
+    if (ps) n->ps_up = 0;
+    else n->cmd_up = 0;
+    cl_trace(p, p->name, "connection to %s lost (%s)", world_node_name(p->cw->w, n->target),
+             ps ? "pub/sub" : "commands");
+    if (!cl_timer_armed(&n->reconnect))
+        cl_timer_arm(p, &n->reconnect, RECONNECT_US, "reconnect", on_reconnect, n);
+}
+
+static void on_gated(cl_proc *p, void *arg)
+{
+    delivery *d = arg;
+    cl_node *n = d->n;
+    switch (d->kind) {
+    case 0: on_reply_entry(n, d->req, d->reply); break;
+    case 1: cl_sub_on_push(p, n->group, d->reply); break;
+    case 2: lost(n, 0); break;
+    case 3: lost(n, 1); break;
+    }
+    delivery_free(d);
+}
+
+static void delivery_free(void *arg)
+{
+    delivery *d = arg;
+    sim_reply_free(d->reply);
+    sim_xfree(d);
+}
+
+static void deliver(cl_node *n, int kind, uint64_t req, const sim_reply *r)
+{
+    delivery *d = sim_xcalloc(1, sizeof *d);
+    d->n = n;
+    d->kind = kind;
+    d->req = req;
+    d->reply = r ? sim_reply_ref((sim_reply *)r) : NULL; /* the network's message: shared, not copied */
+    static const char *const labels[] = {"reply", "push", "reset", "reset"};
+    cl_post_owned(n->p, labels[kind], on_gated, d, delivery_free);
+}
+
+static void on_cmd_reply(void *ud, uint64_t req, const sim_reply *r)
+{
+    deliver(ud, 0, req, r);
+}
+
+static void on_ps_reply(void *ud, uint64_t req, const sim_reply *r)
+{
+    (void)ud;
+    (void)req;
+    (void)r; /* the pub/sub connection answers with pushes */
+}
+
+static void on_ps_push(void *ud, const sim_reply *r)
+{
+    deliver(ud, 1, 0, r);
+}
+
+static void on_cmd_reset(void *ud)
+{
+    deliver(ud, 2, 0, NULL);
+}
+
+static void on_ps_reset(void *ud)
+{
+    deliver(ud, 3, 0, NULL);
+}
+
+/* (Re)opens whichever connection of the group is down, to the target. */
+static void open_conns(cl_node *n)
+{
+    cl_proc *p = n->p;
+    world *w = p->cw->w;
+    char name[96];
+    if (!n->cmd_up) {
+        snprintf(name, sizeof name, "%s/%d>%s", p->name, p->inc, world_node_name(w, n->target));
+        n->cmd = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_cmd_reply, NULL,
+                               on_cmd_reset, n);
+        n->cmd_up = 1;
+    }
+    if (!n->ps_up) {
+        snprintf(name, sizeof name, "%s/%d~%s", p->name, p->inc, world_node_name(w, n->target));
+        n->ps = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_ps_reply, on_ps_push,
+                              on_ps_reset, n);
+        n->ps_up = 1;
+        cl_subs_resubscribe(p, n->group);
+    }
+}
+
+void cl_nodes_open(cl_proc *p)
+{
+    int ng = p->cw->s->nodes;
+    p->nodes = sim_xcalloc((size_t)ng, sizeof *p->nodes);
+    for (int g = 0; g < ng; g++) {
+        cl_node *n = &p->nodes[g];
+        n->p = p;
+        n->group = g;
+        n->target = p->cw->masters_known ? p->cw->masters_known[g] : world_master(p->cw->w, g);
+        open_conns(n);
+    }
+}
+
+void cl_nodes_close(cl_proc *p)
+{
+    for (int g = 0; g < p->cw->s->nodes; g++) {
+        world_close(p->nodes[g].cmd);
+        world_close(p->nodes[g].ps);
+    }
+    sim_xfree(p->nodes);
+    p->nodes = NULL;
+}
+
+void cl_node_drop(cl_proc *p, int group)
+{
+    cl_node *n = &p->nodes[group];
+    world_close(n->cmd);
+    world_close(n->ps);
+    lost(n, 0);
+    lost(n, 1);
+}
+
+void cl_node_switch(cl_proc *p, int group, int node)
+{
+    cl_node *n = &p->nodes[group];
+    if (n->target == node) return;
+    cl_trace(p, p->name, "master of group %d is now %s: reconnecting", group,
+             world_node_name(p->cw->w, node));
+    world_close(n->cmd);
+    world_close(n->ps);
+    n->cmd_up = n->ps_up = 0;
+    n->target = node;
+    cl_timer_cancel(p, &n->reconnect);
+    open_conns(n);
+}
+
+int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg)
+{
+    if (*retries >= p->cw->retry_attempts) return 0;
+    (*retries)++;
+    cl_timer_arm(p, timer, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us, "nosync retry", fn, arg);
+    return 1;
+}
+
+void cl_ps_send(cl_proc *p, int group, int argc, const char *const *argv)
+{
+    cl_node *n = &p->nodes[group];
+    if (!n->ps_up) return; /* resubscribed on reconnection */
+    size_t lens[8];
+    for (int i = 0; i < argc; i++) lens[i] = strlen(argv[i]);
+    world_send(n->ps, argc, argv, lens, 0, 0);
+}
+
+/* ------------------------------------------------------------ the API */
+
+static cl_cmd *cmd_new(cl_proc *p, int group, int argc, int flags, cl_cmd_fn *fn, void *ud,
+                       uint64_t tag)
+{
+    cl_cmd *c = sim_xcalloc(1, sizeof *c);
+    cl_node *n = &p->nodes[group];
+    c->p = p;
+    c->group = group;
+    c->argc = argc;
+    c->flags = flags;
+    c->fn = fn;
+    c->ud = ud;
+    c->tag = tag;
+    c->next = n->cmds;
+    if (n->cmds) n->cmds->prev = c;
+    n->cmds = c;
+    return c;
+}
+
+/* c's words: one allocation holding c->argc pointers, their lengths and
+ * each word's bytes with a NUL after them. */
+static void set_args(cl_cmd *c, const char *const *argv)
+{
+    size_t bytes = 0, len[c->argc];
+    for (int i = 0; i < c->argc; i++) bytes += (len[i] = strlen(argv[i])) + 1;
+    char *block = sim_xmalloc((size_t)c->argc * (sizeof *c->argv + sizeof *c->lens) + bytes);
+    c->argv = (char **)block;
+    c->lens = (size_t *)(block + (size_t)c->argc * sizeof *c->argv);
+    char *p = (char *)(c->lens + c->argc);
+    for (int i = 0; i < c->argc; i++) {
+        memcpy(p, argv[i], len[i] + 1);
+        c->argv[i] = p;
+        c->lens[i] = len[i];
+        p += len[i] + 1;
+    }
+}
+
+void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *const *keys, int nargs,
+             const char *const *args, int flags, uint64_t tag, cl_cmd_fn *fn, void *ud)
+{
+    const proto_script_text *t = proto_script_find(script);
+    sim_assert(t != NULL);
+    cl_cmd *c = cmd_new(p, group, 3 + nkeys + nargs, flags, fn, ud, tag);
+    char nk[24];
+    sim_fmt_i64(nk, nkeys);
+    c->script = t;
+    const char *words[c->argc];
+    words[0] = "EVALSHA";
+    words[1] = t->sha;
+    words[2] = nk;
+    for (int i = 0; i < nkeys; i++) words[3 + i] = keys[i];
+    for (int i = 0; i < nargs; i++) words[3 + nkeys + i] = args[i];
+    set_args(c, words);
+    send_now(c);
+}
+
+void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int flags, uint64_t tag,
+                cl_cmd_fn *fn, void *ud)
+{
+    cl_cmd *c = cmd_new(p, group, argc, flags, fn, ud, tag);
+    set_args(c, argv);
+    send_now(c);
+}

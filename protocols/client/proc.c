@@ -1,0 +1,305 @@
+/* proc.c — virtual client processes: identity (a UUID from the seed), the
+ * local clock, the gate every event passes (drop if the incarnation died,
+ * hold while paused), process timers, and the history and trace helpers. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "protocols/client/cl_int.h"
+
+/* --------------------------------------------------------- owned memory */
+
+typedef struct cl_block {
+    struct cl_block *prev, *next;
+    _Alignas(max_align_t) unsigned char data[];
+} cl_block;
+
+void *cl_alloc(cl_proc *p, size_t n)
+{
+    cl_block *b = sim_xcalloc(1, sizeof *b + n);
+    b->next = p->blocks;
+    if (p->blocks) p->blocks->prev = b;
+    p->blocks = b;
+    return b->data;
+}
+
+void cl_free(cl_proc *p, void *ptr)
+{
+    if (ptr == NULL) return;
+    cl_block *b = (cl_block *)((unsigned char *)ptr - offsetof(cl_block, data));
+    if (b->prev) b->prev->next = b->next;
+    else p->blocks = b->next;
+    if (b->next) b->next->prev = b->prev;
+    sim_xfree(b);
+}
+
+/* ------------------------------------------------------------ the gate */
+
+static void armed_link(cl_proc *p, cl_event *e)
+{
+    e->prev = NULL;
+    e->next = p->armed;
+    if (p->armed) p->armed->prev = e;
+    p->armed = e;
+}
+
+static void armed_unlink(cl_proc *p, cl_event *e)
+{
+    if (e->prev) e->prev->next = e->next;
+    else p->armed = e->next;
+    if (e->next) e->next->prev = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void queue_push(cl_proc *p, cl_event *e)
+{
+    e->queued = 1;
+    e->next = NULL;
+    if (p->queue_tail) p->queue_tail->next = e;
+    else p->queue_head = e;
+    p->queue_tail = e;
+}
+
+/* The heap fired e: run it, or hold it while the process is paused. */
+static void dispatch(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    cl_event *e = arg;
+    cl_proc *p = e->p;
+    armed_unlink(p, e);
+    if (p->paused) {
+        queue_push(p, e);
+        return;
+    }
+    if (e->timer) {
+        e->timer->ev = NULL;
+        e->timer = NULL;
+    }
+    e->fn(p, e->arg);
+    sim_xfree(e);
+}
+
+static cl_event *event_arm(cl_proc *p, int64_t t_true, const char *label, cl_fn *fn, void *arg)
+{
+    cl_event *e = sim_xcalloc(1, sizeof *e);
+    e->p = p;
+    e->fn = fn;
+    e->arg = arg;
+    e->label = label;
+    armed_link(p, e);
+    sim_timer_arm(p->cw->ctx, &e->st, t_true, label, dispatch, e);
+    return e;
+}
+
+void cl_post(cl_proc *p, const char *label, cl_fn *fn, void *arg)
+{
+    event_arm(p, sim_now(p->cw->ctx), label, fn, arg);
+}
+
+void cl_post_owned(cl_proc *p, const char *label, cl_fn *fn, void *arg, void (*free_arg)(void *))
+{
+    event_arm(p, sim_now(p->cw->ctx), label, fn, arg)->free_arg = free_arg;
+}
+
+/* Frees an event that will not run, with the argument it owns. */
+static void event_drop(cl_event *e)
+{
+    if (e->timer) e->timer->ev = NULL;
+    if (e->free_arg) e->free_arg(e->arg);
+    sim_xfree(e);
+}
+
+void cl_timer_arm(cl_proc *p, cl_timer *t, int64_t delay_us, const char *label, cl_fn *fn,
+                  void *arg)
+{
+    cl_timer_cancel(p, t);
+    if (delay_us < 0) delay_us = 0;
+    /* Local durations pass at the clock's rate (a drifting clock); jumps of
+     * the wall clock do not move them (Java timers use nanoTime). */
+    int64_t true_delay = p->clock->drift_ppm == 0
+                             ? delay_us
+                             : delay_us * 1000000 / (1000000 + p->clock->drift_ppm);
+    cl_event *e = event_arm(p, sim_now(p->cw->ctx) + true_delay, label, fn, arg);
+    e->timer = t;
+    t->ev = e;
+}
+
+void cl_timer_cancel(cl_proc *p, cl_timer *t)
+{
+    cl_event *e = t->ev;
+    if (e == NULL) return;
+    t->ev = NULL;
+    e->timer = NULL;
+    if (e->queued) {
+        e->dead = 1; /* freed when the queue drains */
+        return;
+    }
+    armed_unlink(p, e);
+    sim_timer_cancel(p->cw->ctx, &e->st);
+    sim_xfree(e);
+}
+
+int cl_timer_armed(const cl_timer *t)
+{
+    return t->ev != NULL;
+}
+
+/* ------------------------------------------------------- pause / resume */
+
+static void end_pause(sim_ctx *ctx, void *arg)
+{
+    cl_proc *p = arg;
+    p->paused = 0;
+    cl_hist(p, NULL, HIST_INFO, HOP_RESUME, 0, 0, 0, NULL);
+    cl_trace(p, p->name, "resume");
+    /* What arrived or fell due during the pause runs now, in order. */
+    cl_event *e = p->queue_head;
+    p->queue_head = p->queue_tail = NULL;
+    while (e) {
+        cl_event *next = e->next;
+        e->queued = 0;
+        if (e->dead) {
+            event_drop(e);
+        } else {
+            armed_link(p, e);
+            sim_timer_arm(ctx, &e->st, sim_now(ctx), e->label, dispatch, e);
+        }
+        e = next;
+    }
+}
+
+void cl_proc_pause(cl_proc *p, int64_t for_us)
+{
+    if (!p->alive || p->paused) return;
+    p->paused = 1;
+    cl_hist(p, NULL, HIST_INFO, HOP_PAUSE, 0, 0, for_us, NULL);
+    cl_trace(p, p->name, "pause for %lldus", (long long)for_us);
+    sim_timer_arm(p->cw->ctx, &p->pause_end, sim_now(p->cw->ctx) + for_us, "pause end",
+                  end_pause, p);
+}
+
+/* ------------------------------------------------------------- identity */
+
+void cl_random_hex(cl_proc *p, char out[33])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i += 16) {
+        uint64_t v = sim_rng_next(p->rng);
+        for (int j = 0; j < 16; j++) out[i + j] = hex[(v >> (4 * j)) & 15];
+    }
+    out[32] = '\0';
+}
+
+static void make_uuid(cl_proc *p)
+{
+    char h[33];
+    cl_random_hex(p, h);
+    snprintf(p->id, sizeof p->id, "%.8s-%.4s-4%.3s-a%.3s-%.12s", h, h + 8, h + 12, h + 15,
+             h + 18);
+}
+
+uint64_t cl_choose(cl_proc *p, uint64_t n, const char *label)
+{
+    return sim_choose(p->cw->ctx, n, label);
+}
+
+cl_proc *cl_proc_new(cl_world *cw, int client, int inc)
+{
+    cl_proc *p = sim_xcalloc(1, sizeof *p);
+    p->cw = cw;
+    p->client = client;
+    p->inc = inc;
+    p->alive = 1;
+    snprintf(p->name, sizeof p->name, "c%d", client);
+    char stream[48];
+    snprintf(stream, sizeof stream, "client %d/%d", client, inc);
+    p->rng = sim_stream(cw->ctx, stream);
+    p->clock = &cw->clocks[client - 1]; /* the machine's clock outlives the process */
+    make_uuid(p);
+    p->nthreads = cw->s->threads;
+    for (size_t i = 0; i < cw->s->nsteps; i++)
+        if (cw->s->steps[i].client == client && cw->s->steps[i].thread > p->nthreads)
+            p->nthreads = cw->s->steps[i].thread;
+    p->threads = sim_xcalloc((size_t)p->nthreads, sizeof *p->threads);
+    for (int i = 0; i < p->nthreads; i++) {
+        cl_thread *t = &p->threads[i];
+        t->p = p;
+        t->index = i + 1;
+        t->waiting_since = -1;
+        snprintf(t->name, sizeof t->name, "c%d.t%d", client, i + 1);
+        snprintf(t->lock_name, sizeof t->lock_name, "%s:%d", p->id, i + 1);
+    }
+    cl_nodes_open(p);
+    if (cw->proto->proc_init) cw->proto->proc_init(p);
+    return p;
+}
+
+/* Frees a dead process: its timers first (their events point into it). */
+void cl_proc_free(cl_proc *p)
+{
+    if (p == NULL) return;
+    sim_timer_cancel(p->cw->ctx, &p->pause_end);
+    while (p->armed) {
+        cl_event *e = p->armed;
+        armed_unlink(p, e);
+        sim_timer_cancel(p->cw->ctx, &e->st);
+        event_drop(e);
+    }
+    for (cl_event *e = p->queue_head, *next; e; e = next) {
+        next = e->next;
+        event_drop(e);
+    }
+    if (p->cw->proto->proc_free) p->cw->proto->proc_free(p);
+    cl_watchdog_free(p);
+    cl_subs_free(p);
+    cl_commands_free(p);
+    cl_nodes_close(p);
+    while (p->blocks) cl_free(p, p->blocks->data);
+    cl_workload_free(p);
+    sim_xfree(p->threads);
+    sim_xfree(p);
+}
+
+/* --------------------------------------------------------------- helpers */
+
+int64_t cl_now_ms(const cl_proc *p)
+{
+    return sim_clock_now_ms(p->cw->ctx, p->clock);
+}
+
+void cl_trace(cl_proc *p, const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sim_vtrace(p->cw->ctx, who, fmt, ap);
+    va_end(ap);
+}
+
+void cl_lock_name(const cl_thread *t, char *buf, size_t cap)
+{
+    size_t n = strlen(t->lock_name);
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, t->lock_name, n);
+    buf[n] = '\0';
+}
+
+void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int lock,
+             int64_t value, int64_t aux, const char *err)
+{
+    hist_event e = {
+        .t_us = sim_now(p->cw->ctx),
+        .kind = kind,
+        .op = op,
+        .client = p->client,
+        .inc = p->inc,
+        .thread = t ? t->index : 0,
+        .lock = lock,
+        .value = value,
+        .aux = aux,
+        .seq = t ? t->op_seq : 0,
+        .mode = t ? t->cur_mode : 0,
+        .n = t ? t->cur_n : 0,
+        .err = err,
+    };
+    hist_add(p->cw->h, &e);
+}

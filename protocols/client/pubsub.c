@@ -1,0 +1,292 @@
+/* pubsub.c — Redisson's pub/sub entries in a virtual process: one entry per
+ * entry name (shared by the process's threads, reference counted), the
+ * asynchronous SUBSCRIBE with its deadline, and the entry's latch, a
+ * counting semaphore that lock messages add permits to. Permits not taken
+ * accumulate, so a later wait returns at once (a spurious wake-up). Waiters
+ * are served in arrival order. A semaphore entry's message adds
+ * min(references, v) permits; a count-down latch entry is a gate instead
+ * (ZERO opens it for every wait, NEW_COUNT closes it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocols/client/cl_int.h"
+
+typedef struct sub_waiter {
+    cl_sub *s;
+    cl_wait_fn *fn;
+    void *ud;
+    cl_timer timer;
+    struct sub_waiter *next;
+} sub_waiter;
+
+typedef struct sub_pending {
+    cl_sub *s;
+    cl_subscribed_fn *fn;
+    void *ud;
+    cl_timer timer;
+    struct sub_pending *next;
+} sub_pending;
+
+struct cl_sub {
+    UT_hash_handle hh;
+    cl_proc *p;
+    int node;
+    char entry[192];
+    char channel[192];
+    int refs;
+    int kind;              /* CL_SUB_* */
+    int open;              /* latch: the gate is open */
+    int subscribed;
+    int64_t permits;
+    sub_waiter *waiters;   /* FIFO */
+    sub_pending *pending;  /* waiting for the subscription */
+};
+
+typedef struct posted {
+    void *fn;
+    void *ud;
+    int flag;
+} posted;
+
+static void run_wait_cb(cl_proc *p, void *arg)
+{
+    posted *x = arg;
+    ((cl_wait_fn *)x->fn)(p, x->ud, x->flag);
+    sim_xfree(x);
+}
+
+static void run_sub_cb(cl_proc *p, void *arg)
+{
+    posted *x = arg;
+    ((cl_subscribed_fn *)x->fn)(p, x->ud, x->flag);
+    sim_xfree(x);
+}
+
+static void post_cb(cl_proc *p, cl_fn *runner, void *fn, void *ud, int flag)
+{
+    posted *x = sim_xmalloc(sizeof *x);
+    x->fn = fn;
+    x->ud = ud;
+    x->flag = flag;
+    cl_post_owned(p, "latch", runner, x, sim_xfree);
+}
+
+/* -------------------------------------------------------- subscriptions */
+
+static void on_sub_timeout(cl_proc *p, void *arg)
+{
+    sub_pending *w = arg;
+    cl_sub *s = w->s;
+    for (sub_pending **pp = &s->pending; *pp; pp = &(*pp)->next) {
+        if (*pp != w) continue;
+        *pp = w->next;
+        break;
+    }
+    cl_subscribed_fn *fn = w->fn;
+    void *ud = w->ud;
+    sim_xfree(w);
+    fn(p, ud, 0);
+}
+
+cl_sub *cl_sub_acquire(cl_proc *p, int node, const char *entry, const char *channel,
+                       int64_t timeout_us, cl_subscribed_fn *fn, void *ud)
+{
+    cl_sub *s;
+    HASH_FIND_STR(p->subs, entry, s);
+    if (s == NULL) {
+        s = sim_xcalloc(1, sizeof *s);
+        s->p = p;
+        s->node = node;
+        snprintf(s->entry, sizeof s->entry, "%s", entry);
+        snprintf(s->channel, sizeof s->channel, "%s", channel);
+        HASH_ADD_STR(p->subs, entry, s);
+        const char *argv[] = {"SUBSCRIBE", channel};
+        cl_ps_send(p, node, 2, argv);
+    }
+    s->refs++;
+    if (s->subscribed) {
+        post_cb(p, run_sub_cb, (void *)fn, ud, 1);
+        return s;
+    }
+    sub_pending *w = sim_xcalloc(1, sizeof *w);
+    w->s = s;
+    w->fn = fn;
+    w->ud = ud;
+    sub_pending **tail = &s->pending;
+    while (*tail) tail = &(*tail)->next;
+    *tail = w;
+    if (timeout_us >= 0) cl_timer_arm(p, &w->timer, timeout_us, "subscribe timeout", on_sub_timeout, w);
+    return s;
+}
+
+static void sub_destroy(cl_proc *p, cl_sub *s)
+{
+    HASH_DEL(p->subs, s);
+    while (s->waiters) {
+        sub_waiter *w = s->waiters;
+        s->waiters = w->next;
+        cl_timer_cancel(p, &w->timer);
+        sim_xfree(w);
+    }
+    while (s->pending) {
+        sub_pending *w = s->pending;
+        s->pending = w->next;
+        cl_timer_cancel(p, &w->timer);
+        sim_xfree(w);
+    }
+    sim_xfree(s);
+}
+
+void cl_sub_release(cl_proc *p, cl_sub *s)
+{
+    if (--s->refs > 0) return;
+    const char *argv[] = {"UNSUBSCRIBE", s->channel};
+    cl_ps_send(p, s->node, 2, argv);
+    sub_destroy(p, s);
+}
+
+void cl_subs_resubscribe(cl_proc *p, int group)
+{
+    for (cl_sub *s = p->subs; s; s = s->hh.next) {
+        if (s->node != group) continue;
+        s->subscribed = 0;
+        const char *argv[] = {"SUBSCRIBE", s->channel};
+        cl_ps_send(p, group, 2, argv);
+    }
+}
+
+void cl_subs_free(cl_proc *p)
+{
+    while (p->subs) sub_destroy(p, p->subs);
+}
+
+/* ---------------------------------------------------------------- latch */
+
+/* Gives permits to waiters, oldest first. */
+static void serve(cl_proc *p, cl_sub *s)
+{
+    while (s->permits > 0 && s->waiters) {
+        sub_waiter *w = s->waiters;
+        s->waiters = w->next;
+        s->permits--;
+        cl_timer_cancel(p, &w->timer);
+        post_cb(p, run_wait_cb, (void *)w->fn, w->ud, 1);
+        sim_xfree(w);
+    }
+}
+
+static void on_wait_timeout(cl_proc *p, void *arg)
+{
+    sub_waiter *w = arg;
+    cl_sub *s = w->s;
+    for (sub_waiter **pp = &s->waiters; *pp; pp = &(*pp)->next) {
+        if (*pp != w) continue;
+        *pp = w->next;
+        break;
+    }
+    cl_wait_fn *fn = w->fn;
+    void *ud = w->ud;
+    sim_xfree(w);
+    fn(p, ud, 0);
+}
+
+void cl_sub_kind(cl_sub *s, int kind)
+{
+    s->kind = kind;
+}
+
+void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
+{
+    if (s->kind == CL_SUB_LATCH && s->open) {
+        post_cb(p, run_wait_cb, (void *)fn, ud, 1);
+        return;
+    }
+    if (s->permits > 0 && s->waiters == NULL) {
+        s->permits--;
+        post_cb(p, run_wait_cb, (void *)fn, ud, 1);
+        return;
+    }
+    sub_waiter *w = sim_xcalloc(1, sizeof *w);
+    w->s = s;
+    w->fn = fn;
+    w->ud = ud;
+    sub_waiter **tail = &s->waiters;
+    while (*tail) tail = &(*tail)->next;
+    *tail = w;
+    if (timeout_us >= 0) cl_timer_arm(p, &w->timer, timeout_us, "latch timeout", on_wait_timeout, w);
+    serve(p, s);
+}
+
+static int64_t waiting(const cl_sub *s)
+{
+    int64_t n = 0;
+    for (const sub_waiter *w = s->waiters; w; w = w->next) n++;
+    return n;
+}
+
+/* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
+static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%.*s", payload->type == SIM_REPLY_STR ? (int)(payload->len < 31 ? payload->len : 31) : 0,
+             payload->str ? payload->str : "");
+    int64_t v = strtoll(num, NULL, 10);
+    if (s->kind == CL_SUB_SEMAPHORE) {
+        int64_t add = v < s->refs ? v : s->refs;
+        if (add > 0) s->permits += add;
+        cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
+                 (long long)s->permits, (long long)waiting(s));
+        serve(p, s);
+        return;
+    }
+    s->open = v == 0;
+    cl_trace(p, p->name, "message %s on %s: gate %s, %lld waiting", num, s->channel, s->open ? "opens" : "closes",
+             (long long)waiting(s));
+    while (s->open && s->waiters) {
+        s->permits++;
+        serve(p, s);
+    }
+}
+
+static cl_sub *by_channel(cl_proc *p, int node, const sim_reply *ch)
+{
+    for (cl_sub *s = p->subs; s; s = s->hh.next)
+        if (s->node == node && strlen(s->channel) == ch->len &&
+            memcmp(s->channel, ch->str, ch->len) == 0)
+            return s;
+    return NULL;
+}
+
+void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
+{
+    if (msg->type != SIM_REPLY_ARRAY || msg->elements != 3 ||
+        msg->element[0]->type != SIM_REPLY_STR || msg->element[1]->type != SIM_REPLY_STR)
+        return;
+    const sim_reply *kind = msg->element[0];
+    cl_sub *s = by_channel(p, node, msg->element[1]);
+    if (s == NULL) return; /* a message after we let the entry go */
+    if (kind->len == 9 && memcmp(kind->str, "subscribe", 9) == 0) {
+        s->subscribed = 1;
+        while (s->pending) {
+            sub_pending *w = s->pending;
+            s->pending = w->next;
+            cl_timer_cancel(p, &w->timer);
+            post_cb(p, run_sub_cb, (void *)w->fn, w->ud, 1);
+            sim_xfree(w);
+        }
+    } else if (kind->len == 7 && memcmp(kind->str, "message", 7) == 0) {
+        const sim_reply *payload = msg->element[2];
+        if (s->kind != CL_SUB_LOCK) {
+            on_counter_message(p, s, payload);
+            return;
+        }
+        int read_unlock = payload->type == SIM_REPLY_STR && payload->len == 1 && payload->str[0] == '1';
+        /* "0": one permit (one waiter may go); "1": one per waiting thread. */
+        s->permits += read_unlock ? waiting(s) : 1;
+        cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting",
+                 read_unlock ? "1" : "0", s->channel, (long long)s->permits,
+                 (long long)waiting(s));
+        serve(p, s);
+    }
+}

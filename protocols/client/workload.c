@@ -1,0 +1,335 @@
+/* workload.c — what the threads of a client process do: either the random
+ * workload of [clients] (think → acquire → optional reentry → hold →
+ * release, repeated) or, for a thread named in [steps], its scripted
+ * operations at their times (one at a time, in order; a step whose time
+ * comes while the thread is busy waits for it). Every operation is
+ * recorded in the history: invoke, then ok or fail, with the hold depth
+ * the thread believes it has. */
+#include <stdio.h>
+#include <string.h>
+
+#include "protocols/client/cl_int.h"
+
+/* PH_SOLO: the protocol's one random operation (a latch's countDown or
+ * await), then think again. */
+enum phase { PH_IDLE, PH_THINK, PH_ACQUIRE, PH_REENTER, PH_HOLD, PH_RELEASE, PH_DONE, PH_SOLO };
+
+static void next_random(cl_thread *t);
+static void next_step(cl_thread *t);
+
+/* ----------------------------------------------------------- operations */
+
+/* A write to the fenced resource, now, under the thread's token. */
+static void resource_write(cl_thread *t, int lock)
+{
+    cl_proc *p = t->p;
+    cl_world *cw = p->cw;
+    int64_t token = cw->proto->token ? cw->proto->token(t, lock) : 0;
+    int accept = !(cw->s->reject_stale && token > 0 && token < cw->resource_max[lock]);
+    if (accept && token > cw->resource_max[lock]) cw->resource_max[lock] = token;
+    cl_hist(p, t, accept ? HIST_OK : HIST_FAIL, HOP_WRITE, lock, token, 0, accept ? NULL : "stale token");
+    cl_trace(p, t->name, "write %s token %lld: %s", cw->s->lock_names[lock], (long long)token,
+             accept ? "accepted" : "rejected");
+}
+
+static hist_op hop_of(scn_op op)
+{
+    switch (op) {
+    case SCN_OP_LOCK:
+    case SCN_OP_TRYLOCK: return HOP_ACQUIRE;
+    case SCN_OP_UNLOCK: return HOP_RELEASE;
+    case SCN_OP_FORCEUNLOCK: return HOP_FORCE_UNLOCK;
+    case SCN_OP_COUNTDOWN: return HOP_COUNTDOWN;
+    case SCN_OP_AWAIT: return HOP_AWAIT;
+    default: return HOP_QUERY;
+    }
+}
+
+static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
+{
+    cl_proc *p = t->p;
+    cl_world *cw = p->cw;
+    int lock = t->cur_lock;
+    hist_op hop = hop_of(t->cur_op);
+    t->busy = 0;
+    if (hop == HOP_ACQUIRE) {
+        t->waiting_since = -1;
+        if (ok) {
+            t->depth[lock]++;
+            cw->acquisitions++;
+        } else if (err) {
+            cw->op_errors++;
+        } else {
+            cw->acquire_failures++;
+        }
+        value = t->depth[lock];
+    } else if (hop == HOP_RELEASE) {
+        value = t->depth[lock];
+        if (!ok) cw->op_errors++;
+    } else if (hop == HOP_FORCE_UNLOCK) {
+        t->depth[lock] = 0; /* whoever held it, this thread does not now */
+    }
+    cl_hist(p, t, ok ? HIST_OK : HIST_FAIL, hop, lock, value, 0, ok ? NULL : err ? err : "not acquired");
+    cl_trace(p, t->name, "%s %s %s = %lld%s%s", ok ? "ok" : "fail",
+             hop == HOP_ACQUIRE ? "acquire" : hop == HOP_RELEASE ? "release"
+                                                : hop == HOP_FORCE_UNLOCK ? "forceunlock"
+                                                : hop == HOP_QUERY ? "query" : scn_op_name(t->cur_op),
+             cw->s->lock_names[lock], (long long)value, err ? ": " : "", err ? err : "");
+    if (t->scripted) next_step(t);
+    else next_random(t);
+}
+
+/* mode and n: the read/write side and the permits of the operation
+ * (0: none; protocols that need them read t->cur_mode / t->cur_n). */
+static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t lease_us, int mode,
+                     int64_t n)
+{
+    cl_proc *p = t->p;
+    const proto_def *pd = p->cw->proto;
+    t->busy = 1;
+    t->cur_mode = mode;
+    t->cur_n = n;
+    t->cur_wait_us = wait_us;
+    t->cur_op = op;
+    t->cur_lock = lock;
+    t->op_seq = cl_tag(t, lock, ++t->opcount);
+    hist_op hop = hop_of(op);
+    cl_trace(p, t->name, "invoke %s %s", scn_op_name(op), p->cw->s->lock_names[lock]);
+    switch (op) {
+    case SCN_OP_LOCK:
+    case SCN_OP_TRYLOCK:
+        t->waiting_since = sim_now(p->cw->ctx);
+        cl_hist(p, t, HIST_INVOKE, hop, lock, t->depth[lock], op == SCN_OP_LOCK ? -1 : wait_us, NULL);
+        pd->acquire(t, lock, op == SCN_OP_LOCK ? -1 : wait_us, lease_us, op_done);
+        break;
+    case SCN_OP_UNLOCK:
+        /* The caller leaves its critical section as it calls unlock. */
+        if (t->depth[lock] > 0) t->depth[lock]--;
+        cl_hist(p, t, HIST_INVOKE, hop, lock, t->depth[lock], 0, NULL);
+        pd->release(t, lock, op_done);
+        break;
+    case SCN_OP_FORCEUNLOCK:
+        cl_hist(p, t, HIST_INVOKE, hop, lock, t->depth[lock], 0, NULL);
+        pd->force_unlock(t, lock, op_done);
+        break;
+    case SCN_OP_AWAIT: /* the protocol reads the wait from t->cur_wait_us */
+        cl_hist(p, t, HIST_INVOKE, hop, lock, 0, wait_us, NULL);
+        pd->query(t, lock, op, op_done);
+        break;
+    default:
+        cl_hist(p, t, HIST_INVOKE, hop, lock, 0, (int64_t)op, NULL);
+        pd->query(t, lock, op, op_done);
+        break;
+    }
+}
+
+/* ------------------------------------------------------ random workload */
+
+static void on_wake(cl_proc *p, void *arg)
+{
+    (void)p;
+    next_random(arg);
+}
+
+static void acquire_once(cl_thread *t)
+{
+    const scenario *s = t->p->cw->s;
+    start_op(t, s->mode == SCN_MODE_LOCK ? SCN_OP_LOCK : SCN_OP_TRYLOCK, t->cycle_lock, s->wait_us,
+             s->lease_us, t->cycle_mode, t->cycle_n);
+}
+
+static void think(cl_thread *t)
+{
+    cl_proc *p = t->p;
+    const scenario *s = p->cw->s;
+    if (p->cw->stopping || (s->ops_per_thread && (int64_t)t->opcount >= s->ops_per_thread * 2)) {
+        t->phase = PH_DONE;
+        return;
+    }
+    t->phase = PH_THINK;
+    int64_t d = scn_dist_draw(p->cw->ctx, &s->think, "think");
+    cl_timer_arm(p, &t->wake, d, "think", on_wake, t);
+}
+
+static void release_one(cl_thread *t)
+{
+    t->phase = PH_RELEASE;
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->cycle_mode, t->cycle_n);
+}
+
+/* Runs after each random-workload event: a timer, or an operation done. */
+static void next_random(cl_thread *t)
+{
+    cl_proc *p = t->p;
+    const scenario *s = p->cw->s;
+    int lock = t->cycle_lock;
+    switch (t->phase) {
+    case PH_THINK: /* thinking is over */
+        if (p->cw->stopping) {
+            t->phase = PH_DONE;
+            return;
+        }
+        t->cycle_lock = s->nlocks > 1 ? (int)sim_choose(p->cw->ctx, (uint64_t)s->nlocks, "lock pick") : 0;
+        /* The cycle's side and permits, drawn only when the scenario asks
+         * (other runs keep their choice sequence). */
+        t->cycle_mode = 0;
+        if (s->read_ppm)
+            t->cycle_mode = sim_choose(p->cw->ctx, SCN_PPM, "read or write") < (uint64_t)s->read_ppm ? SCN_RW_READ
+                                                                                                  : SCN_RW_WRITE;
+        t->cycle_n = 0;
+        if (s->acquire_permits.b_us > 1) t->cycle_n = scn_dist_draw(p->cw->ctx, &s->acquire_permits, "permits");
+        if (p->cw->proto->random_op) {
+            t->phase = PH_SOLO;
+            start_op(t, p->cw->proto->random_op(t), t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0,
+                     0);
+            return;
+        }
+        t->phase = PH_ACQUIRE;
+        acquire_once(t);
+        return;
+    case PH_ACQUIRE:
+        if (t->depth[lock] == 0) {
+            think(t); /* not acquired: try again later */
+            return;
+        }
+        if (s->reentry_ppm && sim_choose(p->cw->ctx, SCN_PPM, "reentry") < (uint64_t)s->reentry_ppm &&
+            !p->cw->stopping) {
+            t->phase = PH_REENTER;
+            t->cycle_left = s->reentry_depth;
+            acquire_once(t);
+            return;
+        }
+        break;
+    case PH_REENTER:
+        if (--t->cycle_left > 0 && !p->cw->stopping) {
+            acquire_once(t);
+            return;
+        }
+        break;
+    case PH_HOLD:
+        if (s->resource) resource_write(t, lock);
+        release_one(t);
+        return;
+    case PH_RELEASE:
+        if (t->depth[lock] > 0) release_one(t);
+        else think(t);
+        return;
+    case PH_SOLO:
+        think(t);
+        return;
+    default:
+        return;
+    }
+    /* Acquired (and re-entered): the critical section. */
+    t->phase = PH_HOLD;
+    int64_t d = scn_dist_draw(p->cw->ctx, &s->hold, "hold");
+    cl_timer_arm(p, &t->wake, d, "hold", on_wake, t);
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static void next_step(cl_thread *t)
+{
+    cl_proc *p = t->p;
+    cl_world *cw = p->cw;
+    if (t->busy || t->step_next >= t->nsteps) return;
+    size_t i = t->steps[t->step_next];
+    if (!cw->step_due[i]) return;
+    t->step_next++;
+    const scn_step *st = &cw->s->steps[i];
+    if (st->op == SCN_OP_WRITE) {
+        resource_write(t, st->lock);
+        next_step(t);
+        return;
+    }
+    int64_t wait = st->has_wait ? st->wait_us : st->op == SCN_OP_AWAIT ? -1 : cw->s->wait_us;
+    int64_t lease = st->has_lease ? st->lease_us : cw->s->lease_us;
+    start_op(t, st->op, st->lock, wait, lease, st->mode, st->permits);
+}
+
+static void step_kick(cl_proc *p, void *arg)
+{
+    (void)p;
+    next_step(arg);
+}
+
+static void on_step_due(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    cl_step_event *ev = arg;
+    cl_world *cw = ev->cw;
+    const scn_step *st = &cw->s->steps[ev->index];
+    cw->step_due[ev->index] = 1;
+    cl_proc *p = cl_world_proc(cw, st->client);
+    if (p == NULL) {
+        sim_trace(cw->ctx, "steps", "line %d skipped: client %d is down", st->line, st->client);
+        return;
+    }
+    /* Through the process's gate: a paused process runs it on resume. */
+    cl_post(p, "step", step_kick, &p->threads[st->thread - 1]);
+}
+
+void cl_steps_schedule(cl_world *cw)
+{
+    const scenario *s = cw->s;
+    cw->step_ev = sim_xcalloc(s->nsteps + 1, sizeof *cw->step_ev);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        if (s->steps[i].op >= SCN_FAULT_CRASH) continue; /* faults are the runner's */
+        cw->step_ev[i].cw = cw;
+        cw->step_ev[i].index = i;
+        sim_at(cw->ctx, s->steps[i].at_us, "step", on_step_due, &cw->step_ev[i]);
+    }
+}
+
+/* ------------------------------------------------------------- lifetime */
+
+static int cmp_steps(const scenario *s, size_t a, size_t b)
+{
+    if (s->steps[a].at_us != s->steps[b].at_us) return s->steps[a].at_us < s->steps[b].at_us ? -1 : 1;
+    return a < b ? -1 : 1;
+}
+
+void cl_workload_start(cl_proc *p)
+{
+    cl_world *cw = p->cw;
+    const scenario *s = cw->s;
+    int64_t now = sim_now(cw->ctx);
+    for (int i = 0; i < p->nthreads; i++) {
+        cl_thread *t = &p->threads[i];
+        /* Its steps from now on, by time (file order breaks ties). */
+        for (size_t k = 0; k < s->nsteps; k++) {
+            const scn_step *st = &s->steps[k];
+            if (st->client != p->client || st->thread != t->index || st->op >= SCN_FAULT_CRASH) continue;
+            t->scripted = 1;
+            if (st->at_us < now) continue;
+            t->steps = sim_xrealloc(t->steps, (t->nsteps + 1) * sizeof *t->steps);
+            size_t j = t->nsteps++;
+            while (j > 0 && cmp_steps(s, k, t->steps[j - 1]) < 0) {
+                t->steps[j] = t->steps[j - 1];
+                j--;
+            }
+            t->steps[j] = k;
+        }
+        if (t->scripted) continue;
+        if (p->client > s->clients || t->index > s->threads) continue;
+        t->phase = PH_THINK;
+        int64_t d = scn_dist_draw(cw->ctx, &s->start, "start");
+        cl_timer_arm(p, &t->wake, d, "start", on_wake, t);
+    }
+}
+
+void cl_workload_stop(cl_proc *p)
+{
+    for (int i = 0; i < p->nthreads; i++) {
+        cl_thread *t = &p->threads[i];
+        if (t->phase == PH_THINK) {
+            cl_timer_cancel(p, &t->wake);
+            t->phase = PH_DONE;
+        }
+    }
+}
+
+void cl_workload_free(cl_proc *p)
+{
+    for (int i = 0; i < p->nthreads; i++) sim_xfree(p->threads[i].steps);
+}

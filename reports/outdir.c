@@ -1,0 +1,183 @@
+/* outdir.c — report folders and files written under a temporary name and
+ * renamed into place when complete (outdir.h). The marker file
+ * .locksim-report says a folder is ours to replace. */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reports/outdir.h"
+#include "sim/kernel/sim.h"
+
+#define MARKER ".locksim-report"
+
+static char *with_suffix(const char *path, const char *what)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--; /* "out/" names "out" */
+    size_t cap = len + 64;
+    char *s = sim_xmalloc(cap);
+    snprintf(s, cap, "%.*s.%s-%ld", (int)len, path, what, (long)getpid());
+    return s;
+}
+
+int cli_mkdirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void rm_tree(const char *path)
+{
+    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* 1 when dir exists and is empty, 0 when not empty, -1 when absent or no folder. */
+static int is_empty_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) return -1;
+    struct dirent *de;
+    int empty = 1;
+    while (empty && (de = readdir(d)) != NULL)
+        empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
+int cli_outdir_begin(cli_outdir *o, const char *dir, const char *who)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        char marker[4096];
+        snprintf(marker, sizeof marker, "%s/%s", dir, MARKER);
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "%s: %s exists and is not a folder\n", who, dir);
+            return 2;
+        }
+        if (access(marker, F_OK) != 0 && is_empty_dir(dir) != 1) {
+            fprintf(stderr, "%s: %s exists and is not a locksim report: give a new or empty folder\n", who, dir);
+            return 2;
+        }
+    }
+    o->final = sim_xstrdup(dir);
+    o->tmp = with_suffix(dir, "tmp");
+    rm_tree(o->tmp);
+    if (cli_mkdirs(o->tmp) != 0) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", who, o->tmp, strerror(errno));
+        cli_outdir_abort(o);
+        return 2;
+    }
+    return 0;
+}
+
+void cli_outdir_abort(cli_outdir *o)
+{
+    if (o->tmp) rm_tree(o->tmp);
+    sim_xfree(o->tmp);
+    sim_xfree(o->final);
+    memset(o, 0, sizeof *o);
+}
+
+int cli_outdir_commit(cli_outdir *o, const char *who)
+{
+    char marker[4096];
+    snprintf(marker, sizeof marker, "%s/%s", o->tmp, MARKER);
+    FILE *m = fopen(marker, "w");
+    if (m) fputs("a locksim report: `locksim run --report` may replace this folder\n", m);
+    if (m == NULL || fclose(m) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", who, marker, strerror(errno));
+        cli_outdir_abort(o);
+        return 2;
+    }
+    char *old = NULL;
+    struct stat st;
+    if (stat(o->final, &st) == 0) { /* an earlier report (checked at begin) */
+        old = with_suffix(o->final, "old");
+        if (rename(o->final, old) != 0) {
+            fprintf(stderr, "%s: cannot move the earlier %s aside: %s\n", who, o->final, strerror(errno));
+            sim_xfree(old);
+            cli_outdir_abort(o);
+            return 2;
+        }
+    }
+    if (rename(o->tmp, o->final) != 0) {
+        fprintf(stderr, "%s: cannot rename %s to %s: %s\n", who, o->tmp, o->final, strerror(errno));
+        if (old && rename(old, o->final) != 0) rm_tree(old);
+        sim_xfree(old);
+        cli_outdir_abort(o);
+        return 2;
+    }
+    if (old) rm_tree(old);
+    sim_xfree(old);
+    sim_xfree(o->tmp);
+    o->tmp = NULL;
+    cli_outdir_abort(o);
+    return 0;
+}
+
+int cli_outfile_begin(cli_outfile *o, const char *path, const char *who)
+{
+    memset(o, 0, sizeof *o);
+    o->final = sim_xstrdup(path);
+    o->tmp = with_suffix(path, "tmp");
+    char *slash = strrchr(o->final, '/');
+    if (slash && slash != o->final) { /* its folder, as --report makes its own */
+        *slash = '\0';
+        cli_mkdirs(o->final);
+        *slash = '/';
+    }
+    o->f = fopen(o->tmp, "w");
+    if (o->f == NULL) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", who, path, strerror(errno));
+        sim_xfree(o->tmp);
+        o->tmp = NULL;
+        cli_outfile_abort(o);
+        return 2;
+    }
+    return 0;
+}
+
+void cli_outfile_abort(cli_outfile *o)
+{
+    if (o->f) fclose(o->f);
+    if (o->tmp) unlink(o->tmp);
+    sim_xfree(o->tmp);
+    sim_xfree(o->final);
+    memset(o, 0, sizeof *o);
+}
+
+int cli_outfile_commit(cli_outfile *o, const char *who)
+{
+    int bad = ferror(o->f);
+    int rc = fclose(o->f);
+    o->f = NULL;
+    if (bad || rc != 0 || rename(o->tmp, o->final) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", who, o->final, strerror(errno ? errno : EIO));
+        cli_outfile_abort(o);
+        return 2;
+    }
+    sim_xfree(o->tmp);
+    o->tmp = NULL;
+    cli_outfile_abort(o);
+    return 0;
+}

@@ -1,0 +1,91 @@
+/* check_deadlock.c — at the end of a run, threads still waiting in an
+ * acquire must not wait for ever: not in a cycle of threads each waiting
+ * for a lock another one of them holds, and not on a lock held, with no
+ * expiry, by a process that has died. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/checkers/checkers.h"
+
+typedef struct waiter {
+    int client, inc, thread, lock;
+    size_t at;
+} waiter;
+
+typedef struct owner {
+    int client, inc, thread; /* 0: free; -1: unknown owner */
+    int64_t expire;
+} owner;
+
+void check_deadlock(const history *hi, int nlocks, char *const *names, int64_t end_us,
+                    check_result *r)
+{
+    r->checked[SCN_INV_DEADLOCK] = 1;
+    r->verdict[SCN_INV_DEADLOCK] = CHECK_HELD;
+    if (nlocks <= 0) return;
+    owner *own = sim_xcalloc((size_t)nlocks, sizeof *own);
+    waiter *w = NULL;
+    size_t nw = 0, cap = 0;
+    /* Dead incarnations, and the waits still open at the end. */
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        if (e->op == HOP_STORE && e->lock >= 0 && e->lock < nlocks) {
+            own[e->lock] = (owner){e->client, e->inc, e->thread, e->aux};
+        } else if (e->op == HOP_CRASH) {
+            for (size_t i = nw; i-- > 0;)
+                if (w[i].client == e->client && w[i].inc == e->inc) w[i] = w[--nw];
+        } else if (e->op == HOP_ACQUIRE && e->kind == HIST_INVOKE && e->lock >= 0 && e->lock < nlocks) {
+            if (nw == cap) {
+                cap = cap ? cap * 2 : 16;
+                w = sim_xrealloc(w, cap * sizeof *w);
+            }
+            w[nw++] = (waiter){e->client, e->inc, e->thread, e->lock, k};
+        } else if (e->op == HOP_ACQUIRE) {
+            for (size_t i = nw; i-- > 0;)
+                if (w[i].client == e->client && w[i].inc == e->inc && w[i].thread == e->thread) w[i] = w[--nw];
+        }
+    }
+    /* Follow each waiter's wait-for chain: waiter -> holder of its lock ->
+     * the lock that holder waits for -> ... */
+    for (size_t i = 0; i < nw; i++) {
+        const waiter *x = &w[i];
+        size_t steps = 0;
+        const waiter *cur = x;
+        int cycle = 0, dead = 0;
+        while (steps++ <= nw) {
+            const owner *o = &own[cur->lock];
+            if (o->client <= 0 || o->expire < end_us) break; /* free, foreign, or expiring */
+            int alive = 0;
+            for (size_t k = hi->n; k-- > 0;) {
+                const hist_event *e = &hi->ev[k];
+                if (e->client != o->client || e->inc != o->inc) continue;
+                alive = e->op != HOP_CRASH;
+                break;
+            }
+            if (!alive && o->expire == INT64_MAX) {
+                dead = 1;
+                break;
+            }
+            const waiter *next = NULL;
+            for (size_t k = 0; k < nw; k++)
+                if (w[k].client == o->client && w[k].inc == o->inc && w[k].thread == o->thread) next = &w[k];
+            if (next == NULL) break;
+            if (next == x) {
+                cycle = 1;
+                break;
+            }
+            cur = next;
+        }
+        if (cycle)
+            check_violate(r, SCN_INV_DEADLOCK, end_us, x->at,
+                          "c%d.t%d waits for %s in a cycle of threads each waiting for a lock "
+                          "another holds",
+                          x->client, x->thread, names[x->lock]);
+        else if (dead)
+            check_violate(r, SCN_INV_DEADLOCK, end_us, x->at,
+                          "c%d.t%d waits for %s, held without expiry by a process that died",
+                          x->client, x->thread, names[x->lock]);
+    }
+    sim_xfree(w);
+    sim_xfree(own);
+}

@@ -1,0 +1,260 @@
+/* check_fair.c — fairness: queue order (fifo) and starvation. A grant is
+ * the ok of a first acquisition (depth 1); a wait is one acquire, from its
+ * invoke to its ok / fail or its process's crash. Reentrant acquires
+ * (invoked while the thread already holds the lock) are neither.
+ *
+ * Queue order is the server's: the observer records HOP_QUEUED when the
+ * master ran the script that queued a thread; a thread that never queued
+ * is placed at the store observation that made it the holder. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/checkers/checkers.h"
+#include "sim/kernel/ut.h"
+
+typedef struct wait_key {
+    int client, inc, thread;
+} wait_key;
+
+/* One open acquire. */
+typedef struct waiter {
+    UT_hash_handle hh;
+    wait_key k;
+    int lock;
+    size_t invoked;   /* history index of the invoke */
+    size_t queued;    /* of its first HOP_QUEUED in this wait (SIZE_MAX: none) */
+    int64_t position;
+} waiter;
+
+static waiter *find(waiter *open, const hist_event *e)
+{
+    wait_key k = {e->client, e->inc, e->thread};
+    waiter *w;
+    HASH_FIND(hh, open, &k, sizeof k, w);
+    return w;
+}
+
+static void close_wait(waiter **open, waiter *w)
+{
+    HASH_DEL(*open, w);
+    sim_xfree(w);
+}
+
+static void close_all(waiter **open)
+{
+    waiter *w, *tmp;
+    HASH_ITER(hh, *open, w, tmp) close_wait(open, w);
+}
+
+/* Opens a wait at invoke k (not for reentrant acquires). */
+static void open_wait(waiter **open, const hist_event *e, size_t k)
+{
+    waiter *w = find(*open, e);
+    if (w) close_wait(open, w); /* a lost end: start over */
+    if (e->value > 0) return;   /* reentry: the thread holds the lock */
+    w = sim_xcalloc(1, sizeof *w);
+    w->k = (wait_key){e->client, e->inc, e->thread};
+    w->lock = e->lock;
+    w->invoked = k;
+    w->queued = SIZE_MAX;
+    HASH_ADD(hh, *open, k, sizeof w->k, w);
+}
+
+static void close_crashed(waiter **open, const hist_event *e)
+{
+    waiter *w, *tmp;
+    HASH_ITER(hh, *open, w, tmp)
+        if (w->k.client == e->client && w->k.inc == e->inc) close_wait(open, w);
+}
+
+static void fmt_s(int64_t us, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%lld.%03llds", (long long)(us / 1000000), (long long)(us / 1000 % 1000));
+}
+
+/* The history index at which the grant ok at k happened on the server:
+ * the grantee's first HOP_QUEUED, or else the store observation that made
+ * it the holder (holder_at[lock]), or k itself. */
+static size_t grant_place(const history *h, const waiter *w, const size_t *holder_at, size_t k)
+{
+    if (w && w->queued != SIZE_MAX) return w->queued;
+    const hist_event *e = &h->ev[k];
+    size_t at = holder_at[e->lock];
+    if (at != SIZE_MAX) {
+        const hist_event *st = &h->ev[at];
+        if (st->client == e->client && st->inc == e->inc && st->thread == e->thread) return at;
+    }
+    return k;
+}
+
+/* Reports the waiters that grant k (to w) overtook; returns how many. */
+static uint64_t overtakes(const history *h, char *const *names, waiter *open, const waiter *w,
+                          size_t place, size_t k, check_result *r)
+{
+    const hist_event *g = &h->ev[k];
+    uint64_t n = 0;
+    const waiter *first = NULL;
+    for (const waiter *x = open; x; x = x->hh.next) {
+        if (x == w || x->lock != g->lock || x->queued == SIZE_MAX || x->queued >= place) continue;
+        if (first == NULL || x->queued < first->queued) first = x;
+        n++;
+    }
+    if (n == 0) return 0;
+    char tq[24], tg[24], fq[24];
+    fmt_s(h->ev[place].t_us, tq, sizeof tq);
+    fmt_s(g->t_us, tg, sizeof tg);
+    fmt_s(h->ev[first->queued].t_us, fq, sizeof fq);
+    check_violate(r, SCN_INV_FIFO, g->t_us, k,
+                  "c%d.t%d (in line at %s) was granted %s at %s ahead of c%d.t%d, queued at %s "
+                  "(position %lld) and still waiting%s",
+                  g->client, g->thread, tq, names[g->lock], tg, first->k.client, first->k.thread, fq,
+                  (long long)first->position, n > 1 ? " (and others)" : "");
+    return n;
+}
+
+void check_fifo(const history *h, char *const *names, check_result *r)
+{
+    r->checked[SCN_INV_FIFO] = 1;
+    r->verdict[SCN_INV_FIFO] = CHECK_HELD;
+    waiter *open = NULL;
+    size_t holder_at[SCN_MAX_LOCKS];
+    for (int l = 0; l < SCN_MAX_LOCKS; l++) holder_at[l] = SIZE_MAX;
+    uint64_t total = 0, grants = 0;
+    size_t first_v = r->nv;
+    for (size_t k = 0; k < h->n; k++) {
+        const hist_event *e = &h->ev[k];
+        if (e->op == HOP_CRASH) {
+            close_crashed(&open, e);
+            continue;
+        }
+        if (e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
+        if (e->op == HOP_GIVE_UP) {
+            waiter *w = find(open, e);
+            if (w) close_wait(&open, w);
+        } else if (e->op == HOP_STORE) {
+            const hist_event *prev = holder_at[e->lock] == SIZE_MAX ? NULL : &h->ev[holder_at[e->lock]];
+            if (prev == NULL || prev->client != e->client || prev->inc != e->inc || prev->thread != e->thread)
+                holder_at[e->lock] = k;
+        } else if (e->op == HOP_QUEUED) {
+            waiter *w = find(open, e);
+            if (w && w->lock == e->lock && w->queued == SIZE_MAX) {
+                w->queued = k;
+                w->position = e->value;
+            }
+        } else if (e->op == HOP_ACQUIRE && e->kind == HIST_INVOKE) {
+            open_wait(&open, e, k);
+        } else if (e->op == HOP_ACQUIRE) {
+            waiter *w = find(open, e);
+            if (e->kind == HIST_OK && e->value == 1) {
+                grants++;
+                total += overtakes(h, names, open, w, grant_place(h, w, holder_at, k), k, r);
+            }
+            if (w) close_wait(&open, w);
+        }
+    }
+    close_all(&open);
+    if (total && first_v < r->nv) {
+        check_violation *v = &r->v[first_v];
+        size_t len = strlen(v->detail);
+        snprintf(v->detail + len, sizeof v->detail - len, "; %llu overtakes in %llu grants",
+                 (unsigned long long)total, (unsigned long long)grants);
+    }
+}
+
+/* ---------------------------------------------------------- starvation */
+
+/* How many of the sorted indexes g[0..n) lie strictly between a and b. */
+static size_t between(const size_t *g, size_t n, size_t a, size_t b)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* first > a */
+        size_t mid = (lo + hi) / 2;
+        if (g[mid] <= a) lo = mid + 1;
+        else hi = mid;
+    }
+    size_t from = lo;
+    hi = n;
+    while (lo < hi) { /* first >= b */
+        size_t mid = (lo + hi) / 2;
+        if (g[mid] < b) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - from;
+}
+
+typedef struct worst {
+    size_t count, invoked, end;
+    int64_t end_us;
+    wait_key k;
+    int lock, open;
+} worst;
+
+static void consider(worst *m, const size_t *const *g, const size_t *ng, const waiter *w, size_t end,
+                     int64_t end_us, int still_open)
+{
+    size_t c = between(g[w->lock], ng[w->lock], w->invoked, end);
+    if (c <= m->count) return;
+    *m = (worst){c, w->invoked, end, end_us, w->k, w->lock, still_open};
+}
+
+void check_starvation(const history *h, char *const *names, int64_t bound, int64_t end_us,
+                      check_result *r)
+{
+    r->checked[SCN_INV_STARVATION] = 1;
+    r->verdict[SCN_INV_STARVATION] = CHECK_HELD;
+    /* The grants per lock (history indexes, ascending), and the threads. */
+    size_t *g[SCN_MAX_LOCKS] = {0}, ng[SCN_MAX_LOCKS] = {0}, cap[SCN_MAX_LOCKS] = {0};
+    waiter *threads = NULL;
+    for (size_t k = 0; k < h->n; k++) {
+        const hist_event *e = &h->ev[k];
+        if (e->op != HOP_ACQUIRE || e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
+        hist_event id = *e;
+        id.inc = 0;
+        if (e->kind == HIST_INVOKE && find(threads, &id) == NULL) open_wait(&threads, &id, k);
+        if (e->kind != HIST_OK || e->value != 1) continue;
+        int l = e->lock;
+        if (ng[l] == cap[l]) {
+            cap[l] = cap[l] ? cap[l] * 2 : 64;
+            g[l] = sim_xrealloc(g[l], cap[l] * sizeof *g[l]);
+        }
+        g[l][ng[l]++] = k;
+    }
+    if (bound <= 0) bound = 2 * (int64_t)HASH_COUNT(threads);
+    close_all(&threads);
+    worst m = {0};
+    waiter *open = NULL;
+    for (size_t k = 0; k < h->n; k++) {
+        const hist_event *e = &h->ev[k];
+        if (e->op == HOP_CRASH) {
+            waiter *w, *tmp;
+            HASH_ITER(hh, open, w, tmp)
+                if (w->k.client == e->client && w->k.inc == e->inc) {
+                    consider(&m, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+                    close_wait(&open, w);
+                }
+            continue;
+        }
+        if (e->op != HOP_ACQUIRE || e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
+        if (e->kind == HIST_INVOKE) {
+            open_wait(&open, e, k);
+            continue;
+        }
+        waiter *w = find(open, e);
+        if (w == NULL) continue;
+        consider(&m, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+        close_wait(&open, w);
+    }
+    for (waiter *w = open; w; w = w->hh.next) consider(&m, (const size_t *const *)g, ng, w, h->n, end_us, 1);
+    close_all(&open);
+    if ((int64_t)m.count > bound) {
+        char from[24], to[24];
+        fmt_s(h->ev[m.invoked].t_us, from, sizeof from);
+        fmt_s(m.end_us, to, sizeof to);
+        check_violate(r, SCN_INV_STARVATION, m.end_us, m.end < h->n ? m.end : h->n - 1,
+                      "c%d.t%d waited for %s from %s to %s%s while %zu grants went to other threads "
+                      "(bound %lld); the worst wait of the run",
+                      m.k.client, m.k.thread, names[m.lock], from, to, m.open ? " (still waiting)" : "",
+                      m.count, (long long)bound);
+    }
+    for (int l = 0; l < SCN_MAX_LOCKS; l++) sim_xfree(g[l]);
+}

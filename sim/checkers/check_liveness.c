@@ -1,0 +1,122 @@
+/* check_liveness.c — lost wake-ups: no thread waits in an acquire for
+ * longer than the bound while the lock is free in the store. The store's
+ * state comes from the observations the simulator records after every
+ * command (holder and expiry); between two observations a lock is free
+ * from the later of the observation and the holder's expiry. For a
+ * read/write lock, a reader's wait also counts while the store is in read
+ * mode (it could join at once). */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/checkers/checkers.h"
+
+typedef struct span {
+    int64_t from, to;
+} span;
+
+typedef struct spans {
+    span *v;
+    size_t n, cap;
+} spans;
+
+static void add_span(spans *s, int64_t from, int64_t to)
+{
+    if (to <= from) return;
+    if (s->n && s->v[s->n - 1].to >= from) { /* contiguous: extend */
+        if (to > s->v[s->n - 1].to) s->v[s->n - 1].to = to;
+        return;
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = sim_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = (span){from, to};
+}
+
+/* The first period of s (sorted, disjoint) that ends after t. */
+static size_t first_after(const spans *s, int64_t t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->v[mid].to <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The free periods of each lock, from the store observations; readable:
+ * read mode counts as free. */
+static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int readable)
+{
+    spans *fp = sim_xcalloc((size_t)nlocks, sizeof *fp);
+    int64_t *since = sim_xcalloc((size_t)nlocks, sizeof *since); /* free from (if free) */
+    int64_t *expiry = sim_xcalloc((size_t)nlocks, sizeof *expiry);
+    int64_t *last_t = sim_xcalloc((size_t)nlocks, sizeof *last_t);
+    for (int l = 0; l < nlocks; l++) expiry[l] = -1; /* unknown until observed: not free */
+    for (size_t k = 0; k <= hi->n; k++) {
+        const hist_event *e = k < hi->n ? &hi->ev[k] : NULL;
+        if (e && (e->op != HOP_STORE || e->lock < 0 || e->lock >= nlocks)) continue;
+        for (int l = 0; l < nlocks; l++) {
+            if (e && e->lock != l) continue;
+            int64_t t = e ? e->t_us : end_us;
+            /* Close the period since the previous observation. */
+            if (expiry[l] == 0) add_span(&fp[l], since[l], t);           /* was free */
+            else if (expiry[l] > 0 && expiry[l] < t) add_span(&fp[l], expiry[l], t); /* expired */
+            last_t[l] = t;
+            if (e == NULL) continue;
+            if (e->client == 0 || (readable && e->mode == SCN_RW_READ)) {
+                expiry[l] = 0;
+                since[l] = t;
+            } else {
+                expiry[l] = e->aux == INT64_MAX ? INT64_MAX : e->aux;
+            }
+        }
+    }
+    sim_xfree(since);
+    sim_xfree(expiry);
+    sim_xfree(last_t);
+    return fp;
+}
+
+void check_liveness(const history *hi, int nlocks, char *const *names, int64_t bound_us,
+                    int64_t end_us, check_result *r)
+{
+    r->checked[SCN_INV_LIVENESS] = 1;
+    r->verdict[SCN_INV_LIVENESS] = CHECK_HELD;
+    if (nlocks <= 0) return;
+    spans *fp = free_periods(hi, nlocks, end_us, 0);
+    spans *rp = NULL; /* read/write locks: when a reader could join */
+    for (size_t k = 0; k < hi->n && rp == NULL; k++)
+        if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
+    /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
+    size_t *ends = hist_op_ends(hi);
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
+        size_t done = ends[k] == (size_t)-1 ? hi->n : ends[k];
+        int64_t to = done < hi->n ? hi->ev[done].t_us : end_us;
+        int reader = rp && e->mode == SCN_RW_READ;
+        const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
+        for (size_t i = first_after(s, e->t_us); i < s->n && s->v[i].from < to; i++) {
+            int64_t a = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
+            int64_t b = s->v[i].to < to ? s->v[i].to : to;
+            if (b - a <= bound_us) continue;
+            check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
+                          "c%d.t%d waited %lldms for %s while it was %s in the store "
+                          "(free from %lld.%03llds; bound %lldms)",
+                          e->client, e->thread, (long long)((b - a) / 1000), names[e->lock],
+                          reader ? "free or in read mode" : "free",
+                          (long long)(a / 1000000), (long long)(a / 1000 % 1000),
+                          (long long)(bound_us / 1000));
+            break;
+        }
+    }
+    sim_xfree(ends);
+    for (int l = 0; l < nlocks; l++) {
+        sim_xfree(fp[l].v);
+        if (rp) sim_xfree(rp[l].v);
+    }
+    sim_xfree(fp);
+    sim_xfree(rp);
+}

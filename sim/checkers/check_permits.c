@@ -1,0 +1,254 @@
+/* check_permits.c — a semaphore's permits, judged on true time. A thread
+ * holds n permits from the ok of its acquire(n) to the invoke of its
+ * release(n), or to its process's crash (Redisson never gives a crashed
+ * holder's permits back: they are lost). The permits set come from the
+ * runtime's trySetPermits (HOP_SET), the store's count from HOP_COUNTER.
+ *
+ * permits:  the permits held never exceed the permits set, and at the end
+ *           available + held by live threads == set (none created: a release
+ *           by a thread that held nothing; none lost: a crashed holder, an
+ *           acquire whose reply was lost);
+ * liveness: no acquire(n) waits longer than the bound while the store has
+ *           n available (a lost wake-up);
+ * deadlock: at the end, no thread waits for n permits when fewer than n are
+ *           available or held by live threads (they can never come). */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/checkers/checkers.h"
+
+typedef struct holder {
+    int client, inc, thread, lock;
+    int64_t held;
+} holder;
+
+typedef struct sem {
+    int64_t set;        /* permits set (HOP_SET) */
+    int has_set;
+    int64_t held;       /* by live threads */
+    int64_t lost;       /* held by threads whose process crashed */
+    int64_t foreign;    /* released by threads beyond what they held */
+    int64_t available;  /* the store's last count */
+    int observed;
+    int over;           /* held > set right now (reported once per excursion) */
+    int64_t unsure;     /* acquires / releases that failed with an error */
+    char lost_by[64], foreign_by[64], unsure_by[160];
+} sem;
+
+typedef struct state {
+    sem *s;
+    holder *h;
+    size_t nh, cap;
+} state;
+
+static int64_t permits(const hist_event *e)
+{
+    return e->n > 0 ? e->n : 1;
+}
+
+static holder *holder_of(state *st, const hist_event *e)
+{
+    for (size_t i = 0; i < st->nh; i++) {
+        holder *x = &st->h[i];
+        if (x->client == e->client && x->inc == e->inc && x->thread == e->thread && x->lock == e->lock) return x;
+    }
+    if (st->nh == st->cap) {
+        st->cap = st->cap ? st->cap * 2 : 16;
+        st->h = sim_xrealloc(st->h, st->cap * sizeof *st->h);
+    }
+    st->h[st->nh] = (holder){e->client, e->inc, e->thread, e->lock, 0};
+    return &st->h[st->nh++];
+}
+
+static void on_crash(state *st, const hist_event *e)
+{
+    for (size_t i = 0; i < st->nh; i++) {
+        holder *x = &st->h[i];
+        if (x->client != e->client || x->inc != e->inc || x->held == 0) continue;
+        sem *s = &st->s[x->lock];
+        if (s->lost == 0) snprintf(s->lost_by, sizeof s->lost_by, "c%d.t%d", x->client, x->thread);
+        s->lost += x->held;
+        s->held -= x->held;
+        x->held = 0;
+    }
+}
+
+static void on_acquired(state *st, const hist_event *e, size_t k, char *const *names, check_result *r)
+{
+    sem *s = &st->s[e->lock];
+    int64_t n = permits(e);
+    holder_of(st, e)->held += n;
+    s->held += n;
+    if (!s->has_set || s->held <= s->set || s->over) return;
+    s->over = 1;
+    check_violate(r, SCN_INV_PERMITS, e->t_us, k,
+                  "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)",
+                  (long long)s->held, names[e->lock], (long long)s->set, e->client, e->thread, (long long)n);
+}
+
+static void on_release(state *st, const hist_event *e)
+{
+    sem *s = &st->s[e->lock];
+    int64_t n = permits(e);
+    holder *x = holder_of(st, e);
+    int64_t take = x->held < n ? x->held : n;
+    x->held -= take;
+    s->held -= take;
+    if (take < n && s->foreign == 0) snprintf(s->foreign_by, sizeof s->foreign_by, "c%d.t%d", e->client, e->thread);
+    s->foreign += n - take;
+    if (s->held <= s->set) s->over = 0;
+}
+
+/* The end: available + held by live threads must be what was set. */
+static void conservation(const state *st, int nlocks, char *const *names, int64_t end_us, size_t last,
+                         check_result *r)
+{
+    for (int l = 0; l < nlocks; l++) {
+        const sem *s = &st->s[l];
+        if (!s->has_set || !s->observed) continue;
+        int64_t total = s->available + s->held;
+        if (total == s->set) continue;
+        char why[320] = "";
+        if (total < s->set && s->lost)
+            snprintf(why, sizeof why, "; %lld held by crashed processes (first %s) never came back", (long long)s->lost,
+                     s->lost_by);
+        else if (s->unsure)
+            snprintf(why, sizeof why, "; %lld acquire/release(s) failed with an error and may or may not have run "
+                     "(first %s)", (long long)s->unsure, s->unsure_by);
+        if (total > s->set && s->foreign)
+            snprintf(why, sizeof why, "; threads released %lld they did not hold (first %s)", (long long)s->foreign,
+                     s->foreign_by);
+        check_violate(r, SCN_INV_PERMITS, end_us, last,
+                      "%lld permits of %s %s: at the end %lld available + %lld held by live threads, %lld set%s",
+                      (long long)(total < s->set ? s->set - total : total - s->set), names[l],
+                      total < s->set ? "lost" : "created", (long long)s->available, (long long)s->held,
+                      (long long)s->set, why);
+    }
+}
+
+/* ------------------------------------------------------------ the waits */
+
+typedef struct point {
+    int64_t t, available;
+} point;
+
+typedef struct timeline {
+    point *v;
+    size_t n, cap;
+} timeline;
+
+static void timelines(const history *hi, int nlocks, timeline *tl)
+{
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        if (e->op != HOP_COUNTER || e->lock < 0 || e->lock >= nlocks) continue;
+        timeline *x = &tl[e->lock];
+        if (x->n == x->cap) {
+            x->cap = x->cap ? x->cap * 2 : 64;
+            x->v = sim_xrealloc(x->v, x->cap * sizeof *x->v);
+        }
+        x->v[x->n++] = (point){e->t_us, e->aux ? e->value : 0};
+    }
+}
+
+/* The longest stretch of [from, to) during which at least n were available;
+ * *at gets its start. */
+static int64_t longest_enough(const timeline *x, int64_t n, int64_t from, int64_t to, int64_t *at)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) { /* the first point after from */
+        size_t mid = (lo + hi) / 2;
+        if (x->v[mid].t <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    int64_t best = 0, run_from = -1;
+    size_t i = lo;
+    int64_t avail = lo > 0 ? x->v[lo - 1].available : 0;
+    int64_t t = from;
+    for (;;) {
+        int64_t next = i < x->n && x->v[i].t < to ? x->v[i].t : to;
+        if (avail >= n && run_from < 0) run_from = t;
+        if (avail < n && run_from >= 0) run_from = -1;
+        if (run_from >= 0 && next - run_from > best) {
+            best = next - run_from;
+            *at = run_from;
+        }
+        if (next >= to) break;
+        avail = x->v[i].available;
+        t = next;
+        i++;
+    }
+    return best;
+}
+
+static void waits(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,
+                  const state *st, check_result *r)
+{
+    timeline *tl = sim_xcalloc((size_t)nlocks, sizeof *tl);
+    timelines(hi, nlocks, tl);
+    size_t *ends = hist_op_ends(hi);
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
+        size_t done = ends[k];
+        int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
+        int64_t at = 0, n = permits(e);
+        int64_t len = longest_enough(&tl[e->lock], n, e->t_us, to, &at);
+        if (len > bound_us)
+            check_violate(r, SCN_INV_LIVENESS, at + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
+                          "c%d.t%d waited %lldms for %lld permit(s) of %s while the store had them "
+                          "(from %lld.%03llds; bound %lldms)",
+                          e->client, e->thread, (long long)(len / 1000), (long long)n, names[e->lock],
+                          (long long)(at / 1000000), (long long)(at / 1000 % 1000), (long long)(bound_us / 1000));
+        const sem *s = &st->s[e->lock];
+        if (done != (size_t)-1 || !s->observed || s->available + s->held >= n) continue;
+        check_violate(r, SCN_INV_DEADLOCK, end_us, k,
+                      "c%d.t%d waits for %lld permit(s) of %s that can never come: %lld available, %lld held by "
+                      "live threads%s%s",
+                      e->client, e->thread, (long long)n, names[e->lock], (long long)s->available, (long long)s->held,
+                      s->lost ? ", the rest lost with crashed " : "", s->lost ? s->lost_by : "");
+    }
+    for (int l = 0; l < nlocks; l++) sim_xfree(tl[l].v);
+    sim_xfree(tl);
+    sim_xfree(ends);
+}
+
+void check_permits(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,
+                   check_result *r)
+{
+    static const scn_invariant mine[] = {SCN_INV_PERMITS, SCN_INV_LIVENESS, SCN_INV_DEADLOCK};
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
+        r->checked[mine[i]] = 1;
+        if (r->verdict[mine[i]] != CHECK_VIOLATED) r->verdict[mine[i]] = CHECK_HELD;
+    }
+    if (nlocks <= 0) return;
+    state st = {.s = sim_xcalloc((size_t)nlocks, sizeof *st.s)};
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        if (e->op == HOP_CRASH) {
+            on_crash(&st, e);
+            continue;
+        }
+        if (e->lock < 0 || e->lock >= nlocks) continue;
+        sem *s = &st.s[e->lock];
+        if (e->op == HOP_SET && e->aux) {
+            s->set += e->value;
+            s->has_set = 1;
+        } else if (e->op == HOP_COUNTER) {
+            s->available = e->aux ? e->value : 0;
+            s->observed = 1;
+        } else if (e->op == HOP_ACQUIRE && e->kind == HIST_OK) {
+            on_acquired(&st, e, k, names, r);
+        } else if (e->op == HOP_RELEASE && e->kind == HIST_INVOKE) {
+            on_release(&st, e);
+        } else if ((e->op == HOP_ACQUIRE || e->op == HOP_RELEASE) && e->kind == HIST_FAIL && e->err &&
+                   strcmp(e->err, "not acquired") != 0) {
+            if (s->unsure++ == 0)
+                snprintf(s->unsure_by, sizeof s->unsure_by, "c%d.t%d: %s", e->client, e->thread, e->err);
+        }
+    }
+    conservation(&st, nlocks, names, end_us, hi->n ? hi->n - 1 : 0, r);
+    waits(hi, nlocks, names, bound_us, end_us, &st, r);
+    sim_xfree(st.s);
+    sim_xfree(st.h);
+}

@@ -1,0 +1,319 @@
+/* conform.c — runs the generated operations on the fake node and on a real
+ * redis-server side by side and compares every reply, and every pub/sub
+ * message a subscriber connection receives. The fake's clock is set to the
+ * wall clock before each operation so expiry deadlines mean the same on
+ * both. Stops at the first divergence. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "sim/engine/conform.h"
+#include "sim/fake/fake.h"
+#include "sim/real/real.h"
+
+#define MAX_PUSHES 64
+
+typedef struct pushes {
+    sim_reply *msg[MAX_PUSHES];
+    int n;
+} pushes;
+
+static void on_push(void *ud, const sim_reply *msg)
+{
+    pushes *p = ud;
+    if (p->n < MAX_PUSHES) p->msg[p->n++] = sim_reply_dup(msg);
+}
+
+static void pushes_clear(pushes *p)
+{
+    for (int i = 0; i < p->n; i++) sim_reply_free(p->msg[i]);
+    p->n = 0;
+}
+
+/* hiredis 0.14 reports a null multi-bulk as a null bulk: compare alike. */
+static void normalize(sim_reply *r)
+{
+    if (r->type == SIM_REPLY_NILARRAY) r->type = SIM_REPLY_NIL;
+    for (size_t i = 0; i < r->elements; i++) normalize(r->element[i]);
+}
+
+static int64_t absdiff(int64_t a, int64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static int equal_timed(const sim_reply *a, const sim_reply *b, int cmp)
+{
+    if (a->type == SIM_REPLY_INT && b->type == SIM_REPLY_INT) {
+        if (a->integer == b->integer) return 1;
+        if ((cmp & CONFORM_CMP_PROBE) && a->integer >= 0 && a->integer <= 25 &&
+            b->integer >= 0 && b->integer <= 25)
+            return 1;
+        /* Milliseconds read at two different instants (PTTL, or a fair
+         * lock's deadline derived from one, which may be small or even
+         * negative) may differ by the time between the two runs; small
+         * codes (-2..50: missing key, no TTL, counts) must match. */
+        if ((cmp & CONFORM_CMP_TIME) && (a->integer > 50 || a->integer < -50) &&
+            (b->integer > 50 || b->integer < -50))
+            return absdiff(a->integer, b->integer) <= 50;
+        if ((cmp & CONFORM_CMP_TIME_SEC) && a->integer >= 50 && b->integer >= 50)
+            return absdiff(a->integer, b->integer) <= 1;
+        return 0;
+    }
+    if (a->type == SIM_REPLY_ARRAY && b->type == SIM_REPLY_ARRAY) {
+        if (a->elements != b->elements) return 0;
+        for (size_t i = 0; i < a->elements; i++)
+            if (!equal_timed(a->element[i], b->element[i], cmp)) return 0;
+        return 1;
+    }
+    return sim_reply_equal(a, b, 0, 0);
+}
+
+static int replies_equal(sim_reply *fake, sim_reply *real, int cmp)
+{
+    normalize(fake);
+    normalize(real);
+    if (cmp & CONFORM_CMP_PAIRS) return sim_reply_equal(fake, real, 0, SIM_REPLY_CMP_PAIRS);
+    if (cmp & CONFORM_CMP_SET) return sim_reply_equal(fake, real, 0, SIM_REPLY_CMP_UNORDERED);
+    return equal_timed(fake, real, cmp);
+}
+
+typedef struct run {
+    const conform_opts *o;
+    sim_ctx *ctx;
+    fake_node *node;
+    fake_conn *fmain, *fsub;
+    real_conn *rmain, *rsub;
+    pushes fpush;
+    uint64_t step;
+    uint64_t messages, probes;
+} run;
+
+static void report(run *r, const conform_op *op, const char *what,
+                   const sim_reply *fake, const sim_reply *real)
+{
+    char cmd[2048], fb[4096], rb[4096];
+    conform_op_format(op, cmd, sizeof cmd);
+    if (fake) sim_reply_format(fake, fb, sizeof fb);
+    else snprintf(fb, sizeof fb, "(no reply)");
+    if (real) sim_reply_format(real, rb, sizeof rb);
+    else snprintf(rb, sizeof rb, "(no reply: %s)", real_errstr(r->rmain));
+    fprintf(stderr,
+            "conform: DIVERGENCE at step %llu (seed %llu)%s%s\n"
+            "  command: %s\n  fake:    %s\n  real:    %s\n"
+            "  replay:  locksim conform --redis %s:%d --seed %llu --ops %llu\n",
+            (unsigned long long)r->step, (unsigned long long)r->o->seed,
+            what ? ", " : "", what ? what : "", cmd, fb, rb, r->o->host, r->o->port,
+            (unsigned long long)r->o->seed, (unsigned long long)r->step);
+}
+
+static void sync_clock(run *r)
+{
+    sim_clock *c = fake_node_clock(r->node);
+    c->offset_us = real_unix_us() - sim_now(r->ctx);
+}
+
+/* An UNSUBSCRIBE with no channel lists them in the server's dict order:
+ * compare kinds and counts in order, and the channel names as a set. */
+static int unsub_all_equal(sim_reply **fake, sim_reply **real, int n)
+{
+    sim_reply fa = {.type = SIM_REPLY_ARRAY, .elements = (size_t)n};
+    sim_reply ra = {.type = SIM_REPLY_ARRAY, .elements = (size_t)n};
+    sim_reply *fch[MAX_PUSHES], *rch[MAX_PUSHES];
+    for (int i = 0; i < n; i++) {
+        if (fake[i]->elements != 3 || real[i]->elements != 3) return 0;
+        if (!sim_reply_equal(fake[i]->element[0], real[i]->element[0], 0, 0) ||
+            !sim_reply_equal(fake[i]->element[2], real[i]->element[2], 0, 0))
+            return 0;
+        fch[i] = fake[i]->element[1];
+        rch[i] = real[i]->element[1];
+    }
+    fa.element = fch;
+    ra.element = rch;
+    return sim_reply_equal(&fa, &ra, 0, SIM_REPLY_CMP_UNORDERED);
+}
+
+/* Reads as many pushes from the real subscriber as the fake produced and
+ * compares them; then a PING barrier proves nothing else is pending. */
+static int check_pushes(run *r, const conform_op *op, int barrier, int unsub_all)
+{
+    sim_reply *real[MAX_PUSHES];
+    int n = r->fpush.n, got = 0, ok = 1;
+    for (; got < n; got++) {
+        real[got] = real_get_reply(r->rsub);
+        if (real[got] == NULL) break;
+        normalize(real[got]);
+    }
+    if (got < n) {
+        report(r, op, "on the subscriber connection", r->fpush.msg[got], NULL);
+        ok = 0;
+    } else if (unsub_all && n > 1) {
+        ok = unsub_all_equal(r->fpush.msg, real, n);
+        if (!ok) report(r, op, "on the subscriber connection", r->fpush.msg[0], real[0]);
+    } else {
+        for (int i = 0; i < n && ok; i++) {
+            ok = replies_equal(r->fpush.msg[i], real[i], 0);
+            if (!ok) report(r, op, "on the subscriber connection", r->fpush.msg[i], real[i]);
+        }
+    }
+    for (int i = 0; i < got; i++) sim_reply_free(real[i]);
+    r->messages += (uint64_t)n;
+    pushes_clear(&r->fpush);
+    if (!ok) return -1;
+    if (!barrier) return 0;
+    const char *ping[] = {"PING"};
+    size_t lens[] = {4};
+    sim_reply *fake = fake_exec(r->node, r->fsub, 1, ping, lens);
+    sim_reply *pong = real_command(r->rsub, 1, ping, lens);
+    ok = fake && pong && replies_equal(fake, pong, 0);
+    if (!ok) report(r, op, "PING barrier after the operation (an extra message?)", fake, pong);
+    sim_reply_free(fake);
+    sim_reply_free(pong);
+    return ok ? 0 : -1;
+}
+
+static int run_main(run *r, conform_op *op)
+{
+    sync_clock(r);
+    sim_reply *fake = fake_exec(r->node, r->fmain, op->argc, (const char *const *)op->argv,
+                                op->lens);
+    sim_reply *real = real_command(r->rmain, op->argc, (const char *const *)op->argv, op->lens);
+    int ok = fake && real && replies_equal(fake, real, op->cmp);
+    if (!ok) report(r, op, NULL, fake, real);
+    sim_reply_free(fake);
+    sim_reply_free(real);
+    if (!ok) return -1;
+    int subscribed = fake_conn_subscriptions(r->fsub) > 0;
+    if (r->fpush.n > 0 || subscribed) return check_pushes(r, op, subscribed, 0);
+    return 0;
+}
+
+static int run_sub(run *r, conform_op *op)
+{
+    sync_clock(r);
+    sim_reply *fake = fake_exec(r->node, r->fsub, op->argc, (const char *const *)op->argv,
+                                op->lens);
+    if (real_append(r->rsub, op->argc, (const char *const *)op->argv, op->lens) != 0) {
+        report(r, op, "cannot send on the subscriber connection", fake, NULL);
+        sim_reply_free(fake);
+        return -1;
+    }
+    int ok = 1;
+    if (fake) {
+        sim_reply *real = real_get_reply(r->rsub);
+        ok = real && replies_equal(fake, real, 0);
+        if (!ok) report(r, op, "on the subscriber connection", fake, real);
+        sim_reply_free(real);
+    }
+    sim_reply_free(fake);
+    if (!ok) return -1;
+    int unsub_all = op->argc == 1 && strcasecmp(op->argv[0], "unsubscribe") == 0;
+    return check_pushes(r, op, fake_conn_subscriptions(r->fsub) > 0, unsub_all);
+}
+
+static int prelude(run *r)
+{
+    static const char *const cmds[][3] = {
+        {"FLUSHALL", NULL, NULL},
+        {"SCRIPT", "FLUSH", NULL},
+        {"EVAL", "math.randomseed(4242)", "0"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        int argc = cmds[i][1] == NULL ? 1 : cmds[i][2] == NULL ? 2 : 3;
+        size_t lens[3];
+        for (int j = 0; j < argc; j++) lens[j] = strlen(cmds[i][j]);
+        sim_reply *fake = fake_exec(r->node, r->fmain, argc, cmds[i], lens);
+        sim_reply *real = real_command(r->rmain, argc, cmds[i], lens);
+        int ok = real && real->type != SIM_REPLY_ERR;
+        sim_reply_free(fake);
+        sim_reply_free(real);
+        if (!ok) {
+            fprintf(stderr, "conform: could not reset the server with %s\n", cmds[i][0]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+typedef struct family_count {
+    const char *name;
+    uint64_t n;
+} family_count;
+
+static void count_family(family_count *fc, size_t *nfc, size_t cap, const char *name)
+{
+    if (name == NULL) return;
+    for (size_t i = 0; i < *nfc; i++)
+        if (strcmp(fc[i].name, name) == 0) {
+            fc[i].n++;
+            return;
+        }
+    if (*nfc < cap) fc[(*nfc)++] = (family_count){name, 1};
+}
+
+int conform_run(const conform_opts *o)
+{
+    char err[256];
+    run r = {.o = o};
+    r.rmain = real_connect(o->host, o->port, 2000, err, sizeof err);
+    if (r.rmain) r.rsub = real_connect(o->host, o->port, 2000, err, sizeof err);
+    if (r.rmain == NULL || r.rsub == NULL) {
+        fprintf(stderr, "conform: %s\n", err);
+        real_close(r.rmain);
+        return 2;
+    }
+    real_set_timeout(r.rmain, 5000);
+    real_set_timeout(r.rsub, 2000);
+    r.ctx = sim_new(o->seed);
+    r.node = fake_node_new(r.ctx, "fake");
+    r.fmain = fake_conn_new(r.node, NULL, NULL);
+    r.fsub = fake_conn_new(r.node, on_push, &r.fpush);
+    conform_gen *g = conform_gen_new(o->seed);
+    family_count fams[256];
+    size_t nfams = 0;
+    int status = prelude(&r) == 0 ? 0 : 2;
+    int64_t t0 = real_mono_us();
+
+    for (r.step = 1; status == 0 && r.step <= o->ops; r.step++) {
+        conform_op op;
+        conform_gen_next(g, &op, fake_conn_subscriptions(r.fsub) > 0);
+        count_family(fams, &nfams, 256, op.family);
+        if (o->verbose) {
+            char buf[512];
+            conform_op_format(&op, buf, sizeof buf);
+            fprintf(stderr, "%llu: %s\n", (unsigned long long)r.step, buf);
+        }
+        int rc = 0;
+        if (op.target == CONFORM_SLEEP) {
+            usleep((useconds_t)op.sleep_ms * 1000);
+            r.probes++;
+        } else if (op.target == CONFORM_SUB) {
+            rc = run_sub(&r, &op);
+        } else {
+            rc = run_main(&r, &op);
+        }
+        conform_op_clear(&op);
+        if (rc != 0) status = 1;
+    }
+    double secs = (double)(real_mono_us() - t0) / 1e6;
+    if (status == 0) {
+        printf("conform: %llu ops against %s:%d (seed %llu), 0 divergences; "
+               "%zu command/script families, %llu pub/sub messages compared, "
+               "%llu expiry probes, %.1fs\n",
+               (unsigned long long)o->ops, o->host, o->port, (unsigned long long)o->seed,
+               nfams, (unsigned long long)r.messages, (unsigned long long)r.probes, secs);
+        if (o->verbose)
+            for (size_t i = 0; i < nfams; i++)
+                printf("  %-24s %llu\n", fams[i].name, (unsigned long long)fams[i].n);
+    }
+    pushes_clear(&r.fpush);
+    conform_gen_free(g);
+    fake_conn_free(r.fmain);
+    fake_conn_free(r.fsub);
+    fake_node_free(r.node);
+    sim_free(r.ctx);
+    real_close(r.rmain);
+    real_close(r.rsub);
+    return status;
+}

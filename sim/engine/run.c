@@ -1,0 +1,186 @@
+/* run.c — runs one scenario with one seed on the fake world and judges
+ * it. The first trace line states the seed and every derived parameter
+ * (so a failing seed can be understood from its trace alone). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "faults/fault.h"
+#include "protocols/protocol.h"
+#include "sim/engine/run.h"
+#include "sim/real/real.h"
+#include "sim/real/servers.h"
+#include "sim/world/world.h"
+
+#define DRAIN_STEP_US SIM_MS(10)
+
+static void to_file(void *ud, const char *line, size_t len)
+{
+    FILE *f = ud;
+    fwrite(line, 1, len, f);
+    fputc('\n', f);
+}
+
+static void trace_header(sim_ctx *ctx, const scenario *s, uint64_t seed)
+{
+    char lat[64], hold[64], think[64];
+    scn_dist_format(&s->latency, lat, sizeof lat);
+    scn_dist_format(&s->hold, hold, sizeof hold);
+    scn_dist_format(&s->think, think, sizeof think);
+    sim_trace(ctx, "run",
+              "seed=%llu scenario=%s protocol=%s nodes=%d replicas=%d latency=%s clients=%d "
+              "threads=%d hold=%s think=%s lease=%lldus wait=%lldus duration=%lldus steps=%zu",
+              (unsigned long long)seed, s->name, s->protocol, s->nodes, s->replicas, lat, s->clients,
+              s->threads, hold, think, (long long)s->lease_us, (long long)s->wait_us,
+              (long long)s->duration_us, s->nsteps);
+}
+
+static int is_node_fault(const scn_step *st)
+{
+    return st->op == SCN_FAULT_FAILOVER ||
+           (st->node[0] && st->node[0] == 'r' &&
+            (st->op == SCN_FAULT_CRASH || st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_PAUSE));
+}
+
+int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap)
+{
+    int server_faults_ok = o->redis == NULL || o->allow_server_faults;
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const scn_step *st = &s->steps[i];
+        const char *why = NULL;
+        if (st->op == SCN_FAULT_CLOCK && st->node[0] == 'r' && o->redis)
+            why = "clocks of servers you run cannot be moved (locksim's own servers run with its clock shim)";
+        else if (st->op == SCN_FAULT_FIU && !strcmp(st->point, "redis/replicate"))
+            why = "redis/replicate is the fake's replication; real replicas replicate by themselves";
+        else if (is_node_fault(st) && !server_faults_ok)
+            why = "faults on servers you run need --allow-server-faults";
+        if (why) {
+            snprintf(buf, cap, "%s:%d: %s: refused on --backend redis (%s)", s->path, st->line, scn_op_name(st->op), why);
+            return -1;
+        }
+    }
+    if (s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK) && o->redis) {
+        snprintf(buf, cap, "%s: [nemesis] kind clock: refused with --redis (clocks of servers you run cannot be moved)",
+                 s->path);
+        return -1;
+    }
+    if (s->nemesis && !server_faults_ok &&
+        (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_NODE_PAUSE | SCN_NEM_FAILOVER))) {
+        snprintf(buf, cap, "%s: [nemesis] server faults on servers you run need --allow-server-faults", s->path);
+        return -1;
+    }
+    return 0;
+}
+
+int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result *out,
+                 history *h, scn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const proto_def *pd = proto_find(s->protocol);
+    if (pd == NULL) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        err->line = s->protocol_line;
+        proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
+        return -1;
+    }
+    real_servers *srv = NULL;
+    if (o && o->real) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        if (run_real_refusal(s, o, err->msg, sizeof err->msg) != 0) return -1;
+        int clocks = s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK);
+        for (size_t i = 0; i < s->nsteps; i++)
+            clocks |= s->steps[i].op == SCN_FAULT_CLOCK && s->steps[i].node[0] == 'r';
+        srv = o->redis ? real_servers_external(o->redis, err->msg, sizeof err->msg)
+              : clocks ? real_servers_start_clocked(s->nodes, s->replicas, err->msg, sizeof err->msg)
+                       : real_servers_start(s->nodes, s->replicas, err->msg, sizeof err->msg);
+        if (srv == NULL) return -1;
+        if (real_servers_count(srv) < s->nodes * (1 + s->replicas)) {
+            snprintf(err->msg, sizeof err->msg, "the scenario needs %d servers, --redis names %d",
+                     s->nodes * (1 + s->replicas), real_servers_count(srv));
+            real_servers_stop(srv);
+            return -1;
+        }
+    }
+    int64_t wall0 = real_mono_us();
+    sim_ctx *ctx = sim_new(seed);
+    if (o && o->trace) sim_set_trace_sink(ctx, to_file, o->trace);
+    if (o && o->chooser) sim_set_chooser(ctx, o->chooser, o->chooser_ud);
+    trace_header(ctx, s, seed);
+    world *w = srv ? world_new_real(ctx, s, srv) : world_new(ctx, s);
+    cl_world *cw = cl_world_new(w, s, pd, h);
+    scn_step *gen = NULL;
+    size_t ngen = fault_nemesis(ctx, s, &gen);
+    for (size_t i = 0; i < ngen; i++) {
+        char line[256];
+        scn_step_format(&gen[i], s, line, sizeof line);
+        sim_trace(ctx, "nemesis", "%s", line);
+    }
+    fault_sched *faults = fault_schedule(ctx, w, cw, s, gen, ngen);
+    cl_world_start(cw);
+
+    int64_t duration = o && o->horizon_us > 0 && o->horizon_us < s->duration_us ? o->horizon_us : s->duration_us;
+    sim_run(ctx, duration);
+    cl_world_stop(cw);
+    int64_t drain_end = duration + s->drain_us;
+    while (sim_now(ctx) < drain_end && (cl_world_busy(cw) || cl_world_holding(cw))) {
+        int64_t until = sim_now(ctx) + DRAIN_STEP_US;
+        sim_run(ctx, until < drain_end ? until : drain_end);
+    }
+    int64_t end_us = sim_now(ctx);
+    sim_trace(ctx, "run", "end busy=%d holding=%d", cl_world_busy(cw), cl_world_holding(cw));
+
+    out->s = s;
+    out->seed = seed;
+    out->backend = srv ? "redis" : "fake";
+    out->virtual_us = end_us;
+    out->events = sim_events_run(ctx);
+    out->evals = world_evals(w);
+    out->commands = world_commands(w);
+    cl_world_counts(cw, &out->acquisitions, &out->acquire_failures, &out->op_errors);
+    out->trace_hash = sim_trace_hash(ctx);
+    out->trace_reproducible = srv == NULL; /* real time and real servers do not replay */
+
+    check_result_init(&out->checks);
+    char *const *names = s->lock_names;
+    unsigned inv = proto_invariants(pd);
+#define APPLIES(i) (inv & PROTO_INV(i))
+    if (APPLIES(SCN_INV_MUTEX)) check_mutex(h, s->nlocks, names, &out->checks);
+    if (APPLIES(SCN_INV_REENTRANCY)) check_reentrancy(h, names, &out->checks);
+    /* Counter objects judge liveness (and deadlock) by their own rules. */
+    int counters = APPLIES(SCN_INV_PERMITS) || APPLIES(SCN_INV_LATCH);
+    if (APPLIES(SCN_INV_LIVENESS) && !counters)
+        check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
+    if (APPLIES(SCN_INV_DEADLOCK) && !counters) check_deadlock(h, s->nlocks, names, end_us, &out->checks);
+    if (APPLIES(SCN_INV_PERMITS)) check_permits(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
+    if (APPLIES(SCN_INV_LATCH)) check_latch(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
+    if (APPLIES(SCN_INV_FENCING)) check_fencing(h, names, &out->checks);
+    if (APPLIES(SCN_INV_RW_EXCLUSION)) check_rw_exclusion(h, s->nlocks, names, &out->checks);
+    if (APPLIES(SCN_INV_FIFO)) check_fifo(h, names, &out->checks);
+    if (APPLIES(SCN_INV_STARVATION)) check_starvation(h, names, s->starvation_bound, end_us, &out->checks);
+#undef APPLIES
+    run_latency(h, out);
+    run_fairness(h, out);
+    run_expectations(out);
+
+    out->generated = gen;
+    out->ngenerated = ngen;
+    cl_world_free(cw);
+    fault_sched_free(faults);
+    world_free(w);
+    real_servers_stop(srv);
+    sim_free(ctx);
+    out->wall_ms = (double)(real_mono_us() - wall0) / 1000.0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) out->peak_rss_kb = ru.ru_maxrss;
+    return 0;
+}
+
+void run_result_free(run_result *r)
+{
+    check_result_free(&r->checks);
+    sim_xfree(r->generated);
+    r->generated = NULL;
+}

@@ -1,0 +1,66 @@
+/* run.h — one run of a scenario with one seed, on the simulated world:
+ * builds the world, the clients and the fault schedule, runs the duration
+ * then a bounded drain (no new operations; held locks are released),
+ * judges the history with the checkers and fills the result. */
+#ifndef LOCKSIM_RUN_H
+#define LOCKSIM_RUN_H
+
+#include <stdio.h>
+
+#include "sim/checkers/checkers.h"
+#include "sim/history/history.h"
+#include "sim/kernel/sim.h"
+#include "sim/scn/scn.h"
+
+/* What one run of a scenario with one seed did and how it was judged. */
+typedef struct run_result {
+    const scenario *s;
+    uint64_t seed;
+    const char *backend;
+    int64_t virtual_us;
+    double wall_ms;
+    long peak_rss_kb;     /* the process's peak resident memory so far */
+    uint64_t events, evals, commands;
+    uint64_t acquisitions, acquire_failures, op_errors;
+    uint64_t trace_hash;
+    int trace_reproducible;
+    check_result checks;
+    int64_t latency_p50_us, latency_p95_us, latency_p99_us, latency_max_us;
+    double fairness_jain; /* Jain's index over the threads' acquisitions (0: none) */
+    int expectations_met;
+    char expectation_failure[256]; /* the first unmet expectation */
+    scn_step *generated;           /* the faults the nemesis drew (owned) */
+    size_t ngenerated;
+} run_result;
+
+/* Acquire latencies (ok and fail) from h into r. */
+void run_latency(const history *h, run_result *r);
+/* Jain's fairness index (sum x)^2 / (n sum x^2) over x = the successful
+ * acquires of each thread that invoked one: 1 when all got the same, 1/n
+ * when one got everything, 0 when no thread acquired. O(events). */
+void run_fairness(const history *h, run_result *r);
+/* Judges r->checks against the scenario's [expect]. */
+void run_expectations(run_result *r);
+
+typedef struct run_opts {
+    FILE *trace;        /* every trace line, or NULL */
+    int real;           /* the real backend: redis-server processes */
+    const char *redis;  /* real: the user's servers "HOST:PORT,..." (NULL: managed) */
+    int allow_server_faults; /* real with --redis: faults may act on them */
+    int64_t horizon_us;      /* > 0: the run stops there (before the duration) */
+    sim_chooser_fn *chooser; /* decides every sim_choose (exploration, replay), or NULL */
+    void *chooser_ud;
+} run_opts;
+
+/* The first fault of s the real backend cannot apply with options o, as
+ * "file:line: why" in buf (cap bytes); 0 when it can run. */
+int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap);
+
+/* Runs s with seed. The result borrows s; h receives the history (the
+ * caller inits and frees it). Returns 0, or -1 if the scenario names an
+ * unknown protocol (the error is in err). */
+int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result *out,
+                 history *h, scn_error *err);
+void run_result_free(run_result *r);
+
+#endif /* LOCKSIM_RUN_H */

@@ -1,0 +1,73 @@
+/* sim_int.h — the sim context's layout, shared by the kernel's own files
+ * (sim.c, rng.c, trace.c, clock.c). No other file includes it. */
+#ifndef LOCKSIM_SIM_INT_H
+#define LOCKSIM_SIM_INT_H
+
+#include <xxhash.h>
+
+#include "sim/kernel/sim.h"
+
+/* A scheduled event. Dead events (cancelled timers) stay in the heap and are
+ * skipped when they reach the top. */
+typedef struct sim_event {
+    int64_t t_us;
+    uint64_t seq;
+    sim_event_fn *fn;
+    void *arg;
+    const char *label;
+    sim_timer *owner; /* the timer that armed it, or NULL */
+    int dead;
+    int in_now;       /* queued in the now FIFO, not the heap */
+    struct sim_event *next_free;
+} sim_event;
+
+/* A heap slot: the event's key inline, so ordering never follows the
+ * pointer. */
+typedef struct sim_slot {
+    int64_t t_us;
+    uint64_t seq;
+    sim_event *ev;
+} sim_slot;
+
+typedef struct sim_stream_entry sim_stream_entry;
+
+struct sim_ctx {
+    uint64_t seed;
+    int64_t now_us;
+    uint64_t next_seq;
+    uint64_t events_run;
+    int stopping;
+
+    sim_slot *heap;   /* binary min-heap on (t_us, seq) */
+    size_t heap_len, heap_cap, dead_count;
+    sim_event **now;  /* ring: events scheduled for the time they were
+                         scheduled at, in seq order (no heap needed) */
+    size_t now_head, now_len, now_cap, now_dead;
+    sim_event *free_events;
+
+    sim_stream_entry *streams; /* uthash by name, insertion ordered */
+    sim_chooser_fn *chooser;
+    void *chooser_ud;
+    uint64_t choices;
+
+    XXH3_state_t *hash;
+    char *hash_buf;          /* lines waiting to be hashed (XXH3 streams: */
+    size_t hash_len;         /* chunking does not change the digest) */
+    int64_t stamp_us;        /* the time stamp formatted in stamp */
+    char stamp[24];
+    size_t stamp_len;
+    uint64_t trace_lines;
+    sim_trace_sink_fn *sink;
+    void *sink_ud;
+    int event_trace;
+
+    sim_waiter_fn *waiter; /* real time: blocks until the next event is due */
+    void *waiter_ud;
+};
+
+void sim_streams_free(sim_ctx *ctx);
+void sim_trace_init(sim_ctx *ctx);
+void sim_trace_free(sim_ctx *ctx);
+void sim_trace_event(sim_ctx *ctx, const sim_event *ev);
+
+#endif /* LOCKSIM_SIM_INT_H */
