@@ -87,7 +87,7 @@ static int check(const sim_reply *r, const cmd *c, const char *where)
 
 static void load_fake(fake_node *n, fake_conn *c, const char *name)
 {
-    const proto_script_text *t = proto_script_find(name);
+    const cl_script *t = proto_script_find(name);
     const char *argv[] = {"SCRIPT", "LOAD", t->text};
     size_t lens[] = {6, 4, t->len};
     sim_reply_free(fake_exec(n, c, 3, argv, lens));
@@ -133,7 +133,7 @@ static void load_real(real_conn *c, const char *acq, const char *rel)
 {
     const char *names[] = {acq, rel};
     for (int i = 0; i < 2; i++) {
-        const proto_script_text *t = proto_script_find(names[i]);
+        const cl_script *t = proto_script_find(names[i]);
         const char *argv[] = {"SCRIPT", "LOAD", t->text};
         size_t lens[] = {6, 4, t->len};
         sim_reply_free(real_command(c, 3, argv, lens));

@@ -10,24 +10,16 @@
 void counter_setup(cl_world *cw, int lock, const char *script, const char *const *keys,
                    int nargs, const char *const *args, int64_t value)
 {
-    const proto_script_text *st = proto_script_find(script);
-    sim_assert(st != NULL);
-    int node = world_master(cw->w, cw->proto->node_of(cw, lock));
-    const char *argv[8] = {"EVAL", st->text, "2", keys[0], keys[1]};
-    sim_assert(nargs <= 3);
-    for (int i = 0; i < nargs; i++) argv[5 + i] = args[i];
-    sim_reply *r = world_admin(cw->w, node, 5 + nargs, argv);
-    int64_t answer = r && r->type == SIM_REPLY_INT ? r->integer : 0;
-    sim_reply_free(r);
-    sim_trace(cw->ctx, "setup", "%s %s %lld: %s", script, keys[0], (long long)value, answer ? "set" : "already set");
-    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_SET, .lock = lock, .value = value,
-                    .aux = answer};
-    hist_add(cw->h, &e);
+    int64_t answer =
+        cl_admin_eval(cw, counter_node_of(cw, lock), cl_script_of(cw, script), 2, keys, nargs, args);
+    sim_trace(cl_world_ctx(cw), "setup", "%s %s %lld: %s", script, keys[0], (long long)value,
+              answer ? "set" : "already set");
+    cl_world_info(cw, HOP_SET, lock, value, answer);
 }
 
-void counter_observe(cl_world *cw, int group, int lock, proto_store *out)
+void counter_observe(cl_world *cw, int group, int lock, hist_store *out)
 {
-    fake_peek pk;
+    world_peek_result pk;
     int exists = cl_store_peek(cw, group, lock, out, &pk);
     out->counter = 1;
     if (!exists || pk.type != FAKE_TYPE_STRING) return;
@@ -45,13 +37,7 @@ int counter_node_of(const cl_world *cw, int lock)
 
 const char *counter_key(const cl_thread *t, int lock)
 {
-    return cl_key_name(t->p->cw, lock);
-}
-
-void counter_channel(const char *prefix, const char *name, char *buf, size_t cap)
-{
-    if (strchr(name, '{')) snprintf(buf, cap, "%s%s", prefix, name);
-    else snprintf(buf, cap, "%s{%s}", prefix, name);
+    return cl_key_name(cl_proc_world(cl_thread_proc(t)), lock);
 }
 
 void counter_wait_start(counter_wait *w, cl_proc *p, int64_t wait_us)
@@ -80,12 +66,7 @@ int64_t counter_wait_us(const counter_wait *w)
 
 const char *counter_failure(const sim_reply *r, cl_err err)
 {
-    switch (err) {
-    case CL_ERR_TIMEOUT: return "RedisResponseTimeoutException";
-    case CL_ERR_CONNECTION: return "RedisConnectionException";
-    case CL_ERR_NOSYNC: return "NoSyncedSlavesException";
-    default: break;
-    }
+    if (cl_err_exception(err)) return cl_err_exception(err);
     if (r == NULL) return "no reply";
     if (r->type == SIM_REPLY_ERR) return "script error";
     return NULL;
@@ -101,36 +82,26 @@ int64_t counter_value(const sim_reply *r)
 
 /* ------------------------------------------------- one-command operations */
 
-typedef struct simple_op {
-    cl_thread *t;
-    proto_done_fn *done;
-} simple_op;
-
 static void on_simple_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
-    simple_op *op = ud;
-    cl_thread *t = op->t;
-    proto_done_fn *done = op->done;
-    cl_free(p, op);
+    (void)p;
     const char *fail = counter_failure(r, err);
-    done(t, fail == NULL, fail ? 0 : counter_value(r), fail);
+    cl_op_end(ud, fail == NULL, fail ? 0 : counter_value(r), fail);
 }
 
 void counter_simple_eval(cl_thread *t, int lock, const char *script, const char *const *keys, int nargs,
-                         const char *const *args, int flags, proto_done_fn *done)
+                         const char *const *args, int flags, cl_done_fn *done)
 {
-    simple_op *op = cl_alloc(t->p, sizeof *op);
-    op->t = t;
-    op->done = done;
-    cl_eval(t->p, counter_node_of(t->p->cw, lock), script, 2, keys, nargs, args, flags, t->op_seq,
-            on_simple_reply, op);
+    cl_op *op = cl_op_new(t, sizeof *op, lock, done);
+    cl_world *cw = cl_proc_world(cl_thread_proc(t));
+    cl_eval(cl_thread_proc(t), counter_node_of(cw, lock), cl_script_of(cw, script), 2, keys, nargs, args, flags,
+            cl_thread_op(t), on_simple_reply, op);
 }
 
-void counter_get(cl_thread *t, int lock, proto_done_fn *done)
+void counter_get(cl_thread *t, int lock, cl_done_fn *done)
 {
-    simple_op *op = cl_alloc(t->p, sizeof *op);
-    op->t = t;
-    op->done = done;
+    cl_op *op = cl_op_new(t, sizeof *op, lock, done);
     const char *argv[] = {"GET", counter_key(t, lock)};
-    cl_command(t->p, counter_node_of(t->p->cw, lock), 2, argv, CL_RESEND, t->op_seq, on_simple_reply, op);
+    cl_command(cl_thread_proc(t), counter_node_of(cl_proc_world(cl_thread_proc(t)), lock), 2, argv, CL_RESEND,
+               cl_thread_op(t), on_simple_reply, op);
 }

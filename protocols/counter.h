@@ -6,7 +6,9 @@
 #ifndef LOCKSIM_COUNTER_H
 #define LOCKSIM_COUNTER_H
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client.h"
+#include "protocols/names.h"
+#include "protocols/protocol.h"
 
 /* Runs script (a trySetPermits / trySetCount) on lock's master before the
  * workload, as an administrator would, and records HOP_SET with value
@@ -15,13 +17,10 @@ void counter_setup(cl_world *cw, int lock, const char *script, const char *const
                    int nargs, const char *const *args, int64_t value);
 /* The counter as the master stores it: held = the key exists, count =
  * its value (0 when absent or not an integer), counter = 1. */
-void counter_observe(cl_world *cw, int group, int lock, proto_store *out);
+void counter_observe(cl_world *cw, int group, int lock, hist_store *out);
 int counter_node_of(const cl_world *cw, int lock);
 /* The object's key (the scenario's lock name). */
 const char *counter_key(const cl_thread *t, int lock);
-/* prefix + "{" + name + "}" (or prefix + name when it has a brace):
- * the channel names of §0.2. */
-void counter_channel(const char *prefix, const char *name, char *buf, size_t cap);
 
 /* A wait on the client clock: rem_ms left of wait_ms (-1: for ever). */
 typedef struct counter_wait {
@@ -42,8 +41,8 @@ int64_t counter_value(const sim_reply *r);
 /* One operation that is one script with keys {key, channel}: done gets
  * ok and the reply's value, or the failure. */
 void counter_simple_eval(cl_thread *t, int lock, const char *script, const char *const *keys, int nargs,
-                         const char *const *args, int flags, proto_done_fn *done);
+                         const char *const *args, int flags, cl_done_fn *done);
 /* GET of the object's key (availablePermits, getCount; nil is 0). */
-void counter_get(cl_thread *t, int lock, proto_done_fn *done);
+void counter_get(cl_thread *t, int lock, cl_done_fn *done);
 
 #endif /* LOCKSIM_COUNTER_H */

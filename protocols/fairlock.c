@@ -5,55 +5,52 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
-#include "protocols/rlock.h"
-
-static const rlock_cfg *cfg_of(const cl_proc *p)
-{
-    return p->cw->proto->cfg;
-}
+#include "protocols/fairlock.h"
+#include "protocols/names.h"
 
 void fair_keys(const char *name, char *queue, char *deadlines)
 {
-    rlock_prefix_name("redisson_lock_queue", name, queue, 192);
-    rlock_prefix_name("redisson_lock_timeout", name, deadlines, 192);
+    proto_prefix_name("redisson_lock_queue", name, queue, 192);
+    proto_prefix_name("redisson_lock_timeout", name, deadlines, 192);
 }
 
 /* Entry "<id>:<name>:<t>", channel "redisson_lock__channel:{name}:<id>:<t>":
  * one per thread, so the unlock message wakes only the head's thread. */
 void fair_entry(const cl_thread *t, int lock, char *entry, char *channel)
 {
-    const char *name = t->p->cw->s->lock_names[lock];
-    char base[192], lname[64];
-    cl_lock_name(t, lname, sizeof lname);
-    snprintf(entry, 192, "%.39s:%.120s:%d", t->p->id, name, t->index);
-    rlock_prefix_name("redisson_lock__channel", name, base, sizeof base);
-    snprintf(channel, 192, "%.120s:%.63s", base, lname);
+    const cl_proc *p = cl_thread_proc(t);
+    const char *name = cl_world_scenario(cl_proc_world(p))->lock_names[lock];
+    char base[192];
+    snprintf(entry, 192, "%.39s:%.120s:%d", cl_proc_id(p), name, cl_thread_index(t));
+    proto_prefix_name("redisson_lock__channel", name, base, sizeof base);
+    snprintf(channel, 192, "%.120s:%.63s", base, cl_thread_lock_name(t));
 }
 
-int64_t fair_wait_ms(const cl_proc *p, int64_t wait_ms)
+int64_t fair_wait_ms(const fair_cfg *c, const cl_proc *p, int64_t wait_ms)
 {
-    if (cfg_of(p)->wait_is_queue_wait && wait_ms > 0) return wait_ms;
-    int64_t tw = p->cw->s->thread_wait_us;
-    return tw >= 0 ? tw / 1000 : cfg_of(p)->thread_wait_ms;
+    if (c->wait_is_queue_wait && wait_ms > 0) return wait_ms;
+    int64_t tw = cl_world_scenario(cl_proc_world(p))->thread_wait_us;
+    return tw >= 0 ? tw / 1000 : c->thread_wait_ms;
 }
 
-void fair_dequeue(cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn, void *ud)
+void fair_dequeue(const fair_cfg *c, cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn, void *ud)
 {
-    cl_proc *p = t->p;
-    char queue[192], deadlines[192], lname[64], wait[24];
-    fair_keys(p->cw->s->lock_names[lock], queue, deadlines);
-    cl_lock_name(t, lname, sizeof lname);
-    sim_fmt_i64(wait, fair_wait_ms(p, wait_ms));
-    cl_trace(p, t->name, "acquireFailed: leaves the queue of %s", p->cw->s->lock_names[lock]);
+    cl_proc *p = cl_thread_proc(t);
+    cl_world *cw = cl_proc_world(p);
+    const char *name = cl_world_scenario(cw)->lock_names[lock];
+    char queue[192], deadlines[192], wait[24];
+    fair_keys(name, queue, deadlines);
+    sim_fmt_i64(wait, fair_wait_ms(c, p, wait_ms));
+    cl_trace(p, cl_thread_name(t), "acquireFailed: leaves the queue of %s", name);
     const char *keys[] = {queue, deadlines};
-    const char *args[] = {lname, wait};
-    cl_eval(p, rlock_node_of(p->cw, lock), cfg_of(p)->dequeue, 2, keys, 2, args, flags, t->op_seq, fn, ud);
+    const char *args[] = {cl_thread_lock_name(t), wait};
+    cl_eval(p, cl_key_group(cw, lock), cl_script_of(cw, c->dequeue), 2, keys, 2, args, flags, cl_thread_op(t), fn,
+            ud);
 }
 
-void fair_queue(cl_world *cw, int group, int lock, proto_queue_fn *fn, void *ud)
+void fair_queue(cl_world *cw, int group, int lock, hist_queue_fn *fn, void *ud)
 {
     char queue[192], deadlines[192];
-    fair_keys(cw->s->lock_names[lock], queue, deadlines);
-    world_peek_list(cw->w, world_master(cw->w, group), queue, strlen(queue), fn, ud);
+    fair_keys(cl_world_scenario(cw)->lock_names[lock], queue, deadlines);
+    cl_store_peek_list(cw, group, queue, fn, ud);
 }

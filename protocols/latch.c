@@ -26,12 +26,9 @@ static void channel_of(const char *name, char *buf, size_t cap)
 typedef enum await_state { AW_FIRST, AW_SUBSCRIBING, AW_LOOP } await_state;
 
 typedef struct await_op {
-    cl_thread *t;
-    int lock;
+    cl_op base;        /* its sub: the latch's channel */
     counter_wait w;
-    proto_done_fn *done;
     await_state state;
-    cl_sub *sub;
 } await_op;
 
 static void get_count(await_op *op);
@@ -39,12 +36,7 @@ static void get_count(await_op *op);
 /* released: 1 when the count was seen at 0, 0 when the wait ran out. */
 static void await_end(await_op *op, int released, const char *err)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
-    if (op->sub) cl_sub_release(p, op->sub);
-    proto_done_fn *done = op->done;
-    cl_free(p, op);
-    done(t, err == NULL, released, err);
+    cl_op_end(op, err == NULL, released, err);
 }
 
 static void on_gate(cl_proc *p, void *ud, int opened)
@@ -80,13 +72,13 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     }
     if (op->state == AW_FIRST) {
         char entry[256], channel[192];
-        snprintf(entry, sizeof entry, "%s%s", p->id, counter_key(op->t, op->lock));
-        channel_of(counter_key(op->t, op->lock), channel, sizeof channel);
+        snprintf(entry, sizeof entry, "%s%s", cl_proc_id(p), counter_key(op->base.t, op->base.lock));
+        channel_of(counter_key(op->base.t, op->base.lock), channel, sizeof channel);
         op->state = AW_SUBSCRIBING;
         /* await() sets no deadline of its own; await(t) waits up to t. */
-        op->sub = cl_sub_acquire(p, counter_node_of(p->cw, op->lock), entry, channel, counter_wait_us(&op->w),
+        op->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), op->base.lock), entry, channel, counter_wait_us(&op->w),
                                  on_subscribed, op);
-        cl_sub_kind(op->sub, CL_SUB_LATCH);
+        cl_sub_kind(op->base.sub, CL_SUB_LATCH);
         return;
     }
     if (op->w.wait_ms >= 0 && op->w.rem_ms <= 0) {
@@ -94,29 +86,26 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         return;
     }
     op->w.mark_ms = cl_now_ms(p);
-    cl_sub_wait(p, op->sub, counter_wait_us(&op->w), on_gate, op);
+    cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
 }
 
 static void get_count(await_op *op)
 {
-    const char *argv[] = {"GET", counter_key(op->t, op->lock)};
-    cl_command(op->t->p, counter_node_of(op->t->p->cw, op->lock), 2, argv, CL_RESEND, op->t->op_seq, on_count,
+    const char *argv[] = {"GET", counter_key(op->base.t, op->base.lock)};
+    cl_command(cl_thread_proc(op->base.t), counter_node_of(cl_proc_world(cl_thread_proc(op->base.t)), op->base.lock), 2, argv, CL_RESEND, cl_thread_op(op->base.t), on_count,
                op);
 }
 
-static void latch_await(cl_thread *t, int lock, proto_done_fn *done)
+static void latch_await(cl_thread *t, int lock, cl_done_fn *done)
 {
-    await_op *op = cl_alloc(t->p, sizeof *op);
-    op->t = t;
-    op->lock = lock;
-    op->done = done;
-    counter_wait_start(&op->w, t->p, t->cur_wait_us);
+    await_op *op = cl_op_new(t, sizeof *op, lock, done);
+    counter_wait_start(&op->w, cl_thread_proc(t), cl_thread_wait_us(t));
     get_count(op);
 }
 
 /* ------------------------------------------------ countDown, getCount */
 
-static void latch_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+static void latch_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
 {
     if (what == SCN_OP_AWAIT) {
         latch_await(t, lock, done);
@@ -132,7 +121,7 @@ static void latch_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done
 }
 
 /* The lock operations: a latch has none of them. */
-static void latch_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+static void latch_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done)
 {
     (void)lock;
     (void)wait_us;
@@ -140,7 +129,7 @@ static void latch_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease
     done(t, 0, 0, "a count-down latch has no lock operations (countdown, await, getcount)");
 }
 
-static void latch_no_release(cl_thread *t, int lock, proto_done_fn *done)
+static void latch_no_release(cl_thread *t, int lock, cl_done_fn *done)
 {
     (void)lock;
     done(t, 0, 0, "a count-down latch has no lock operations (countdown, await, getcount)");
@@ -148,34 +137,37 @@ static void latch_no_release(cl_thread *t, int lock, proto_done_fn *done)
 
 static scn_op latch_random_op(cl_thread *t)
 {
-    return t->index == 1 ? SCN_OP_COUNTDOWN : SCN_OP_AWAIT;
+    return cl_thread_index(t) == 1 ? SCN_OP_COUNTDOWN : SCN_OP_AWAIT;
 }
 
 /* trySetCount([protocol] count) on every latch, before the workload. */
 static void latch_setup(cl_world *cw)
 {
-    for (int lock = 0; lock < cw->s->nlocks; lock++) {
+    for (int lock = 0; lock < cl_world_scenario(cw)->nlocks; lock++) {
         char channel[192], num[24];
-        channel_of(cw->s->lock_names[lock], channel, sizeof channel);
-        sim_fmt_i64(num, cw->s->init_count);
-        const char *keys[] = {cw->s->lock_names[lock], channel};
+        channel_of(cl_world_scenario(cw)->lock_names[lock], channel, sizeof channel);
+        sim_fmt_i64(num, cl_world_scenario(cw)->init_count);
+        const char *keys[] = {cl_world_scenario(cw)->lock_names[lock], channel};
         const char *args[] = {"1", num, "publish"};
-        counter_setup(cw, lock, "latch_try_set", keys, 3, args, cw->s->init_count);
+        counter_setup(cw, lock, "latch_try_set", keys, 3, args, cl_world_scenario(cw)->init_count);
     }
 }
 
 const proto_def proto_latch = {
     .name = "redisson.latch",
     .summary = "RedissonCountDownLatch (4.7.x): a count key, countDown publishes ZERO, await waits for it",
-    .acquire = latch_acquire,
-    .release = latch_no_release,
-    .force_unlock = latch_no_release,
-    .query = latch_query,
-    .observe = counter_observe,
-    .node_of = counter_node_of,
-    .invariants = PROTO_INV(SCN_INV_LATCH) | PROTO_INV(SCN_INV_LIVENESS),
     .options = "[protocol] count = N (trySetCount before the workload; default 1); steps: countdown, "
                "await [wait=D], getcount; random workload: t1 of each client counts down, the others await",
-    .random_op = latch_random_op,
-    .setup = latch_setup,
+    .impl = {
+        .script = proto_script_find,
+        .acquire = latch_acquire,
+        .release = latch_no_release,
+        .force_unlock = latch_no_release,
+        .query = latch_query,
+        .observe = counter_observe,
+        .node_of = counter_node_of,
+        .invariants = PROTO_INV(SCN_INV_LATCH) | PROTO_INV(SCN_INV_LIVENESS),
+        .random_op = latch_random_op,
+        .setup = latch_setup,
+    },
 };

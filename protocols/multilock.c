@@ -21,12 +21,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
 #include "protocols/rlock.h"
 
 #define ML_MAX 7
-
-extern const proto_def proto_redlock;
 
 typedef enum ml_phase {
     ML_TRY,          /* a member's tryLock is running */
@@ -38,9 +35,7 @@ typedef enum ml_phase {
 } ml_phase;
 
 typedef struct ml_op {
-    cl_thread *t;
-    int lock;
-    proto_done_fn *done;
+    cl_op base;
     ml_phase phase;
     int lock_loop;          /* lock(): tryLock(w) until it succeeds */
     int64_t wait_ms;        /* this tryLock's wait (<= 0: none) */
@@ -56,53 +51,51 @@ typedef struct ml_op {
     const char *err;        /* unlock(): the first member error */
 } ml_op;
 
+/* RedLock (a quorum), not MultiLock (all members)? */
 static int is_red(const cl_proc *p)
 {
-    return p->cw->proto == &proto_redlock;
+    return ((const rlock_cfg *)cl_world_cfg(cl_proc_world(p)))->quorum;
 }
 
 static int members(const cl_world *cw)
 {
-    return cw->s->members;
+    return cl_world_scenario(cw)->members;
 }
 
 /* The lock index of the member at list position pos of composite lock. */
 static int member_at(const cl_proc *p, int lock, int pos)
 {
-    int n = members(p->cw);
-    int m = p->cw->s->member_rotate ? (pos + p->client) % n : pos;
-    return p->cw->s->nlocks + lock * n + m;
+    int n = members(cl_proc_world(p));
+    int m = cl_world_scenario(cl_proc_world(p))->member_rotate ? (pos + cl_proc_client(p)) % n : pos;
+    return cl_world_scenario(cl_proc_world(p))->nlocks + lock * n + m;
 }
 
 static int failed_limit(const cl_proc *p)
 {
-    int n = members(p->cw);
+    int n = members(cl_proc_world(p));
     return is_red(p) ? n - (n / 2 + 1) : 0;
 }
 
 static void ml_world_init(cl_world *cw)
 {
     int n = members(cw);
-    for (int l = 0; l < cw->s->nlocks; l++)
+    for (int l = 0; l < cl_world_scenario(cw)->nlocks; l++)
         for (int m = 0; m < n; m++) {
             char name[160];
-            snprintf(name, sizeof name, "%s-%d", cw->s->lock_names[l], m + 1);
-            sim_assert(cl_key_add(cw, name, m % cw->s->nodes) >= 0);
+            snprintf(name, sizeof name, "%s-%d", cl_world_scenario(cw)->lock_names[l], m + 1);
+            sim_assert(cl_key_add(cw, name, m % cl_world_scenario(cw)->nodes) >= 0);
         }
 }
 
 static int ml_node_of(const cl_world *cw, int lock)
 {
-    return lock < cw->s->nlocks ? -1 : cl_key_group(cw, lock);
+    return lock < cl_world_scenario(cw)->nlocks ? -1 : cl_key_group(cw, lock);
 }
 
 static void ml_end(ml_op *op, int ok, const char *err)
 {
-    cl_thread *t = op->t;
-    proto_done_fn *done = op->done;
-    t->ext = NULL;
-    cl_free(t->p, op);
-    done(t, ok, 0, err);
+    *cl_thread_ext(op->base.t) = NULL;
+    cl_op_end(op, ok, 0, err);
 }
 
 static void try_member(ml_op *op);
@@ -111,16 +104,16 @@ static void unlock_next(ml_op *op);
 static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
 {
     (void)value;
-    ml_op *op = t->ext;
-    cl_proc *p = t->p;
-    int n = members(p->cw);
+    ml_op *op = (*cl_thread_ext(t));
+    cl_proc *p = cl_thread_proc(t);
+    int n = members(cl_proc_world(p));
     switch (op->phase) {
     case ML_TRY:
         if (!ok && err && strncmp(err, "RedisResponseTimeout", 20) == 0) {
             /* The member may have been taken after all: unlock it,
              * ignoring errors, and count it as failed. */
             op->phase = ML_UNLOCK_ONE;
-            rlock_release(t, member_at(p, op->lock, op->pos), on_member);
+            rlock_release(t, member_at(p, op->base.lock, op->pos), on_member);
             return;
         }
         break;
@@ -144,7 +137,7 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
     case ML_FORCE:
         op->any_ok |= ok;
         if (++op->cursor < n) {
-            rlock_force_unlock(t, member_at(p, op->lock, op->cursor), on_member);
+            rlock_force_unlock(t, member_at(p, op->base.lock, op->cursor), on_member);
             return;
         }
         ml_end(op, op->any_ok, NULL);
@@ -152,7 +145,7 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
     }
     /* A member's tryLock is over (ok or not). */
     if (ok) {
-        op->acquired[op->nacq++] = member_at(p, op->lock, op->pos);
+        op->acquired[op->nacq++] = member_at(p, op->base.lock, op->pos);
     } else {
         if (n - op->nacq == failed_limit(p)) { /* a quorum: stop here */
             op->pos = n;
@@ -190,11 +183,11 @@ static void start_try(ml_op *op);
  * every member for unlock(). */
 static void unlock_next(ml_op *op)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
+    cl_thread *t = op->base.t;
+    cl_proc *p = cl_thread_proc(t);
     if (op->phase == ML_RELEASE) {
-        if (op->cursor < members(p->cw)) {
-            rlock_release(t, member_at(p, op->lock, op->cursor), on_member);
+        if (op->cursor < members(cl_proc_world(p))) {
+            rlock_release(t, member_at(p, op->base.lock, op->cursor), on_member);
             return;
         }
         ml_end(op, 1, NULL);
@@ -232,17 +225,17 @@ static void on_expire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
     (void)r;
     (void)err;
     ml_op *op = ud;
-    on_member(op->t, 1, 0, NULL);
+    on_member(op->base.t, 1, 0, NULL);
 }
 
 static void try_member(ml_op *op)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
-    int n = members(p->cw);
+    cl_thread *t = op->base.t;
+    cl_proc *p = cl_thread_proc(t);
+    int n = members(cl_proc_world(p));
     if (op->pos < n) {
         op->phase = ML_TRY;
-        int m = member_at(p, op->lock, op->pos);
+        int m = member_at(p, op->base.lock, op->pos);
         if (op->wait_ms <= 0 && op->lease_ms <= 0) {
             rlock_acquire(t, m, 0, SCN_LEASE_WATCHDOG, on_member); /* tryLock(): one attempt */
             return;
@@ -261,8 +254,8 @@ static void try_member(ml_op *op)
         char ms[24];
         sim_fmt_i64(ms, op->lease_ms);
         int m = op->acquired[op->cursor];
-        const char *argv[] = {"PEXPIRE", cl_key_name(p->cw, m), ms};
-        cl_command(p, cl_key_group(p->cw, m), 3, argv, CL_RESEND, t->op_seq, on_expire_reply, op);
+        const char *argv[] = {"PEXPIRE", cl_key_name(cl_proc_world(p), m), ms};
+        cl_command(p, cl_key_group(cl_proc_world(p), m), 3, argv, CL_RESEND, cl_thread_op(t), on_expire_reply, op);
         return;
     }
     ml_end(op, 1, NULL);
@@ -271,8 +264,8 @@ static void try_member(ml_op *op)
 /* One tryLock(wait, lease) of §8. */
 static void start_try(ml_op *op)
 {
-    cl_proc *p = op->t->p;
-    int n = members(p->cw);
+    cl_proc *p = cl_thread_proc(op->base.t);
+    int n = members(cl_proc_world(p));
     int64_t wait = op->wait_ms, lease = op->lease_ms;
     op->new_lease_ms = lease > 0 ? (wait > 0 ? 2 * wait : lease) : -1;
     op->remain_ms = wait > 0 ? wait : -1;
@@ -290,26 +283,23 @@ static void start_try(ml_op *op)
     try_member(op);
 }
 
-static ml_op *ml_new(cl_thread *t, int lock, proto_done_fn *done)
+static ml_op *ml_new(cl_thread *t, int lock, cl_done_fn *done)
 {
-    ml_op *op = cl_alloc(t->p, sizeof *op);
-    op->t = t;
-    op->lock = lock;
-    op->done = done;
-    t->ext = op;
+    ml_op *op = cl_op_new(t, sizeof *op, lock, done);
+    *cl_thread_ext(t) = op;
     return op;
 }
 
-static void ml_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+static void ml_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done)
 {
-    cl_proc *p = t->p;
+    cl_proc *p = cl_thread_proc(t);
     ml_op *op = ml_new(t, lock, done);
-    op->lease_ms = lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;
+    op->lease_ms = cl_lease_ms(lease_us);
     if (wait_us >= 0) {
         op->wait_ms = wait_us / 1000;
     } else {
         /* lock(lease): tryLock(w, lease) until it succeeds. */
-        int64_t base = (int64_t)members(p->cw) * 1500, l = op->lease_ms;
+        int64_t base = (int64_t)members(cl_proc_world(p)) * 1500, l = op->lease_ms;
         op->lock_loop = 1;
         if (l <= 0) op->wait_ms = base;
         else if (l <= base) op->wait_ms = l / 2 + (int64_t)cl_choose(p, (uint64_t)(l - l / 2), "multilock wait");
@@ -318,21 +308,21 @@ static void ml_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us
     start_try(op);
 }
 
-static void ml_release(cl_thread *t, int lock, proto_done_fn *done)
+static void ml_release(cl_thread *t, int lock, cl_done_fn *done)
 {
     ml_op *op = ml_new(t, lock, done);
     op->phase = ML_RELEASE;
     unlock_next(op);
 }
 
-static void ml_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
+static void ml_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
 {
     ml_op *op = ml_new(t, lock, done);
     op->phase = ML_FORCE;
-    rlock_force_unlock(t, member_at(t->p, lock, 0), on_member);
+    rlock_force_unlock(t, member_at(cl_thread_proc(t), lock, 0), on_member);
 }
 
-static void ml_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+static void ml_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
 {
     (void)lock;
     (void)what;
@@ -343,20 +333,20 @@ static void ml_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
  * holds every member (MultiLock) or a quorum (RedLock); held by nobody
  * known when some member is held; free when none is. It is gone when its
  * last held member expires. */
-static void ml_observe(cl_world *cw, int group, int lock, proto_store *out)
+static void ml_observe(cl_world *cw, int group, int lock, hist_store *out)
 {
     (void)group;
     int n = members(cw);
-    int need = cw->proto == &proto_redlock ? n / 2 + 1 : n;
-    proto_store m[ML_MAX];
+    int need = ((const rlock_cfg *)cl_world_cfg(cw))->quorum ? n / 2 + 1 : n;
+    hist_store m[ML_MAX];
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
     int64_t gone = 0;
     for (int i = 0; i < n; i++) {
-        int k = cw->s->nlocks + lock * n + i;
+        int k = cl_world_scenario(cw)->nlocks + lock * n + i;
         int g = cl_key_group(cw, k);
-        if (world_node_up(cw->w, world_master(cw->w, g))) rlock_observe(cw, g, k, &m[i]);
-        else m[i] = (proto_store){.held = 0, .expire_ms = -1};
+        if (cl_group_up(cw, g)) rlock_observe(cw, g, k, &m[i]);
+        else m[i] = (hist_store){.held = 0, .expire_ms = -1};
         if (!m[i].held) continue;
         out->held = 1;
         int64_t at = cl_expiry_true_us(cw, g, m[i].expire_ms);
@@ -376,23 +366,25 @@ static void ml_observe(cl_world *cw, int group, int lock, proto_store *out)
     }
 }
 
-static const proto_client_defaults ml_defaults = {
+static const cl_defaults ml_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
-#define ML_DEF(var, nm, sum)                                                                       \
+#define ML_DEF(var, nm, sum, c)                                                                    \
     const proto_def var = {                                                                        \
-        .name = nm, .summary = sum, .cfg = &rlock_current, .defaults = &ml_defaults,               \
-        .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire,         \
-        .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,                 \
-        .observe = ml_observe, .world_init = ml_world_init, .node_of = ml_node_of,                 \
-        .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |                     \
-                      PROTO_INV(SCN_INV_DEADLOCK),                                                 \
+        .name = nm, .summary = sum,                                                                \
         .options = "[protocol] members = N (1..7, member i on group (i-1) mod [redis] nodes), "     \
                    "member-rotate = yes|no",                                                       \
-        .versions = "@3.11 .. @4.7 (the members' release)", .min_version = 31100,               \
+        .versions = "@3.11 .. @4.7 (the members' release)", .min_version = 31100,                  \
+        .impl = {.cfg = c, .defaults = &ml_defaults, .script = proto_script_find,                  \
+                 .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire, \
+                 .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,        \
+                 .observe = ml_observe, .world_init = ml_world_init, .node_of = ml_node_of,        \
+                 .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |            \
+                               PROTO_INV(SCN_INV_DEADLOCK)},                                       \
     }
 
 ML_DEF(proto_multilock, "redisson.multilock",
-       "RedissonMultiLock: all-or-nothing over n member RLocks, unlock stops at the first failure");
+       "RedissonMultiLock: all-or-nothing over n member RLocks, unlock stops at the first failure", &rlock_current);
 ML_DEF(proto_redlock, "redisson.redlock",
-       "RedissonRedLock: a quorum n/2+1 of n member RLocks on independent masters, no validity check");
+       "RedissonRedLock: a quorum n/2+1 of n member RLocks on independent masters, no validity check",
+       &rlock_redlock);

@@ -7,9 +7,9 @@
 extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock, proto_multilock,
     proto_redlock, proto_rwlock, proto_semaphore, proto_latch;
 
-static const proto_client_defaults cur_defaults = {
+static const cl_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
-static const proto_client_defaults v2019_defaults = {
+static const cl_defaults v2019_defaults = {
     .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1};
 
 #define LOCK_OPTIONS "lease (-1: watchdog), wait, mode = lock|trylock, watchdog-timeout, timeout, " \
@@ -17,27 +17,33 @@ static const proto_client_defaults v2019_defaults = {
 
 /* The reentrant-lock family shares one client (rlock.c); cfg picks the
  * version. */
-#define RLOCK_DEF(var, nm, sum, c, defs, tok, ...)                                \
-    static const proto_def var = {                                              \
-        .name = nm, .summary = sum, .cfg = c, .defaults = defs,                 \
-        .proc_init = rlock_proc_init, .proc_free = rlock_proc_free,             \
-        .acquire = rlock_acquire, .release = rlock_release,                     \
-        .force_unlock = rlock_force_unlock, .query = rlock_query,               \
-        .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,       \
-        __VA_ARGS__                                                             \
-    }
+#define RLOCK_IMPL(c, defs, tok, ...)                                           \
+    .impl = {.cfg = c, .defaults = defs, .script = proto_script_find,           \
+             .proc_init = rlock_proc_init, .proc_free = rlock_proc_free,        \
+             .acquire = rlock_acquire, .release = rlock_release,                \
+             .force_unlock = rlock_force_unlock, .query = rlock_query,          \
+             .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,  \
+             __VA_ARGS__}
 
-RLOCK_DEF(rlock_cur_def, "redisson.lock",
-          "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
-          &rlock_current, &cur_defaults, NULL, .versions = "@3.11 .. @4.7 (any release; @2019 = 3.11)",
-          .min_version = 31100, .options = LOCK_OPTIONS);
-RLOCK_DEF(rlock_2019_def, "redisson.lock@2019",
-          "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
-          &rlock_2019, &v2019_defaults, NULL, .options = LOCK_OPTIONS);
-RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
-          "RedissonFencedLock (3.19+): the current lock plus a token per acquisition (fencing)",
-          &rlock_fenced, &cur_defaults, rlock_token, .versions = "@3.19 .. @4.7", .min_version = 31900,
-          .options = LOCK_OPTIONS "; [resource] enabled, reject-stale (the token fences writes)");
+static const proto_def rlock_cur_def = {
+    .name = "redisson.lock",
+    .summary = "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
+    .versions = "@3.11 .. @4.7 (any release; @2019 = 3.11)", .min_version = 31100, .options = LOCK_OPTIONS,
+    RLOCK_IMPL(&rlock_current, &cur_defaults, NULL),
+};
+static const proto_def rlock_2019_def = {
+    .name = "redisson.lock@2019",
+    .summary = "RedissonLock 3.11 (2019): two-branch acquire, no unlock latch, resent scripts",
+    .options = LOCK_OPTIONS,
+    RLOCK_IMPL(&rlock_2019, &v2019_defaults, NULL),
+};
+static const proto_def rlock_fenced_def = {
+    .name = "redisson.fencedlock",
+    .summary = "RedissonFencedLock (3.19+): the current lock plus a token per acquisition (fencing)",
+    .versions = "@3.19 .. @4.7", .min_version = 31900,
+    .options = LOCK_OPTIONS "; [resource] enabled, reject-stale (the token fences writes)",
+    RLOCK_IMPL(&rlock_fenced, &cur_defaults, rlock_token),
+};
 
 /* The fair lock: the reentrant lock's checkers plus queue order and
  * starvation (fencing needs tokens, which it has not). */
@@ -49,15 +55,19 @@ RLOCK_DEF(rlock_fenced_def, "redisson.fencedlock",
     "thread-wait-time (queue wait of lock() and of tryLock without a wait; "                 \
     "default 300s, 5s in 3.13.2); [expect] fifo, starvation, starvation-bound"
 
-RLOCK_DEF(fair_cur_def, "redisson.fairlock",
-          "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
-          &rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS,
-          .options = FAIR_OPTIONS, .versions = "@3.11 .. @4.7 (queue wait, scripts, latch as the release)",
-          .min_version = 31100);
-RLOCK_DEF(fair_3132_def, "redisson.fairlock@3.13.2",
-          "RedissonFairLock 3.13.2: threadWaitTime 5 s for every wait, no unlock latch, resent scripts",
-          &rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS,
-          .options = FAIR_OPTIONS);
+static const proto_def fair_cur_def = {
+    .name = "redisson.fairlock",
+    .summary = "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
+    .options = FAIR_OPTIONS, .versions = "@3.11 .. @4.7 (queue wait, scripts, latch as the release)",
+    .min_version = 31100,
+    RLOCK_IMPL(&rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS),
+};
+static const proto_def fair_3132_def = {
+    .name = "redisson.fairlock@3.13.2",
+    .summary = "RedissonFairLock 3.13.2: threadWaitTime 5 s for every wait, no unlock latch, resent scripts",
+    .options = FAIR_OPTIONS,
+    RLOCK_IMPL(&rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS),
+};
 
 const proto_def *const proto_all[] = {
     &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &fair_cur_def, &fair_3132_def, &proto_spinlock,
@@ -81,7 +91,7 @@ const char *proto_unknown_reason(const char *name, char *buf, size_t cap)
 
 unsigned proto_invariants(const proto_def *p)
 {
-    return p->invariants ? p->invariants : PROTO_INV_LOCK;
+    return p->impl.invariants ? p->impl.invariants : PROTO_INV_LOCK;
 }
 
 const proto_def *proto_find(const char *name)

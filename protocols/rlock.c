@@ -16,16 +16,17 @@
  *
  *  redisson.rwlock     RedissonReadWriteLock (§5): the current client with
  *                      the read or the write side's scripts, chosen per
- *                      operation (t->cur_mode; none: write), one channel
- *                      for both sides, read holds renewed by the watchdog's
- *                      read task, write holds as "<id>:<t>:write".
+ *                      operation (the thread's mode; none: write), one
+ *                      channel for both sides, read holds renewed by the
+ *                      watchdog's read task, write holds as "<id>:<t>:write".
  *
  * tryLock(wait, lease) and lock(lease) follow the ttl-or-message loop of
  * §3.3 with waitTime accounted on the client's clock. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/names.h"
 #include "protocols/rlock.h"
 
 /* Per process: each lock handle's internalLockLeaseTime (ms; the rw
@@ -39,35 +40,45 @@ typedef struct rlock_proc {
 
 static const rlock_cfg *cfg_of(const cl_proc *p)
 {
-    return p->cw->proto->cfg;
+    return cl_world_cfg(cl_proc_world(p));
 }
 
-/* The transport of a lock script: the version's class, plus WAIT for
- * replicas when synced evaluation is on. */
-static int flags(const cl_proc *p, cl_transport tr)
+static int is_fair(const rlock_cfg *c)
 {
-    return tr | (p->cw->synced ? CL_SYNCED : 0);
+    return c->fair.dequeue != NULL;
 }
 
 static rlock_proc *state(cl_proc *p)
 {
-    return p->proto;
+    return *cl_proc_state(p);
+}
+
+/* lockWatchdogTimeout in ms: the lease a watchdog hold gets. */
+static int64_t watchdog_ms(const cl_proc *p)
+{
+    return cl_world_scenario(cl_proc_world(p))->watchdog_us / 1000;
+}
+
+/* The script of the world's protocol named name. */
+static const cl_script *script(const cl_proc *p, const char *name)
+{
+    return cl_script_of(cl_proc_world(p), name);
 }
 
 void rlock_proc_init(cl_proc *p)
 {
     rlock_proc *r = sim_xcalloc(1, sizeof *r);
     for (int i = 0; i < SCN_MAX_LOCKS; i++)
-        r->internal_lease_ms[i] = r->read_lease_ms[i] = p->cw->s->watchdog_us / 1000;
-    r->token = sim_xcalloc((size_t)p->nthreads, sizeof *r->token);
-    p->proto = r;
+        r->internal_lease_ms[i] = r->read_lease_ms[i] = watchdog_ms(p);
+    r->token = sim_xcalloc((size_t)cl_proc_threads(p), sizeof *r->token);
+    *cl_proc_state(p) = r;
 }
 
 void rlock_proc_free(cl_proc *p)
 {
     sim_xfree(state(p)->token);
-    sim_xfree(p->proto);
-    p->proto = NULL;
+    sim_xfree(state(p));
+    *cl_proc_state(p) = NULL;
 }
 
 int rlock_node_of(const cl_world *cw, int lock)
@@ -75,24 +86,9 @@ int rlock_node_of(const cl_world *cw, int lock)
     return cl_key_group(cw, lock);
 }
 
-/* prefixName(p, n): "p:n" when n has a '{', else "p:{n}". */
-void rlock_prefix_name(const char *prefix, const char *name, char *buf, size_t cap)
-{
-    int brace = strchr(name, '{') == NULL;
-    size_t pl = strlen(prefix), nl = strlen(name), n = 0;
-    const char *parts[] = {prefix, ":", brace ? "{" : "", name, brace ? "}" : ""};
-    size_t lens[] = {pl, 1, (size_t)brace, nl, (size_t)brace};
-    for (size_t i = 0; i < 5; i++) { /* as snprintf would, cut at cap */
-        size_t take = lens[i] < cap - 1 - n ? lens[i] : cap - 1 - n;
-        memcpy(buf + n, parts[i], take);
-        n += take;
-    }
-    buf[n] = '\0';
-}
-
 static const char *lock_key(const cl_thread *t, int lock)
 {
-    return cl_key_name(t->p->cw, lock);
+    return cl_key_name(cl_proc_world(cl_thread_proc(t)), lock);
 }
 
 /* ------------------------------------------------- read/write lock sides */
@@ -101,7 +97,7 @@ static const char *lock_key(const cl_thread *t, int lock)
  * 0 for its write side and for every other lock. */
 static int reads(const cl_thread *t)
 {
-    return cfg_of(t->p)->read_acquire && t->cur_mode == SCN_RW_READ;
+    return cfg_of(cl_thread_proc(t))->read_acquire && cl_thread_mode(t) == SCN_RW_READ;
 }
 
 /* The handle's internalLockLeaseTime: read handles have their own. */
@@ -112,7 +108,7 @@ static int64_t *lease_of(cl_proc *p, int lock, int read)
 
 static void channel_name(const cl_proc *p, const char *name, char *buf, size_t cap)
 {
-    rlock_prefix_name(cfg_of(p)->read_acquire ? "redisson_rwlock" : "redisson_lock__channel", name, buf,
+    proto_prefix_name(cfg_of(p)->read_acquire ? "redisson_rwlock" : "redisson_lock__channel", name, buf,
                       cap);
 }
 
@@ -120,8 +116,8 @@ static void channel_name(const cl_proc *p, const char *name, char *buf, size_t c
  * side of a read/write lock. */
 static void side_name(const cl_thread *t, int read, char *buf, size_t cap)
 {
-    cl_lock_name(t, buf, cap);
-    if (cfg_of(t->p)->read_acquire && !read) snprintf(buf + strlen(buf), cap - strlen(buf), ":write");
+    snprintf(buf, cap, "%s", cl_thread_lock_name(t));
+    if (cfg_of(cl_thread_proc(t))->read_acquire && !read) snprintf(buf + strlen(buf), cap - strlen(buf), ":write");
 }
 
 /* The read side's key prefix "{name}" (name itself when it has a '{')
@@ -129,11 +125,9 @@ static void side_name(const cl_thread *t, int read, char *buf, size_t cap)
 static void rw_prefixes(const cl_thread *t, int lock, char *key_prefix, char *timeout_prefix, size_t cap)
 {
     const char *name = lock_key(t, lock);
-    char lname[64];
-    cl_lock_name(t, lname, sizeof lname);
     if (strchr(name, '{')) snprintf(key_prefix, cap, "%s", name);
     else snprintf(key_prefix, cap, "{%s}", name);
-    snprintf(timeout_prefix, cap, "%s:%s:rwlock_timeout", key_prefix, lname);
+    snprintf(timeout_prefix, cap, "%s:%s:rwlock_timeout", key_prefix, cl_thread_lock_name(t));
 }
 
 /* Sends one unlock of t's hold of lock on its side (read: READ_UNLOCK;
@@ -142,10 +136,10 @@ static void rw_prefixes(const cl_thread *t, int lock, char *key_prefix, char *ti
 static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, const char *ttl, int fl,
                         cl_cmd_fn *fn, void *ud)
 {
-    cl_proc *p = t->p;
+    cl_proc *p = cl_thread_proc(t);
     const rlock_cfg *c = cfg_of(p);
     const char *name = lock_key(t, lock);
-    int node = rlock_node_of(p->cw, lock);
+    int node = rlock_node_of(cl_proc_world(p), lock);
     char lname[64], channel[192], lease[24];
     side_name(t, read, lname, sizeof lname);
     channel_name(p, name, channel, sizeof channel);
@@ -155,8 +149,8 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         rw_prefixes(t, lock, kprefix, tprefix, sizeof kprefix);
         const char *keys[] = {name, channel, tprefix, kprefix, latch};
         const char *args[] = {"0", lname, "publish", ttl};
-        cl_eval(p, node, c->read_unlock, 5, keys, 4, args, fl, t->op_seq, fn, ud);
-    } else if (c->fair) {
+        cl_eval(p, node, script(p, c->read_unlock), 5, keys, 4, args, fl, cl_thread_op(t), fn, ud);
+    } else if (is_fair(c)) {
         /* The fair unlock also purges the queue with the client's now and
          * wakes the head's own channel. */
         char queue[192], deadlines[192], now[24];
@@ -165,16 +159,16 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         const char *keys[] = {name, queue, deadlines, channel, latch};
         const char *args[] = {"0", lease, lname, now, "publish", ttl};
         int latched = c->unlock_latch && latch;
-        cl_eval(p, node, c->unlock, latched ? 5 : 4, keys, latched ? 6 : 4, args, fl, t->op_seq, fn, ud);
+        cl_eval(p, node, script(p, c->unlock), latched ? 5 : 4, keys, latched ? 6 : 4, args, fl, cl_thread_op(t), fn, ud);
     } else if (c->unlock_latch) {
         /* The write side publishes READ_UNLOCK (1): every waiter wakes. */
         const char *keys[] = {name, channel, latch};
         const char *args[] = {c->read_acquire ? "1" : "0", lease, lname, "publish", ttl};
-        cl_eval(p, node, c->unlock, 3, keys, 5, args, fl, t->op_seq, fn, ud);
+        cl_eval(p, node, script(p, c->unlock), 3, keys, 5, args, fl, cl_thread_op(t), fn, ud);
     } else {
         const char *keys[] = {name, channel};
         const char *args[] = {"0", lease, lname};
-        cl_eval(p, node, c->unlock, 2, keys, 3, args, fl, t->op_seq, fn, ud);
+        cl_eval(p, node, script(p, c->unlock), 2, keys, 3, args, fl, cl_thread_op(t), fn, ud);
     }
 }
 
@@ -184,18 +178,14 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
 typedef enum acq_state { ACQ_FIRST, ACQ_SUBSCRIBING, ACQ_LOOP } acq_state;
 
 typedef struct acq_op {
-    cl_thread *t;
-    int lock;
+    cl_op base;        /* its timer: RETRY-NOSYNC's delay; its sub: the lock's channel */
     int64_t wait_ms;   /* -1: lock() */
     int64_t lease_ms;  /* <= 0: the watchdog (CUR); -1 only (V2019) */
     int read;          /* the read side of a read/write lock */
-    proto_done_fn *done;
     acq_state state;
     int64_t rem_ms, mark_ms;
-    cl_sub *sub;
     char lname[64];
     int nosync_retries; /* RETRY-NOSYNC attempts so far */
-    cl_timer retry;
 } acq_op;
 
 static int uses_watchdog(const rlock_cfg *c, int64_t lease_ms)
@@ -207,41 +197,34 @@ static void acq_send(acq_op *op);
 
 static void acq_end(acq_op *op, int ok, const char *err)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
-    cl_timer_cancel(p, &op->retry);
-    if (op->sub) cl_sub_release(p, op->sub);
-    proto_done_fn *done = op->done;
-    cl_free(p, op);
-    done(t, ok, 0, err);
+    cl_op_end(op, ok, 0, err);
 }
 
 static void on_dequeued(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     (void)p;
     (void)r;
-    acq_end(ud, 0, err == CL_ERR_TIMEOUT      ? "RedisResponseTimeoutException"
-                   : err == CL_ERR_CONNECTION ? "RedisConnectionException"
-                                              : NULL);
+    acq_end(ud, 0, err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION ? cl_err_exception(err) : NULL);
 }
 
 /* tryLock gives up: acquireFailed, which only the fair lock overrides (it
  * leaves the queue, and tryLock returns once that is done). */
 static void acq_failed(acq_op *op)
 {
-    cl_proc *p = op->t->p;
-    if (!cfg_of(p)->fair) {
+    cl_proc *p = cl_thread_proc(op->base.t);
+    if (!is_fair(cfg_of(p))) {
         acq_end(op, 0, NULL);
         return;
     }
-    cl_hist(p, op->t, HIST_INFO, HOP_GIVE_UP, op->lock, 0, 0, NULL);
-    fair_dequeue(op->t, op->lock, op->wait_ms, flags(p, CL_RESEND), on_dequeued, op);
+    cl_hist(p, op->base.t, HIST_INFO, HOP_GIVE_UP, op->base.lock, 0, 0, NULL);
+    fair_dequeue(&cfg_of(p)->fair, op->base.t, op->base.lock, op->wait_ms, cl_lock_flags(p, CL_RESEND), on_dequeued,
+                 op);
 }
 
 /* Charges the time since mark to rem; 1 when the wait is used up. */
 static int charge(acq_op *op)
 {
-    int64_t now = cl_now_ms(op->t->p);
+    int64_t now = cl_now_ms(cl_thread_proc(op->base.t));
     op->rem_ms -= now - op->mark_ms;
     op->mark_ms = now;
     return op->rem_ms <= 0;
@@ -249,14 +232,14 @@ static int charge(acq_op *op)
 
 static void acquired(acq_op *op)
 {
-    cl_proc *p = op->t->p;
+    cl_proc *p = cl_thread_proc(op->base.t);
     const rlock_cfg *c = cfg_of(p);
     if (uses_watchdog(c, op->lease_ms)) {
-        int node = rlock_node_of(p->cw, op->lock);
-        if (op->read) cl_watchdog_add_read(p, node, op->lock, op->lname, op->t->index);
-        else cl_watchdog_add(p, node, op->lock, op->lname, op->t->index);
+        int node = rlock_node_of(cl_proc_world(p), op->base.lock);
+        if (op->read) cl_watchdog_add_read(p, node, op->base.lock, op->lname, cl_thread_index(op->base.t));
+        else cl_watchdog_add(p, node, op->base.lock, op->lname, cl_thread_index(op->base.t));
     } else {
-        *lease_of(p, op->lock, op->read) = op->lease_ms;
+        *lease_of(p, op->base.lock, op->read) = op->lease_ms;
     }
     acq_end(op, 1, NULL);
 }
@@ -309,16 +292,14 @@ static void on_nosync_retry(cl_proc *p, void *arg)
  * then RETRY-NOSYNC), or fail once the attempts are used up. */
 static void acq_nosync(acq_op *op, const sim_reply *r)
 {
-    cl_proc *p = op->t->p;
+    cl_proc *p = cl_thread_proc(op->base.t);
     if (r && r->type == SIM_REPLY_NIL) {
-        char request[33], latch_base[192], latch[256], ttl[24];
-        cl_random_hex(p, request);
-        rlock_prefix_name("redisson_unlock_latch", lock_key(op->t, op->lock), latch_base, sizeof latch_base);
-        snprintf(latch, sizeof latch, "%s:%s", latch_base, request);
-        sim_fmt_i64(ttl, (p->cw->s->timeout_us / 1000 * 4));
-        unlock_eval(op->t, op->lock, op->read, latch, ttl, CL_NORESEND, on_rollback, NULL);
+        char latch[256], ttl[24];
+        proto_unlock_latch(p, lock_key(op->base.t, op->base.lock), latch, sizeof latch);
+        sim_fmt_i64(ttl, (cl_world_scenario(cl_proc_world(p))->timeout_us / 1000 * 4));
+        unlock_eval(op->base.t, op->base.lock, op->read, latch, ttl, CL_NORESEND, on_rollback, NULL);
     }
-    if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_nosync_retry, op))
+    if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_nosync_retry, op))
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
 }
 
@@ -331,14 +312,14 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
         return;
     }
     if (err == CL_ERR_CONNECTION) {
-        acq_end(op, 0, "RedisConnectionException");
+        acq_end(op, 0, cl_err_exception(err));
         return;
     }
     if (err == CL_ERR_TIMEOUT) {
         /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
          * and the first attempt raise RedisResponseTimeoutException. */
         if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_failed(op);
-        else acq_end(op, 0, "RedisResponseTimeoutException");
+        else acq_end(op, 0, cl_err_exception(err));
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
@@ -356,7 +337,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
             token = r->element[1]->integer;
         }
         if (first == -1) {
-            state(p)->token[op->t->index - 1][op->lock] = token;
+            state(p)->token[cl_thread_index(op->base.t) - 1][op->base.lock] = token;
             acquired(op);
             return;
         }
@@ -374,77 +355,73 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     }
     if (op->state == ACQ_FIRST) {
         char entry[192], channel[192];
-        if (c->fair) {
-            fair_entry(op->t, op->lock, entry, channel);
+        if (is_fair(c)) {
+            fair_entry(op->base.t, op->base.lock, entry, channel);
         } else {
-            snprintf(entry, sizeof entry, "%s:%s", p->id, lock_key(op->t, op->lock));
-            channel_name(p, lock_key(op->t, op->lock), channel, sizeof channel);
+            snprintf(entry, sizeof entry, "%s:%s", cl_proc_id(p), lock_key(op->base.t, op->base.lock));
+            channel_name(p, lock_key(op->base.t, op->base.lock), channel, sizeof channel);
         }
         op->state = ACQ_SUBSCRIBING;
         int64_t deadline = op->wait_ms >= 0 ? SIM_MS(op->rem_ms) : SIM_MS(7500);
-        op->sub = cl_sub_acquire(p, rlock_node_of(p->cw, op->lock), entry, channel, deadline,
-                                 on_subscribed, op);
+        op->base.sub = cl_sub_acquire(p, rlock_node_of(cl_proc_world(p), op->base.lock), entry, channel, deadline,
+                                      on_subscribed, op);
         return;
     }
     /* The ttl-bounded wait: a message, or the holder's lease running out. */
     int64_t wait_us;
     if (op->wait_ms >= 0) wait_us = SIM_MS(ttl >= 0 && ttl < op->rem_ms ? ttl : op->rem_ms);
     else wait_us = ttl >= 0 ? SIM_MS(ttl) : -1;
-    cl_sub_wait(p, op->sub, wait_us, on_wait, op);
+    cl_sub_wait(p, op->base.sub, wait_us, on_wait, op);
 }
 
 static void acq_send(acq_op *op)
 {
-    cl_proc *p = op->t->p;
+    cl_proc *p = cl_thread_proc(op->base.t);
     const rlock_cfg *c = cfg_of(p);
     char lease[24];
-    int64_t ms = uses_watchdog(c, op->lease_ms) ? *lease_of(p, op->lock, op->read) : op->lease_ms;
+    int64_t ms = uses_watchdog(c, op->lease_ms) ? *lease_of(p, op->base.lock, op->read) : op->lease_ms;
     sim_fmt_i64(lease, ms);
     op->mark_ms = cl_now_ms(p);
-    int node = rlock_node_of(p->cw, op->lock);
+    int node = rlock_node_of(cl_proc_world(p), op->base.lock);
     if (op->read) {
         char read_name[64], write_name[64], kprefix[192], tprefix[192];
-        side_name(op->t, 1, read_name, sizeof read_name);
-        side_name(op->t, 0, write_name, sizeof write_name);
-        rw_prefixes(op->t, op->lock, kprefix, tprefix, sizeof kprefix);
-        const char *keys[] = {lock_key(op->t, op->lock), tprefix};
+        side_name(op->base.t, 1, read_name, sizeof read_name);
+        side_name(op->base.t, 0, write_name, sizeof write_name);
+        rw_prefixes(op->base.t, op->base.lock, kprefix, tprefix, sizeof kprefix);
+        const char *keys[] = {lock_key(op->base.t, op->base.lock), tprefix};
         const char *args[] = {lease, read_name, write_name};
-        cl_eval(p, node, c->read_acquire, 2, keys, 3, args, flags(p, c->acquire_tr), op->t->op_seq,
-                on_acquire_reply, op);
+        cl_eval(p, node, script(p, c->read_acquire), 2, keys, 3, args, cl_lock_flags(p, c->acquire_tr),
+                cl_thread_op(op->base.t), on_acquire_reply, op);
         return;
     }
-    if (c->fair) {
+    if (is_fair(c)) {
         /* FAIR_ACQUIRE_Q: waitMs and the client's now go along. */
         char queue[192], deadlines[192], wait[24], now[24];
-        fair_keys(lock_key(op->t, op->lock), queue, deadlines);
-        sim_fmt_i64(wait, fair_wait_ms(p, op->wait_ms));
+        fair_keys(lock_key(op->base.t, op->base.lock), queue, deadlines);
+        sim_fmt_i64(wait, fair_wait_ms(&c->fair, p, op->wait_ms));
         sim_fmt_i64(now, op->mark_ms);
-        const char *keys[] = {lock_key(op->t, op->lock), queue, deadlines};
+        const char *keys[] = {lock_key(op->base.t, op->base.lock), queue, deadlines};
         const char *args[] = {lease, op->lname, wait, now};
-        cl_eval(p, node, c->acquire, 3, keys, 4, args, flags(p, c->acquire_tr), op->t->op_seq, on_acquire_reply,
-                op);
+        cl_eval(p, node, script(p, c->acquire), 3, keys, 4, args, cl_lock_flags(p, c->acquire_tr),
+                cl_thread_op(op->base.t), on_acquire_reply, op);
         return;
     }
     char tokens[192];
-    rlock_prefix_name("redisson_lock_token", lock_key(op->t, op->lock), tokens, sizeof tokens);
-    const char *keys[] = {lock_key(op->t, op->lock), tokens};
+    proto_prefix_name("redisson_lock_token", lock_key(op->base.t, op->base.lock), tokens, sizeof tokens);
+    const char *keys[] = {lock_key(op->base.t, op->base.lock), tokens};
     const char *args[] = {lease, op->lname};
-    cl_eval(p, node, c->acquire, c->fenced ? 2 : 1, keys, 2, args,
-            flags(p, c->acquire_tr),
-            op->t->op_seq, on_acquire_reply, op);
+    cl_eval(p, node, script(p, c->acquire), c->fenced ? 2 : 1, keys, 2, args, cl_lock_flags(p, c->acquire_tr),
+            cl_thread_op(op->base.t), on_acquire_reply, op);
 }
 
-void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done)
 {
-    cl_proc *p = t->p;
-    acq_op *op = cl_alloc(p, sizeof *op);
-    op->t = t;
-    op->lock = lock;
-    op->wait_ms = wait_us < 0 ? -1 : wait_us / 1000;
-    op->lease_ms = lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;
+    cl_proc *p = cl_thread_proc(t);
+    acq_op *op = cl_op_new(t, sizeof *op, lock, done);
+    op->wait_ms = cl_wait_ms(wait_us);
+    op->lease_ms = cl_lease_ms(lease_us);
     /* lockAndGetToken(lease) does not pass the lease on: the watchdog. */
     if (cfg_of(p)->fenced && wait_us < 0) op->lease_ms = -1;
-    op->done = done;
     op->rem_ms = op->wait_ms;
     op->read = reads(t);
     side_name(t, op->read, op->lname, sizeof op->lname);
@@ -454,23 +431,16 @@ void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, pr
 /* ------------------------------------------------------------- release */
 
 typedef struct rel_op {
-    cl_thread *t;
-    int lock;
+    cl_op base;        /* its timer: RETRY-NOSYNC's delay */
     int read;          /* the read side of a read/write lock */
-    proto_done_fn *done;
     char latch[256];
     char ttl[24];
     int nosync_retries;
-    cl_timer retry;
 } rel_op;
 
 static void rel_end(rel_op *op, int ok, const char *err)
 {
-    cl_thread *t = op->t;
-    proto_done_fn *done = op->done;
-    cl_timer_cancel(t->p, &op->retry);
-    cl_free(t->p, op);
-    done(t, ok, 0, err);
+    cl_op_end(op, ok, 0, err);
 }
 
 /* cancelRenewal(t, res): the registration goes; since 3.27.2 the lease
@@ -479,10 +449,10 @@ static void rel_end(rel_op *op, int ok, const char *err)
  * (W-RW3). */
 static void cancel_renewal(rel_op *op, int reset)
 {
-    cl_proc *p = op->t->p;
-    cl_watchdog_cancel(p, op->lock, op->t->index);
-    if (op->read) cl_watchdog_cancel_read(p, op->lock, op->t->index);
-    if (reset) *lease_of(p, op->lock, op->read) = p->cw->s->watchdog_us / 1000;
+    cl_proc *p = cl_thread_proc(op->base.t);
+    cl_watchdog_cancel(p, op->base.lock, cl_thread_index(op->base.t));
+    if (op->read) cl_watchdog_cancel_read(p, op->base.lock, cl_thread_index(op->base.t));
+    if (reset) *lease_of(p, op->base.lock, op->read) = watchdog_ms(p);
 }
 
 static void rel_send(rel_op *op);
@@ -501,13 +471,13 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
         /* RETRY-NOSYNC: cancelRenewal runs after every attempt; the retry
          * keeps the request id, so the latch answers a replay. */
         cancel_renewal(op, 0);
-        if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_unlock_retry, op))
+        if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_unlock_retry, op))
             rel_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the unlock");
         return;
     }
     if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
         cancel_renewal(op, 0);
-        rel_end(op, 0, err == CL_ERR_TIMEOUT ? "RedisResponseTimeoutException" : "RedisConnectionException");
+        rel_end(op, 0, cl_err_exception(err));
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
@@ -522,7 +492,7 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
     }
     if (c->unlock_latch) {
         const char *del[] = {"DEL", op->latch};
-        cl_command(p, rlock_node_of(p->cw, op->lock), 2, del, CL_NORESEND, 0, NULL, NULL);
+        cl_command(p, rlock_node_of(cl_proc_world(p), op->base.lock), 2, del, CL_NORESEND, 0, NULL, NULL);
     }
     cancel_renewal(op, c->unlock_latch && r->type == SIM_REPLY_INT && r->integer == 1);
     rel_end(op, 1, NULL);
@@ -532,43 +502,37 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
  * retryAttempts), with the version's delay policy. */
 int64_t rlock_latch_ttl_ms(cl_proc *p)
 {
-    cl_world *cw = p->cw;
-    int64_t a = cw->retry_attempts;
+    cl_world *cw = cl_proc_world(p);
+    int64_t a = cl_world_settings(cw)->retry_attempts;
     int64_t delay_ms;
-    if (cw->jitter) {
+    if (cl_world_settings(cw)->jitter) {
         int64_t d = 1000;
         for (int64_t i = 0; i < a && d < 2000; i++) d *= 2;
         if (d > 2000) d = 2000;
         delay_ms = d / 2 + (int64_t)cl_choose(p, (uint64_t)(d / 2 + 1), "latch ttl jitter");
     } else {
-        delay_ms = cw->retry_interval_us / 1000;
+        delay_ms = cl_world_settings(cw)->retry_interval_us / 1000;
     }
-    int64_t ttl = (cw->s->timeout_us / 1000 + delay_ms) * a;
+    int64_t ttl = (cl_world_scenario(cw)->timeout_us / 1000 + delay_ms) * a;
     return ttl < 1 ? 1 : ttl;
 }
 
 static void rel_send(rel_op *op)
 {
-    cl_proc *p = op->t->p;
-    unlock_eval(op->t, op->lock, op->read, op->latch, op->ttl, flags(p, cfg_of(p)->unlock_tr), on_unlock_reply,
-                op);
+    cl_proc *p = cl_thread_proc(op->base.t);
+    unlock_eval(op->base.t, op->base.lock, op->read, op->latch, op->ttl, cl_lock_flags(p, cfg_of(p)->unlock_tr),
+                on_unlock_reply, op);
 }
 
-void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
+void rlock_release(cl_thread *t, int lock, cl_done_fn *done)
 {
-    cl_proc *p = t->p;
+    cl_proc *p = cl_thread_proc(t);
     const rlock_cfg *c = cfg_of(p);
-    rel_op *op = cl_alloc(p, sizeof *op);
-    op->t = t;
-    op->lock = lock;
+    rel_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->read = reads(t);
-    op->done = done;
     if (c->unlock_latch) {
         /* One request id per unlock() call (since 3.52), reused by retries. */
-        char request[33], latch_base[192];
-        cl_random_hex(p, request);
-        rlock_prefix_name("redisson_unlock_latch", lock_key(t, lock), latch_base, sizeof latch_base);
-        snprintf(op->latch, sizeof op->latch, "%s:%s", latch_base, request);
+        proto_unlock_latch(p, lock_key(t, lock), op->latch, sizeof op->latch);
         sim_fmt_i64(op->ttl, rlock_latch_ttl_ms(p));
     }
     rel_send(op);
@@ -577,73 +541,65 @@ void rlock_release(cl_thread *t, int lock, proto_done_fn *done)
 /* ------------------------------------------------- forceUnlock, queries */
 
 typedef struct simple_op {
-    cl_thread *t;
-    proto_done_fn *done;
+    cl_op base;
     scn_op what;
 } simple_op;
 
 static void on_simple_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
+    (void)p;
     simple_op *op = ud;
-    cl_thread *t = op->t;
-    proto_done_fn *done = op->done;
-    scn_op what = op->what;
-    cl_free(p, op);
     if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION || r == NULL) {
-        done(t, 0, 0, err == CL_ERR_TIMEOUT ? "RedisResponseTimeoutException" : "RedisConnectionException");
+        cl_op_end(op, 0, 0, err == CL_ERR_TIMEOUT ? cl_err_exception(err) : "RedisConnectionException");
         return;
     }
     if (err == CL_ERR_NOSYNC) {
-        done(t, 0, 0, "NoSyncedSlavesException");
+        cl_op_end(op, 0, 0, cl_err_exception(err));
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
-        done(t, 0, 0, "error reply");
+        cl_op_end(op, 0, 0, "error reply");
         return;
     }
     int64_t v = 0;
     if (r->type == SIM_REPLY_INT) v = r->integer;
     else if (r->type == SIM_REPLY_STR) v = strtoll(r->str, NULL, 10);
-    done(t, what == SCN_OP_FORCEUNLOCK ? v == 1 : 1, v, NULL);
+    cl_op_end(op, op->what == SCN_OP_FORCEUNLOCK ? v == 1 : 1, v, NULL);
 }
 
-void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
+void rlock_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
 {
-    cl_proc *p = t->p;
+    cl_proc *p = cl_thread_proc(t);
     const rlock_cfg *c = cfg_of(p);
-    simple_op *op = cl_alloc(p, sizeof *op);
-    op->t = t;
-    op->done = done;
+    simple_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->what = SCN_OP_FORCEUNLOCK;
     int read = reads(t);
     cl_watchdog_cancel(p, lock, 0);
     if (read) cl_watchdog_cancel_read(p, lock, 0);
     char channel[192];
     channel_name(p, lock_key(t, lock), channel, sizeof channel);
-    if (c->fair) {
+    if (is_fair(c)) {
         /* FAIR_FORCE_UNLOCK: purges with the client's now, wakes the head. */
         char queue[192], deadlines[192], now[24];
         fair_keys(lock_key(t, lock), queue, deadlines);
         sim_fmt_i64(now, cl_now_ms(p));
         const char *keys[] = {lock_key(t, lock), queue, deadlines, channel};
         const char *args[] = {"0", now, "publish"};
-        cl_eval(p, rlock_node_of(p->cw, lock), c->force, 4, keys, c->publish_arg ? 3 : 2, args,
-                flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
+        cl_eval(p, rlock_node_of(cl_proc_world(p), lock), script(p, c->force), 4, keys, c->publish_arg ? 3 : 2,
+                args, cl_lock_flags(p, CL_RESEND), cl_thread_op(t), on_simple_reply, op);
         return;
     }
     const char *keys[] = {lock_key(t, lock), channel};
     /* The rw write side publishes READ_UNLOCK (1). */
     const char *args[] = {c->read_acquire && !read ? "1" : "0", "publish"};
-    cl_eval(p, rlock_node_of(p->cw, lock), read ? c->read_force : c->force, 2, keys, c->publish_arg ? 2 : 1,
-            args, flags(p, CL_RESEND), t->op_seq, on_simple_reply, op);
+    cl_eval(p, rlock_node_of(cl_proc_world(p), lock), script(p, read ? c->read_force : c->force), 2, keys,
+            c->publish_arg ? 2 : 1, args, cl_lock_flags(p, CL_RESEND), cl_thread_op(t), on_simple_reply, op);
 }
 
-void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+void rlock_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
 {
-    cl_proc *p = t->p;
-    simple_op *op = cl_alloc(p, sizeof *op);
-    op->t = t;
-    op->done = done;
+    cl_proc *p = cl_thread_proc(t);
+    simple_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->what = what;
     char lname[64];
     side_name(t, reads(t), lname, sizeof lname);
@@ -657,14 +613,14 @@ void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
     } else {
         argv[0] = "HGET";
     }
-    cl_command(p, rlock_node_of(p->cw, lock), argc, argv, CL_RESEND, t->op_seq, on_simple_reply, op);
+    cl_command(p, rlock_node_of(cl_proc_world(p), lock), argc, argv, CL_RESEND, cl_thread_op(t), on_simple_reply, op);
 }
 
 /* ------------------------------------------------------------ observer */
 
 static int first_field(void *ud, const char *f, size_t flen, const char *v, size_t vlen)
 {
-    proto_store *out = ud;
+    hist_store *out = ud;
     size_t n = flen < sizeof out->owner - 1 ? flen : sizeof out->owner - 1;
     memcpy(out->owner, f, n);
     out->owner[n] = '\0';
@@ -676,17 +632,16 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
     return 0; /* one field is enough: a Redisson lock hash has one */
 }
 
-void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
+void rlock_observe(cl_world *cw, int group, int lock, hist_store *out)
 {
-    fake_peek pk;
+    world_peek_result pk;
     if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != FAKE_TYPE_HASH) return;
-    const char *key = cl_key_name(cw, lock);
-    world_peek_hash(cw->w, world_master(cw->w, group), key, strlen(key), first_field, out);
+    cl_store_peek_hash(cw, group, lock, first_field, out);
 }
 
 int64_t rlock_token(cl_thread *t, int lock)
 {
-    return state(t->p)->token[t->index - 1][lock];
+    return state(cl_thread_proc(t))->token[cl_thread_index(t) - 1][lock];
 }
 
 /* -------------------------------------------------------- the versions */
@@ -700,6 +655,10 @@ int64_t rlock_token(cl_thread *t, int lock)
 #define RLOCK_SCRIPTS .unlock = "lock_unlock", .force = "lock_force_unlock"
 
 const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_SCRIPTS, RLOCK_CURRENT_CLIENT};
+
+/* RedissonRedLock's members: the current lock; the composite takes a
+ * quorum of them (multilock.c). */
+const rlock_cfg rlock_redlock = {.acquire = "lock_acquire", RLOCK_SCRIPTS, RLOCK_CURRENT_CLIENT, .quorum = 1};
 
 /* The 2019 client's settings (3.11.x; 3.13.2 differs in none of them). */
 #define RLOCK_2019_SETTINGS                                                    \
@@ -718,8 +677,8 @@ const rlock_cfg rlock_fenced = {.acquire = "fenced_acquire_token", RLOCK_SCRIPTS
  * scripts; threadWaitTime 300000, overridden by a tryLock waitTime > 0. */
 const rlock_cfg rlock_fair = {
     .acquire = "fair_acquire", RLOCK_CURRENT_CLIENT, .unlock = "fair_unlock",
-    .force = "fair_force_unlock", .fair = 1, .dequeue = "fair_dequeue", .thread_wait_ms = 300000,
-    .wait_is_queue_wait = 1,
+    .force = "fair_force_unlock",
+    .fair = {.dequeue = "fair_dequeue", .thread_wait_ms = 300000, .wait_is_queue_wait = 1},
 };
 
 /* RedissonFairLock 3.13.2: the 2019 client (no unlock latch, resent
@@ -728,8 +687,7 @@ const rlock_cfg rlock_fair = {
  * (3.12.5, result unchecked) is not modelled: only latency differs. */
 const rlock_cfg rlock_fair_3132 = {
     .acquire = "fair2019_acquire", .unlock = "fair2019_unlock", .force = "fair2019_force_unlock",
-    RLOCK_2019_SETTINGS, .fair = 1, .dequeue = "fair_dequeue", .thread_wait_ms = 5000,
-    .wait_is_queue_wait = 0,
+    RLOCK_2019_SETTINGS, .fair = {.dequeue = "fair_dequeue", .thread_wait_ms = 5000, .wait_is_queue_wait = 0},
 };
 
 /* RedissonReadWriteLock: the current client with the rw scripts. */

@@ -3,13 +3,15 @@
 #ifndef LOCKSIM_RLOCK_H
 #define LOCKSIM_RLOCK_H
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client.h"
+#include "protocols/fairlock.h"
+#include "protocols/protocol.h"
 
 typedef struct rlock_cfg {
     const char *acquire, *unlock, *force; /* bundled script names */
     int unlock_latch;        /* request id + latch key; DEL after success */
     int publish_arg;         /* scripts take the publish command as ARGV */
-    cl_transport acquire_tr, unlock_tr;
+    int acquire_tr, unlock_tr;
     int watchdog_gen;
     int retry_attempts;      /* default retryAttempts */
     int jitter;              /* EqualJitter retry delay (else fixed 1500 ms) */
@@ -22,13 +24,11 @@ typedef struct rlock_cfg {
     const char *read_acquire, *read_unlock, *read_force;
     /* RedissonFairLock (PROTOCOLS.md §4): queue scripts, a channel per
      * thread, acquireFailed = the dequeue script (fairlock.c). */
-    int fair;
-    const char *dequeue;
-    int64_t thread_wait_ms;  /* default threadWaitTime */
-    int wait_is_queue_wait;  /* 3.13.3: tryLock's waitTime > 0 is the queue wait */
+    fair_cfg fair;
+    int quorum;              /* RedissonRedLock: a quorum of the members (multilock.c) */
 } rlock_cfg;
 
-extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw, rlock_fair, rlock_fair_3132;
+extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw, rlock_fair, rlock_fair_3132, rlock_redlock;
 
 /* versions.c: base at Redisson release `version` ("3.23"), named
  * full_name; NULL when base has no such release. */
@@ -38,31 +38,17 @@ int proto_version_parse(const char *s);
 void rlock_proc_init(cl_proc *p);
 void rlock_proc_free(cl_proc *p);
 int rlock_node_of(const cl_world *cw, int lock);
-void rlock_prefix_name(const char *prefix, const char *name, char *buf, size_t cap);
-void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done);
-void rlock_release(cl_thread *t, int lock, proto_done_fn *done);
-void rlock_force_unlock(cl_thread *t, int lock, proto_done_fn *done);
-void rlock_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done);
-void rlock_observe(cl_world *cw, int group, int lock, proto_store *out);
+void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done);
+void rlock_release(cl_thread *t, int lock, cl_done_fn *done);
+void rlock_force_unlock(cl_thread *t, int lock, cl_done_fn *done);
+void rlock_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done);
+void rlock_observe(cl_world *cw, int group, int lock, hist_store *out);
 int64_t rlock_token(cl_thread *t, int lock);
 /* The unlock latch's TTL for the world's retry settings (ms). */
 int64_t rlock_latch_ttl_ms(cl_proc *p);
 /* Read/write lock (rwlock.c): the store's view, and the hold count (read
  * plus write) of lock name lname. */
-void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out);
+void rwlock_observe(cl_world *cw, int group, int lock, hist_store *out);
 int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname);
-
-/* fairlock.c: the fair lock's parts of the client (rlock.c runs it). */
-/* The queue and deadline keys of lock name (caps: 192). */
-void fair_keys(const char *name, char *queue, char *deadlines);
-/* The per-thread entry and channel of t for lock (caps: 192). */
-void fair_entry(const cl_thread *t, int lock, char *entry, char *channel);
-/* waitMs of an acquire with tryLock wait wait_ms (-1: lock()): the wait
- * when > 0 (since 3.13.3), else threadWaitTime. */
-int64_t fair_wait_ms(const cl_proc *p, int64_t wait_ms);
-/* acquireFailed: sends the dequeue script for t; fn gets its reply. */
-void fair_dequeue(cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn, void *ud);
-/* The lock names in lock's wait queue on group's master, head first. */
-void fair_queue(cl_world *cw, int group, int lock, proto_queue_fn *fn, void *ud);
 
 #endif /* LOCKSIM_RLOCK_H */

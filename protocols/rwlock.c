@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client.h"
 #include "protocols/rlock.h"
 
 /* What a walk over the rw hash gathers. */
@@ -49,27 +49,21 @@ static int walk_field(void *ud, const char *f, size_t flen, const char *v, size_
 }
 
 /* Walks lock's rw hash on group's master; 0 when the key is missing. */
-static int walk(cl_world *cw, int group, int lock, rw_walk *w, fake_peek *pk)
+static int walk(cl_world *cw, int group, int lock, rw_walk *w, hist_store *st)
 {
-    int n = world_master(cw->w, group);
-    const char *key = cl_key_name(cw, lock);
-    if (!world_peek(cw->w, n, key, strlen(key), pk)) return 0;
-    if (pk->type == FAKE_TYPE_HASH) world_peek_hash(cw->w, n, key, strlen(key), walk_field, w);
+    world_peek_result pk;
+    if (!cl_store_peek(cw, group, lock, st, &pk)) return 0;
+    if (pk.type == FAKE_TYPE_HASH) cl_store_peek_hash(cw, group, lock, walk_field, w);
     return 1;
 }
 
 /* The holder shown is the writer if there is one, else the first reader;
  * a hash with neither (only "mode": crashed readers' fields gone) or a
  * foreign key shows an unknown owner. */
-void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out)
+void rwlock_observe(cl_world *cw, int group, int lock, hist_store *out)
 {
-    memset(out, 0, sizeof *out);
-    out->expire_ms = -1;
     rw_walk w = {0};
-    fake_peek pk;
-    if (!walk(cw, group, lock, &w, &pk)) return;
-    out->held = 1;
-    out->expire_ms = pk.expire_ms;
+    if (!walk(cw, group, lock, &w, out)) return;
     out->mode = w.mode;
     if (w.writer[0]) {
         snprintf(out->owner, sizeof out->owner, "%s", w.writer);
@@ -85,31 +79,34 @@ void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname)
 {
     rw_walk w = {.lname = lname};
-    fake_peek pk;
-    return walk(cw, group, lock, &w, &pk) ? w.count : 0;
+    hist_store st;
+    return walk(cw, group, lock, &w, &st) ? w.count : 0;
 }
 
 /* The current client's defaults (as registry.c's for redisson.lock). */
-static const proto_client_defaults cur_defaults = {
+static const cl_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
 const proto_def proto_rwlock = {
     .name = "redisson.rwlock",
     .summary = "RedissonReadWriteLock, current (4.7.x): shared read holds with timeout keys, "
                "exclusive write, downgrade without upgrade",
-    .cfg = &rlock_rw,
-    .defaults = &cur_defaults,
-    .proc_init = rlock_proc_init,
-    .proc_free = rlock_proc_free,
-    .acquire = rlock_acquire,
-    .release = rlock_release,
-    .force_unlock = rlock_force_unlock,
-    .query = rlock_query,
-    .observe = rwlock_observe,
-    .node_of = rlock_node_of,
-    .store_count = rwlock_store_count,
-    .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
-                  PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
+    .impl = {
+        .cfg = &rlock_rw,
+        .defaults = &cur_defaults,
+        .script = proto_script_find,
+        .proc_init = rlock_proc_init,
+        .proc_free = rlock_proc_free,
+        .acquire = rlock_acquire,
+        .release = rlock_release,
+        .force_unlock = rlock_force_unlock,
+        .query = rlock_query,
+        .observe = rwlock_observe,
+        .node_of = rlock_node_of,
+        .store_count = rwlock_store_count,
+        .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
+                      PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
+    },
     .options = "each lock/trylock/unlock takes a side: [steps] mode=read|write (none: write); the "
                "random workload draws it from [clients] read-ratio (0: all write). A thread holding "
                "write may also take read (downgrade); a reader asking for write waits (no upgrade).",

@@ -21,31 +21,34 @@
 
 static int64_t permits_of(const cl_thread *t)
 {
-    return t->cur_n > 0 ? t->cur_n : 1;
+    return cl_thread_permits(t) > 0 ? cl_thread_permits(t) : 1;
 }
 
 static int sem_flags(const cl_proc *p)
 {
-    return CL_NORESEND | (p->cw->synced ? CL_SYNCED : 0);
+    return cl_lock_flags(p, CL_NORESEND);
 }
 
 static void channel_of(const cl_thread *t, int lock, char *buf, size_t cap)
 {
-    counter_channel("redisson_sc:", counter_key(t, lock), buf, cap);
+    proto_brace_name("redisson_sc:", counter_key(t, lock), buf, cap);
 }
 
 /* One SEM_RELEASE of n permits; done gets the outcome (NULL: nobody waits
  * for it: ROLLBACK-NOSYNC's release). */
-static void send_release(cl_thread *t, int lock, int64_t n, proto_done_fn *done)
+static void send_release(cl_thread *t, int lock, int64_t n, cl_done_fn *done)
 {
     char channel[192], num[24];
     channel_of(t, lock, channel, sizeof channel);
     sim_fmt_i64(num, n);
     const char *keys[] = {counter_key(t, lock), channel};
     const char *args[] = {num, "publish"};
-    if (done) counter_simple_eval(t, lock, "sem_release", keys, 2, args, sem_flags(t->p), done);
-    else cl_eval(t->p, counter_node_of(t->p->cw, lock), "sem_release", 2, keys, 2, args, sem_flags(t->p), t->op_seq,
-                 NULL, NULL);
+    if (done) counter_simple_eval(t, lock, "sem_release", keys, 2, args, sem_flags(cl_thread_proc(t)), done);
+    else {
+        cl_world *cw = cl_proc_world(cl_thread_proc(t));
+        cl_eval(cl_thread_proc(t), counter_node_of(cw, lock), cl_script_of(cw, "sem_release"), 2, keys, 2, args,
+                sem_flags(cl_thread_proc(t)), cl_thread_op(t), NULL, NULL);
+    }
 }
 
 /* ------------------------------------------------------------- acquire */
@@ -53,28 +56,18 @@ static void send_release(cl_thread *t, int lock, int64_t n, proto_done_fn *done)
 typedef enum sem_state { SEM_FIRST, SEM_SUBSCRIBING, SEM_LOOP } sem_state;
 
 typedef struct sem_op {
-    cl_thread *t;
-    int lock;
+    cl_op base;        /* its timer: RETRY-NOSYNC's delay; its sub: the channel */
     int64_t n;
     counter_wait w;
-    proto_done_fn *done;
     sem_state state;
-    cl_sub *sub;
     int nosync_retries;
-    cl_timer retry;
 } sem_op;
 
 static void try_send(sem_op *op);
 
 static void sem_end(sem_op *op, int ok, const char *err)
 {
-    cl_thread *t = op->t;
-    cl_proc *p = t->p;
-    cl_timer_cancel(p, &op->retry);
-    if (op->sub) cl_sub_release(p, op->sub);
-    proto_done_fn *done = op->done;
-    cl_free(p, op);
-    done(t, ok, 0, err);
+    cl_op_end(op, ok, 0, err);
 }
 
 static void on_wait(cl_proc *p, void *ud, int got)
@@ -115,9 +108,9 @@ static void on_nosync_retry(cl_proc *p, void *arg)
  * attempts are used up. */
 static void sem_nosync(sem_op *op, const sim_reply *r)
 {
-    cl_proc *p = op->t->p;
-    if (counter_value(r) == 1) send_release(op->t, op->lock, op->n, NULL);
-    if (!cl_nosync_retry(p, &op->nosync_retries, &op->retry, on_nosync_retry, op))
+    cl_proc *p = cl_thread_proc(op->base.t);
+    if (counter_value(r) == 1) send_release(op->base.t, op->base.lock, op->n, NULL);
+    if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_nosync_retry, op))
         sem_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the acquire");
 }
 
@@ -143,57 +136,54 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     }
     if (op->state == SEM_FIRST) {
         char channel[192];
-        channel_of(op->t, op->lock, channel, sizeof channel);
+        channel_of(op->base.t, op->base.lock, channel, sizeof channel);
         op->state = SEM_SUBSCRIBING;
         int64_t deadline = op->w.wait_ms >= 0 ? SIM_MS(op->w.rem_ms) : SIM_MS(SUBSCRIBE_TIMEOUT_MS);
-        op->sub = cl_sub_acquire(p, counter_node_of(p->cw, op->lock), counter_key(op->t, op->lock), channel,
+        op->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), op->base.lock), counter_key(op->base.t, op->base.lock), channel,
                                  deadline, on_subscribed, op);
-        cl_sub_kind(op->sub, CL_SUB_SEMAPHORE);
+        cl_sub_kind(op->base.sub, CL_SUB_SEMAPHORE);
         return;
     }
     /* No ttl to bound it: a message, or the rest of the wait (or for ever). */
-    cl_sub_wait(p, op->sub, counter_wait_us(&op->w), on_wait, op);
+    cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_wait, op);
 }
 
 static void try_send(sem_op *op)
 {
-    cl_proc *p = op->t->p;
+    cl_proc *p = cl_thread_proc(op->base.t);
     char num[24];
     sim_fmt_i64(num, op->n);
-    const char *keys[] = {counter_key(op->t, op->lock)};
+    const char *keys[] = {counter_key(op->base.t, op->base.lock)};
     const char *args[] = {num};
     op->w.mark_ms = cl_now_ms(p);
-    cl_eval(p, counter_node_of(p->cw, op->lock), "sem_try_acquire", 1, keys, 1, args, sem_flags(p), op->t->op_seq,
+    cl_eval(p, counter_node_of(cl_proc_world(p), op->base.lock), cl_script_of(cl_proc_world(p), "sem_try_acquire"), 1, keys, 1, args, sem_flags(p), cl_thread_op(op->base.t),
             on_try_reply, op);
 }
 
-static void sem_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, proto_done_fn *done)
+static void sem_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done)
 {
     (void)lease_us; /* no lease: the permits are held until released */
-    sem_op *op = cl_alloc(t->p, sizeof *op);
-    op->t = t;
-    op->lock = lock;
+    sem_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->n = permits_of(t);
-    op->done = done;
-    counter_wait_start(&op->w, t->p, wait_us);
+    counter_wait_start(&op->w, cl_thread_proc(t), wait_us);
     try_send(op);
 }
 
 /* ----------------------------------------------------- release, queries */
 
-static void sem_release(cl_thread *t, int lock, proto_done_fn *done)
+static void sem_release(cl_thread *t, int lock, cl_done_fn *done)
 {
     send_release(t, lock, permits_of(t), done);
 }
 
 /* Every query is availablePermits (GET; nil is 0). */
-static void sem_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
+static void sem_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
 {
     (void)what;
     counter_get(t, lock, done);
 }
 
-static void sem_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
+static void sem_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
 {
     (void)lock;
     done(t, 0, 0, "a semaphore has no forceUnlock");
@@ -202,32 +192,35 @@ static void sem_force_unlock(cl_thread *t, int lock, proto_done_fn *done)
 /* trySetPermits([protocol] permits) on every semaphore, before the workload. */
 static void sem_setup(cl_world *cw)
 {
-    for (int lock = 0; lock < cw->s->nlocks; lock++) {
+    for (int lock = 0; lock < cl_world_scenario(cw)->nlocks; lock++) {
         char channel[192], num[24];
-        counter_channel("redisson_sc:", cw->s->lock_names[lock], channel, sizeof channel);
-        sim_fmt_i64(num, cw->s->init_permits);
-        const char *keys[] = {cw->s->lock_names[lock], channel};
+        proto_brace_name("redisson_sc:", cl_world_scenario(cw)->lock_names[lock], channel, sizeof channel);
+        sim_fmt_i64(num, cl_world_scenario(cw)->init_permits);
+        const char *keys[] = {cl_world_scenario(cw)->lock_names[lock], channel};
         const char *args[] = {num, "publish"};
-        counter_setup(cw, lock, "sem_try_set", keys, 2, args, cw->s->init_permits);
+        counter_setup(cw, lock, "sem_try_set", keys, 2, args, cl_world_scenario(cw)->init_permits);
     }
 }
 
-static const proto_client_defaults sem_defaults = {
+static const cl_defaults sem_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
 const proto_def proto_semaphore = {
     .name = "redisson.semaphore",
     .summary = "RedissonSemaphore (4.7.x): permits in a string key, acquire(n) waits on redisson_sc:{name}",
-    .defaults = &sem_defaults,
-    .acquire = sem_acquire,
-    .release = sem_release,
-    .force_unlock = sem_force_unlock,
-    .query = sem_query,
-    .observe = counter_observe,
-    .node_of = counter_node_of,
-    .invariants = PROTO_INV(SCN_INV_PERMITS) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
     .options = "[protocol] permits = N (trySetPermits before the workload; default 1); "
                "lock = acquire(n), trylock = tryAcquire(n, wait), unlock = release(n); "
                "n from permits=N on a step or [clients] permits = A..B (default 1)",
-    .setup = sem_setup,
+    .impl = {
+        .defaults = &sem_defaults,
+        .script = proto_script_find,
+        .acquire = sem_acquire,
+        .release = sem_release,
+        .force_unlock = sem_force_unlock,
+        .query = sem_query,
+        .observe = counter_observe,
+        .node_of = counter_node_of,
+        .invariants = PROTO_INV(SCN_INV_PERMITS) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
+        .setup = sem_setup,
+    },
 };

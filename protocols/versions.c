@@ -21,7 +21,7 @@ typedef struct resolved {
     char summary[128];
     proto_def def;
     rlock_cfg cfg;
-    proto_client_defaults defaults;
+    cl_defaults defaults;
 } resolved;
 
 static resolved *table[MAX_RESOLVED];
@@ -39,18 +39,18 @@ int proto_version_parse(const char *s)
     return -1;
 }
 
-static void settings(int v, rlock_cfg *c, proto_client_defaults *d)
+static void settings(int v, rlock_cfg *c, cl_defaults *d)
 {
     int merged = v >= V(3, 19, 0), latch = v >= V(3, 24, 0);
-    if (c->fair) {
+    if (c->fair.dequeue) {
         /* The fair lock: nil-safe purge and max(0, PTTL) for a queued
          * thread since 3.32; the unlock latch since 3.24; threadWaitTime
          * 5000 and no queue wait from tryLock up to 3.13.2. */
         c->acquire = v >= V(3, 32, 0) ? "fair_acquire" : "fair2019_acquire";
         c->unlock = latch ? "fair_unlock" : "fair2019_unlock";
         c->force = latch ? "fair_force_unlock" : "fair2019_force_unlock";
-        c->thread_wait_ms = v >= V(3, 13, 3) ? 300000 : 5000;
-        c->wait_is_queue_wait = v >= V(3, 13, 3);
+        c->fair.thread_wait_ms = v >= V(3, 13, 3) ? 300000 : 5000;
+        c->fair.wait_is_queue_wait = v >= V(3, 13, 3);
     } else {
         if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
         c->unlock = latch ? "lock_unlock" : "lock2019_unlock";
@@ -81,15 +81,15 @@ const proto_def *proto_at_version(const proto_def *base, const char *version, co
     resolved *r = sim_xcalloc(1, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", full_name);
     r->def = *base;
-    if (base->cfg) r->cfg = *(const rlock_cfg *)base->cfg;
-    r->defaults = base->defaults ? *base->defaults : (proto_client_defaults){0};
+    if (base->impl.cfg) r->cfg = *(const rlock_cfg *)base->impl.cfg;
+    r->defaults = base->impl.defaults ? *base->impl.defaults : (cl_defaults){0};
     settings(v, &r->cfg, &r->defaults);
     snprintf(r->summary, sizeof r->summary, "%s as of Redisson %d.%d.%d", base->name, v / 10000, v / 100 % 100,
              v % 100);
     r->def.name = r->name;
     r->def.summary = r->summary;
-    if (base->cfg) r->def.cfg = &r->cfg;
-    r->def.defaults = &r->defaults;
+    if (base->impl.cfg) r->def.impl.cfg = &r->cfg;
+    r->def.impl.defaults = &r->defaults;
     table[ntable++] = r;
     return &r->def;
 }

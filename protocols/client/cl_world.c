@@ -1,92 +1,17 @@
 /* cl_world.c — the client side of a run: the processes (one per client,
  * a new incarnation after each restart), the settings resolved for the
- * protocol's version, client faults, and the store observer that records
- * into the history what the store holds after each command a node runs. */
+ * protocol's version, the keys behind lock indexes, client faults, and the
+ * store observer's hooks (the protocol reads the store; the history's
+ * observer records it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client_int.h"
 
-/* Every incarnation ever started, to name a lock's holder from its id:
- * found by id, and by (client, incarnation mod 256) as tags carry it (the
- * newest one of that key wins, as it would in a search from the end). */
-typedef struct incarnation {
-    UT_hash_handle by_id, by_tag;
-    char id[40];
-    int client, inc;
-    int tag_key[2]; /* client, inc & 0xFF */
-} incarnation;
+/* --------------------------------------------------------- the store */
 
-struct cl_registry {
-    incarnation *ids, *tags; /* uthash */
-    incarnation **all;       /* every one, to free */
-    size_t n, cap;
-};
-
-static void remember(cl_world *cw, const cl_proc *p)
-{
-    struct cl_registry *r = cw->registry;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 16;
-        r->all = sim_xrealloc(r->all, r->cap * sizeof *r->all);
-    }
-    incarnation *x = sim_xcalloc(1, sizeof *x), *old;
-    r->all[r->n++] = x;
-    snprintf(x->id, sizeof x->id, "%s", p->id);
-    x->client = p->client;
-    x->inc = p->inc;
-    x->tag_key[0] = p->client;
-    x->tag_key[1] = p->inc & 0xFF;
-    HASH_FIND(by_id, r->ids, x->id, strlen(x->id), old);
-    if (old) HASH_DELETE(by_id, r->ids, old);
-    HASH_ADD(by_id, r->ids, id[0], strlen(x->id), x);
-    HASH_FIND(by_tag, r->tags, x->tag_key, sizeof x->tag_key, old);
-    if (old) HASH_DELETE(by_tag, r->tags, old);
-    HASH_ADD(by_tag, r->tags, tag_key, sizeof x->tag_key, x);
-}
-
-static void registry_free(struct cl_registry *r)
-{
-    HASH_CLEAR(by_id, r->ids);
-    HASH_CLEAR(by_tag, r->tags);
-    for (size_t i = 0; i < r->n; i++) sim_xfree(r->all[i]);
-    sim_xfree(r->all);
-    sim_xfree(r);
-}
-
-int cl_world_who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread)
-{
-    const char *colon = strrchr(lname, ':');
-    if (colon == NULL) return 0;
-    incarnation *x;
-    HASH_FIND(by_id, cw->registry->ids, lname, (size_t)(colon - lname), x);
-    if (x == NULL) return 0;
-    *client = x->client;
-    *inc = x->inc;
-    *thread = atoi(colon + 1);
-    return 1;
-}
-
-/* The id of incarnation inc (mod 256) of client, or NULL. */
-static const char *id_of(const cl_world *cw, int client, int inc)
-{
-    int key[2] = {client, inc & 0xFF};
-    incarnation *x;
-    HASH_FIND(by_tag, cw->registry->tags, key, sizeof key, x);
-    return x ? x->id : NULL;
-}
-
-/* --------------------------------------------------------- observation */
-
-/* True time at which a key with node-clock deadline expire_ms is gone
- * (Redis: once node time > deadline), at the group master's clock rate. */
-int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
-{
-    return world_true_at(cw->w, world_master(cw->w, group), expire_ms);
-}
-
-int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek *pk)
+int cl_store_peek(cl_world *cw, int group, int lock, hist_store *out, world_peek_result *pk)
 {
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
@@ -97,111 +22,85 @@ int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek
     return 1;
 }
 
-/* A counter object's value (semaphore permits, latch count): recorded
- * when it changes; not while the master is down (nothing to read). */
-static void observe_counter(cl_world *cw, int group, int lock, const proto_store *st)
+int cl_store_peek_hash(cl_world *cw, int group, int lock,
+                       int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud)
 {
-    if (!world_node_up(cw->w, world_master(cw->w, group))) return;
-    int64_t exists = st->held;
-    if (cw->observed[lock] && cw->last_count[lock] == st->count && cw->last_expire[lock] == exists) return;
-    cw->observed[lock] = 1;
-    cw->last_count[lock] = st->count;
-    cw->last_expire[lock] = exists;
-    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_COUNTER, .lock = lock,
-                    .value = st->count, .aux = exists};
-    hist_add(cw->h, &e);
+    const char *key = cl_key_name(cw, lock);
+    return world_peek_hash(cw->w, world_master(cw->w, group), key, strlen(key), fn, ud);
 }
 
-/* Records the lock as the store has it now (when it changed); raw, when
- * not NULL, gets what the protocol's observer read. */
-static void observe_lock(cl_world *cw, int group, int lock, proto_store *raw)
+int cl_store_peek_list(cl_world *cw, int group, const char *key, void (*fn)(void *ud, const char *v, size_t vlen),
+                       void *ud)
 {
-    proto_store st = {0}; /* observers that predate a field leave it 0 */
-    cw->proto->observe(cw, group, lock, &st);
-    if (raw) *raw = st;
-    if (st.counter) {
-        observe_counter(cw, group, lock, &st);
-        return;
-    }
-    int client = 0, inc = 0, thread = 0;
-    if (st.held && !cl_world_who(cw, st.owner, &client, &inc, &thread)) client = -1; /* a foreign key */
-    if (cw->proto->node_of(cw, lock) >= 0 && !world_node_up(cw->w, world_master(cw->w, group))) {
-        /* No master: the lock cannot be had (not free), whatever it held. */
-        st.held = 1;
-        st.expire_ms = -1;
-        client = -1;
-        inc = thread = 0;
-    }
-    int64_t expire = !st.held            ? INT64_MAX
-                     : st.expire_true_us ? st.expire_true_us
-                                         : cl_expiry_true_us(cw, group, st.expire_ms);
-    int64_t count = st.held ? st.count : 0;
-    if (cw->observed[lock] && cw->last_client[lock] == client && cw->last_inc[lock] == inc &&
-        cw->last_thread[lock] == thread && cw->last_count[lock] == count &&
-        cw->last_expire[lock] == expire && cw->last_mode[lock] == st.mode) {
-        if (cw->proto->queue) cl_queue_observe(cw, group, lock);
-        return;
-    }
-    cw->last_mode[lock] = st.mode;
-    cw->observed[lock] = 1;
-    cw->last_client[lock] = client;
-    cw->last_inc[lock] = inc;
-    cw->last_thread[lock] = thread;
-    cw->last_count[lock] = count;
-    cw->last_expire[lock] = expire;
-    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE, .client = client,
-                    .inc = inc, .thread = thread, .lock = lock, .value = count, .aux = expire,
-                    .mode = st.held ? st.mode : 0};
-    hist_add(cw->h, &e);
-    if (cw->proto->queue) cl_queue_observe(cw, group, lock);
+    return world_peek_list(cw->w, world_master(cw->w, group), key, strlen(key), fn, ud);
 }
 
-/* Tags carry who sent a command: client, incarnation, thread, lock, and
- * the thread's operation count. */
-uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount)
+int64_t cl_admin_eval(cl_world *cw, int group, const cl_script *script, int nkeys, const char *const *keys,
+                      int nargs, const char *const *args)
 {
-    return ((uint64_t)t->p->client << 44) | ((uint64_t)(t->p->inc & 0xFF) << 36) |
-           ((uint64_t)(t->index & 0x3FF) << 26) | ((uint64_t)(lock & 0xF) << 22) |
-           (opcount & 0x3FFFFF);
+    const char *argv[16];
+    char nk[24];
+    sim_assert(3 + nkeys + nargs <= 16);
+    sim_fmt_i64(nk, nkeys);
+    argv[0] = "EVAL";
+    argv[1] = script->text;
+    argv[2] = nk;
+    for (int i = 0; i < nkeys; i++) argv[3 + i] = keys[i];
+    for (int i = 0; i < nargs; i++) argv[3 + nkeys + i] = args[i];
+    sim_reply *r = world_admin(cw->w, world_master(cw->w, group), 3 + nkeys + nargs, argv);
+    int64_t answer = r && r->type == SIM_REPLY_INT ? r->integer : 0;
+    sim_reply_free(r);
+    return answer;
 }
 
-static void on_exec(void *ud, int node, uint64_t tag)
+int cl_group_up(const cl_world *cw, int group)
 {
-    cl_world *cw = ud;
-    int group = world_group_of(cw->w, node);
-    int client = (int)(tag >> 44), inc = (int)((tag >> 36) & 0xFF);
-    int thread = (int)((tag >> 26) & 0x3FF), lock = (int)((tag >> 22) & 0xF);
-    proto_store st = {0}; /* what the store holds of the sender's lock */
-    for (int l = 0; l < cw->s->nlocks; l++) {
-        int g = cw->proto->node_of(cw, l);
-        if (g == group || g < 0) observe_lock(cw, group, l, l == lock ? &st : NULL); /* < 0: spans groups */
-    }
-    if (tag == 0) return;
-    if (lock >= cw->s->nlocks || cw->proto->node_of(cw, lock) != group) return;
-    /* The store's count for the sending thread, right after its command. */
-    const char *id = id_of(cw, client, inc);
-    if (id == NULL) return;
-    if (st.counter) return; /* no owner, no hold count */
-    char lname[64];
-    size_t idlen = strlen(id);
-    memcpy(lname, id, idlen);
-    lname[idlen] = ':';
-    sim_fmt_i64(lname + idlen + 1, thread);
-    int64_t count = st.held && strcmp(st.owner, lname) == 0 ? st.count : 0;
-    if (cw->proto->store_count) count = cw->proto->store_count(cw, group, lock, lname);
-    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_STORE_COUNT,
-                    .client = client, .inc = inc, .thread = thread, .lock = lock,
-                    .value = count, .seq = tag};
+    return world_node_up(cw->w, world_master(cw->w, group));
+}
+
+int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
+{
+    return world_true_at(cw->w, world_master(cw->w, group), expire_ms);
+}
+
+void cl_world_info(cl_world *cw, hist_op op, int lock, int64_t value, int64_t aux)
+{
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = op, .lock = lock, .value = value,
+                    .aux = aux};
     hist_add(cw->h, &e);
 }
 
 void cl_world_observe_all(cl_world *cw)
 {
-    for (int lock = 0; lock < cw->s->nlocks; lock++) {
-        int g = cw->proto->node_of(cw, lock);
-        observe_lock(cw, g < 0 ? 0 : g, lock, NULL);
-    }
+    hist_observe_all(cw->obs);
 }
+
+/* The protocol's reader, as the history's observer calls it. */
+static void read_lock(void *ud, int group, int lock, hist_store *out)
+{
+    cl_world *cw = ud;
+    cw->proto->observe(cw, group, lock, out);
+}
+
+static int read_node_of(void *ud, int lock)
+{
+    cl_world *cw = ud;
+    return cw->proto->node_of(cw, lock);
+}
+
+static int64_t read_count(void *ud, int group, int lock, const char *lname)
+{
+    cl_world *cw = ud;
+    return cw->proto->store_count(cw, group, lock, lname);
+}
+
+static void read_queue(void *ud, int group, int lock, hist_queue_fn *fn, void *qud)
+{
+    cl_world *cw = ud;
+    cw->proto->queue(cw, group, lock, fn, qud);
+}
+
+/* ------------------------------------------------------------ keys */
 
 const char *cl_key_name(const cl_world *cw, int lock)
 {
@@ -221,6 +120,35 @@ int cl_key_add(cl_world *cw, const char *name, int group)
     cw->key_names[k] = cw->key_owned[k];
     cw->key_group[k] = group;
     return k;
+}
+
+const cl_script *cl_script_of(const cl_world *cw, const char *name)
+{
+    const cl_script *s = cw->proto->script ? cw->proto->script(name) : NULL;
+    sim_assert(s != NULL);
+    return s;
+}
+
+/* ------------------------------------------------------- accessors */
+
+const scenario *cl_world_scenario(const cl_world *cw)
+{
+    return cw->s;
+}
+
+const void *cl_world_cfg(const cl_world *cw)
+{
+    return cw->proto->cfg;
+}
+
+sim_ctx *cl_world_ctx(const cl_world *cw)
+{
+    return cw->ctx;
+}
+
+const cl_settings *cl_world_settings(const cl_world *cw)
+{
+    return &cw->set;
 }
 
 /* ----------------------------------------------------------- lifecycle */
@@ -243,7 +171,26 @@ static int client_count(const scenario *s)
     return n;
 }
 
-cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history *h)
+/* The settings of the protocol's version, where the scenario sets none. */
+static void resolve_settings(cl_world *cw)
+{
+    const scenario *s = cw->s;
+    const cl_defaults *d = cw->proto->defaults;
+    cl_settings *set = &cw->set;
+    set->watchdog_gen = d ? d->watchdog_gen : 2;
+    set->retry_attempts = s->retry_attempts >= 0 ? s->retry_attempts : (d ? d->retry_attempts : 4);
+    if (s->retry_interval_us >= 0) {
+        set->jitter = 0;
+        set->retry_interval_us = s->retry_interval_us;
+    } else {
+        set->jitter = d ? d->jitter : 1;
+        set->retry_interval_us = SIM_MS(1500);
+    }
+    set->synced = s->synced >= 0 ? s->synced : (d ? d->synced : 0);
+    set->nosync_unchecked = d ? d->nosync_unchecked : 0;
+}
+
+cl_world *cl_world_new(world *w, const scenario *s, const cl_protocol *p, history *h)
 {
     cl_world *cw = sim_xcalloc(1, sizeof *cw);
     cw->w = w;
@@ -251,17 +198,7 @@ cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history 
     cw->proto = p;
     cw->h = h;
     cw->ctx = world_ctx(w);
-    cw->registry = sim_xcalloc(1, sizeof(struct cl_registry));
-    const proto_client_defaults *d = p->defaults;
-    cw->watchdog_gen = d ? d->watchdog_gen : 2;
-    cw->retry_attempts = s->retry_attempts >= 0 ? s->retry_attempts : (d ? d->retry_attempts : 4);
-    if (s->retry_interval_us >= 0) {
-        cw->jitter = 0;
-        cw->retry_interval_us = s->retry_interval_us;
-    } else {
-        cw->jitter = d ? d->jitter : 1;
-        cw->retry_interval_us = SIM_MS(1500);
-    }
+    resolve_settings(cw);
     cw->nprocs = client_count(s);
     cw->procs = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->procs);
     cw->last_inc_of = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->last_inc_of);
@@ -270,13 +207,13 @@ cl_world *cl_world_new(world *w, const scenario *s, const proto_def *p, history 
     cw->step_due = sim_xcalloc(s->nsteps + 1, 1);
     cw->masters_known = sim_xcalloc((size_t)s->nodes, sizeof *cw->masters_known);
     for (int g = 0; g < s->nodes; g++) cw->masters_known[g] = world_master(w, g);
-    cw->synced = s->synced >= 0 ? s->synced : (d ? d->synced : 0);
-    cw->nosync_unchecked = d ? d->nosync_unchecked : 0;
     for (int i = 0; i < s->nlocks; i++) cw->key_names[i] = s->lock_names[i];
     cw->nkeys = s->nlocks;
     if (p->world_init) p->world_init(cw);
     world_set_master_listener(w, on_master, cw);
-    world_set_exec_hook(w, on_exec, cw);
+    hist_reader r = {.ud = cw, .observe = read_lock, .node_of = read_node_of,
+                     .store_count = p->store_count ? read_count : NULL, .queue = p->queue ? read_queue : NULL};
+    cw->obs = hist_observer_new(h, w, s->nlocks, &r);
     return cw;
 }
 
@@ -284,7 +221,7 @@ void cl_world_free(cl_world *cw)
 {
     if (cw == NULL) return;
     for (int i = 0; i < cw->nprocs; i++) cl_proc_free(cw->procs[i]);
-    registry_free(cw->registry);
+    hist_observer_free(cw->obs);
     sim_xfree(cw->procs);
     sim_xfree(cw->last_inc_of);
     sim_xfree(cw->step_due);
@@ -292,7 +229,6 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->masters_known);
     sim_xfree(cw->clocks);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(cw->key_owned[i]);
-    cl_queue_free(cw);
     sim_xfree(cw);
 }
 
@@ -300,7 +236,7 @@ static void start_proc(cl_world *cw, int client, int inc)
 {
     cl_proc *p = cl_proc_new(cw, client, inc);
     cw->procs[client - 1] = p;
-    remember(cw, p);
+    hist_observer_incarnation(cw->obs, p->id, client, inc);
     cl_trace(p, p->name, "start id=%s incarnation=%d threads=%d", p->id, inc, p->nthreads);
     cl_workload_start(p);
 }
@@ -343,8 +279,7 @@ int cl_world_holding(const cl_world *cw)
     return n;
 }
 
-void cl_world_counts(const cl_world *cw, uint64_t *acquisitions, uint64_t *failures,
-                     uint64_t *errors)
+void cl_world_counts(const cl_world *cw, uint64_t *acquisitions, uint64_t *failures, uint64_t *errors)
 {
     *acquisitions = cw->acquisitions;
     *failures = cw->acquire_failures;
@@ -374,8 +309,7 @@ void cl_restart(cl_world *cw, int client)
     if (client < 1 || client > cw->nprocs || cw->procs[client - 1] || cw->stopping) return;
     int inc = cw->last_inc_of[client - 1] + 1;
     start_proc(cw, client, inc);
-    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_RESTART,
-                    .client = client, .inc = inc};
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_RESTART, .client = client, .inc = inc};
     hist_add(cw->h, &e);
 }
 
@@ -387,8 +321,7 @@ void cl_pause(cl_world *cw, int client, int64_t for_us)
 
 void cl_world_fault(cl_world *cw, const char *line)
 {
-    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_FAULT,
-                    .value = hist_text(cw->h, line)};
+    hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_FAULT, .value = hist_text(cw->h, line)};
     hist_add(cw->h, &e);
 }
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client_int.h"
 
 #define RECONNECT_US SIM_SEC(1)
 #define WAIT_TIMEOUT_MS 1000 /* slavesSyncTimeout */
@@ -24,7 +24,7 @@ struct cl_cmd {
     int argc;
     char **argv;       /* the command as sent (EVALSHA form first) */
     size_t *lens;
-    const proto_script_text *script; /* NULL for plain commands */
+    const cl_script *script; /* NULL for plain commands */
     int flags;         /* CL_RESEND / CL_NORESEND | CL_SYNCED */
     int attempt;       /* resends so far */
     int done;
@@ -132,7 +132,7 @@ static void finish(cl_cmd *c, const sim_reply *r, cl_err err)
 static int64_t retry_delay(cl_proc *p, int attempt)
 {
     cl_world *cw = p->cw;
-    if (!cw->jitter) return cw->retry_interval_us;
+    if (!cw->set.jitter) return cw->set.retry_interval_us;
     /* EqualJitter(base 1000, max 2000): d = min(base * 2^(a-1), max),
      * delay = d/2 + uniform[0, d/2]. */
     int64_t d = SIM_MS(1000);
@@ -149,7 +149,7 @@ static void retry_or_fail(cl_cmd *c, int written, const char *why, cl_err err)
     char what[64];
     snprintf(what, sizeof what, "%.*s", (int)(c->lens[0] < 40 ? c->lens[0] : 40), c->argv[0]);
     int may = (c->flags & CL_NORESEND) == 0 || !written;
-    if (may && c->attempt < p->cw->retry_attempts) {
+    if (may && c->attempt < p->cw->set.retry_attempts) {
         c->attempt++;
         int64_t delay = retry_delay(p, c->attempt);
         cl_trace(p, p->name, "%s: resend %d of %s in %lldus", why, c->attempt, what, (long long)delay);
@@ -229,7 +229,7 @@ static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
         send_now(c);
         return;
     }
-    if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->nosync_unchecked) {
+    if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->set.nosync_unchecked) {
         cl_trace(p, p->name, "NoSyncedSlavesException: no replica of %d acknowledged", c->want_wait);
         finish(c, r, CL_ERR_NOSYNC);
         return;
@@ -416,9 +416,9 @@ void cl_node_switch(cl_proc *p, int group, int node)
 
 int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg)
 {
-    if (*retries >= p->cw->retry_attempts) return 0;
+    if (*retries >= p->cw->set.retry_attempts) return 0;
     (*retries)++;
-    cl_timer_arm(p, timer, p->cw->jitter ? SIM_MS(1000) : p->cw->retry_interval_us, "nosync retry", fn, arg);
+    cl_timer_arm(p, timer, p->cw->set.jitter ? SIM_MS(1000) : p->cw->set.retry_interval_us, "nosync retry", fn, arg);
     return 1;
 }
 
@@ -469,10 +469,9 @@ static void set_args(cl_cmd *c, const char *const *argv)
     }
 }
 
-void cl_eval(cl_proc *p, int group, const char *script, int nkeys, const char *const *keys, int nargs,
+void cl_eval(cl_proc *p, int group, const cl_script *t, int nkeys, const char *const *keys, int nargs,
              const char *const *args, int flags, uint64_t tag, cl_cmd_fn *fn, void *ud)
 {
-    const proto_script_text *t = proto_script_find(script);
     sim_assert(t != NULL);
     cl_cmd *c = cmd_new(p, group, 3 + nkeys + nargs, flags, fn, ud, tag);
     char nk[24];

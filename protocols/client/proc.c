@@ -1,11 +1,13 @@
 /* proc.c — virtual client processes: identity (a UUID from the seed), the
  * local clock, the gate every event passes (drop if the incarnation died,
- * hold while paused), process timers, and the history and trace helpers. */
+ * hold while paused), process timers, the operation base, what protocols
+ * may read of a process and its threads, and the history and trace
+ * helpers. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client_int.h"
 
 /* --------------------------------------------------------- owned memory */
 
@@ -275,12 +277,130 @@ void cl_trace(cl_proc *p, const char *who, const char *fmt, ...)
     va_end(ap);
 }
 
-void cl_lock_name(const cl_thread *t, char *buf, size_t cap)
+/* ------------------------------------------------- the operation base */
+
+void *cl_op_new(cl_thread *t, size_t size, int lock, cl_done_fn *done)
 {
-    size_t n = strlen(t->lock_name);
-    if (n >= cap) n = cap - 1;
-    memcpy(buf, t->lock_name, n);
-    buf[n] = '\0';
+    sim_assert(size >= sizeof(cl_op));
+    cl_op *op = cl_alloc(t->p, size);
+    op->t = t;
+    op->lock = lock;
+    op->done = done;
+    return op;
+}
+
+void cl_op_end(void *arg, int ok, int64_t value, const char *err)
+{
+    cl_op *op = arg;
+    cl_thread *t = op->t;
+    cl_proc *p = t->p;
+    cl_done_fn *done = op->done;
+    cl_timer_cancel(p, &op->timer);
+    if (op->sub) cl_sub_release(p, op->sub);
+    cl_free(p, op);
+    done(t, ok, value, err);
+}
+
+const char *cl_err_exception(cl_err err)
+{
+    switch (err) {
+    case CL_ERR_TIMEOUT: return "RedisResponseTimeoutException";
+    case CL_ERR_CONNECTION: return "RedisConnectionException";
+    case CL_ERR_NOSYNC: return "NoSyncedSlavesException";
+    default: return NULL;
+    }
+}
+
+int64_t cl_lease_ms(int64_t lease_us)
+{
+    return lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;
+}
+
+int64_t cl_wait_ms(int64_t wait_us)
+{
+    return wait_us < 0 ? -1 : wait_us / 1000;
+}
+
+int cl_lock_flags(const cl_proc *p, int tr)
+{
+    return tr | (p->cw->set.synced ? CL_SYNCED : 0);
+}
+
+/* ----------------------------------------------------------- accessors */
+
+cl_proc *cl_thread_proc(const cl_thread *t)
+{
+    return t->p;
+}
+
+int cl_thread_index(const cl_thread *t)
+{
+    return t->index;
+}
+
+const char *cl_thread_name(const cl_thread *t)
+{
+    return t->name;
+}
+
+const char *cl_thread_lock_name(const cl_thread *t)
+{
+    return t->lock_name;
+}
+
+uint64_t cl_thread_op(const cl_thread *t)
+{
+    return t->op_seq;
+}
+
+int cl_thread_mode(const cl_thread *t)
+{
+    return t->cur_mode;
+}
+
+int64_t cl_thread_permits(const cl_thread *t)
+{
+    return t->cur_n;
+}
+
+int64_t cl_thread_wait_us(const cl_thread *t)
+{
+    return t->cur_wait_us;
+}
+
+void **cl_thread_ext(cl_thread *t)
+{
+    return &t->ext;
+}
+
+cl_world *cl_proc_world(const cl_proc *p)
+{
+    return p->cw;
+}
+
+int cl_proc_client(const cl_proc *p)
+{
+    return p->client;
+}
+
+const char *cl_proc_id(const cl_proc *p)
+{
+    return p->id;
+}
+
+const char *cl_proc_name(const cl_proc *p)
+{
+    return p->name;
+}
+
+int cl_proc_threads(const cl_proc *p)
+{
+    return p->nthreads;
+}
+
+void **cl_proc_state(cl_proc *p)
+{
+    return &p->proto;
 }
 
 void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int lock,

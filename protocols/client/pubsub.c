@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client_int.h"
 
 typedef struct sub_waiter {
     cl_sub *s;

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client_int.h"
 
 #define BATCH 100
 
@@ -147,7 +147,7 @@ static void gen1_tick(cl_proc *p, void *arg)
     sim_fmt_i64(lease, lease_ms(p));
     const char *keys[] = {cl_key_name(p->cw, lock)};
     const char *args[] = {lease, e->threads[0].lname};
-    cl_eval(p, e->node, "lock_renew", 1, keys, 2, args, CL_RESEND | (p->cw->synced ? CL_SYNCED : 0), 0,
+    cl_eval(p, e->node, cl_script_of(p->cw, "lock_renew"), 1, keys, 2, args, cl_lock_flags(p, CL_RESEND), 0,
             gen1_reply, (void *)(intptr_t)lock);
 }
 
@@ -314,9 +314,8 @@ static void gen2_tick(cl_proc *p, void *arg)
                 continue;
             }
             (*outstanding)++;
-            cl_eval(p, node, w->read ? "rw_read_renew_batch" : "lock_renew_batch",
-                    w->read ? 2 * b->n : b->n, keys, nargs, args,
-                    CL_RESEND | (p->cw->synced ? CL_SYNCED : 0), 0, gen2_reply, b);
+            cl_eval(p, node, cl_script_of(p->cw, w->read ? "rw_read_renew_batch" : "lock_renew_batch"),
+                    w->read ? 2 * b->n : b->n, keys, nargs, args, cl_lock_flags(p, CL_RESEND), 0, gen2_reply, b);
         }
     }
     sim_xfree(keys);
@@ -354,7 +353,7 @@ static void add(cl_proc *p, wd_task *w, int node, int lock, const char *lname, i
         snprintf(t->lname, sizeof t->lname, "%s", lname);
     }
     t->count++;
-    if (p->cw->watchdog_gen == 1 && !w->read) {
+    if (p->cw->set.watchdog_gen == 1 && !w->read) {
         if (fresh)
             cl_timer_arm(p, &e->timer, period_us(p), "watchdog", gen1_tick, (void *)(intptr_t)lock);
         return;
@@ -374,7 +373,7 @@ static void cancel(cl_proc *p, wd_task *w, int lock, int thread)
 {
     wd_entry *e = w ? find(w, lock) : NULL;
     if (e == NULL) return;
-    if (p->cw->watchdog_gen == 2 || w->read) {
+    if (p->cw->set.watchdog_gen == 2 || w->read) {
         gen2_cancel_one(p, w, e, thread);
         return;
     }

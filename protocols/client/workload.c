@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/cl_int.h"
+#include "protocols/client/client_int.h"
 
 /* PH_SOLO: the protocol's one random operation (a latch's countDown or
  * await), then think again. */
@@ -85,14 +85,14 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
                      int64_t n)
 {
     cl_proc *p = t->p;
-    const proto_def *pd = p->cw->proto;
+    const cl_protocol *pd = p->cw->proto;
     t->busy = 1;
     t->cur_mode = mode;
     t->cur_n = n;
     t->cur_wait_us = wait_us;
     t->cur_op = op;
     t->cur_lock = lock;
-    t->op_seq = cl_tag(t, lock, ++t->opcount);
+    t->op_seq = hist_tag(p->client, p->inc, t->index, lock, ++t->opcount);
     hist_op hop = hop_of(op);
     cl_trace(p, t->name, "invoke %s %s", scn_op_name(op), p->cw->s->lock_names[lock]);
     switch (op) {

@@ -610,7 +610,7 @@ static void g_script(conform_gen *g, conform_op *op)
     const char *body = sc->body;
     size_t blen;
     if (body == NULL) {
-        const proto_script_text *t = proto_script_find(sc->name);
+        const cl_script *t = proto_script_find(sc->name);
         sim_assert(t != NULL);
         body = t->text;
         blen = t->len;
@@ -650,7 +650,7 @@ static void g_script_load(conform_gen *g, conform_op *op)
     if (sc->body) {
         add(op, sc->body);
     } else {
-        const proto_script_text *t = proto_script_find(sc->name);
+        const cl_script *t = proto_script_find(sc->name);
         add_len(op, t->text, t->len);
     }
     op->family = "script load";

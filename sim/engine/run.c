@@ -110,7 +110,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     if (o && o->chooser) sim_set_chooser(ctx, o->chooser, o->chooser_ud);
     trace_header(ctx, s, seed);
     world *w = srv ? world_new_real(ctx, s, srv) : world_new(ctx, s);
-    cl_world *cw = cl_world_new(w, s, pd, h);
+    cl_world *cw = cl_world_new(w, s, &pd->impl, h);
     scn_step *gen = NULL;
     size_t ngen = fault_nemesis(ctx, s, &gen);
     for (size_t i = 0; i < ngen; i++) {

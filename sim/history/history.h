@@ -10,6 +10,7 @@
 
 #include "sim/kernel/sim.h"
 #include "sim/scn/scn.h"
+#include "sim/world/world.h"
 
 typedef enum hist_kind { HIST_INVOKE, HIST_OK, HIST_FAIL, HIST_INFO } hist_kind;
 
@@ -87,5 +88,63 @@ size_t *hist_op_ends(const history *h);
 int64_t hist_text(history *h, const char *text);
 /* One readable line for event e of h, e.g. "12.004s c1.t2 ok acquire lock (depth 1)". */
 size_t hist_format(const history *h, const hist_event *e, const scenario *s, char *buf, size_t cap);
+
+/* ------------------------------------------------------ the observer */
+
+/* The store observer records into the history what the store holds after
+ * each command a master runs (the world's exec hook): who holds each lock
+ * (HOP_STORE), counters (HOP_COUNTER), the hold count of the thread that
+ * sent the command (HOP_STORE_COUNT), and fair-lock wait queues (HOP_QUEUED,
+ * HOP_DEQUEUED). It records changes only. How a lock is read from the store
+ * is the protocol's (a hist_reader); who a lock name "<id>:<thread>" is, is
+ * told by the client runtime as processes start. */
+
+/* The lock as one node stores it. */
+typedef struct hist_store {
+    int held;
+    char owner[64];         /* the holder's lock name, "<id>:<thread>" */
+    int64_t count;          /* its hold count */
+    int64_t expire_ms;      /* node-clock deadline, -1 none */
+    int64_t expire_true_us; /* if not 0: the true time it is gone (spans groups) */
+    int mode;               /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
+    int counter;            /* a counter object (semaphore, latch): no owner; count
+                               is its value, held whether its key exists */
+} hist_store;
+
+/* One waiter of a lock's wait queue: its lock name (len bytes, borrowed). */
+typedef void hist_queue_fn(void *ud, const char *lname, size_t len);
+
+/* How the observer reads locks (ud is handed back to each function). */
+typedef struct hist_reader {
+    void *ud;
+    /* lock as group's master stores it (no side effects) */
+    void (*observe)(void *ud, int group, int lock, hist_store *out);
+    /* the group holding lock; -1: the lock spans groups */
+    int (*node_of)(void *ud, int lock);
+    /* the store's hold count for lock name lname (NULL: the observed
+     * owner's count when lname owns it, else 0) */
+    int64_t (*store_count)(void *ud, int group, int lock, const char *lname);
+    /* each lock name of lock's wait queue, head first (NULL: no queue) */
+    void (*queue)(void *ud, int group, int lock, hist_queue_fn *fn, void *qud);
+} hist_reader;
+
+typedef struct hist_observer hist_observer;
+
+/* Observes the nlocks locks of a run on world w into h and installs the
+ * world's exec hook. Borrowed: h, w, r (for the observer's life). */
+hist_observer *hist_observer_new(history *h, world *w, int nlocks, const hist_reader *r);
+void hist_observer_free(hist_observer *o);
+/* A process started with connection-manager id `id`: lock names
+ * "<id>:<t>" are client's incarnation inc from now on. */
+void hist_observer_incarnation(hist_observer *o, const char *id, int client, int inc);
+/* "<uuid>:<thread>" to the (client, incarnation, thread) that used it;
+ * 0 when no process of the run had that id. O(1). */
+int hist_observer_who(const hist_observer *o, const char *lname, int *client, int *inc, int *thread);
+/* Records the store's view of every lock now (a fault may have changed
+ * it, a client learned a new master). */
+void hist_observe_all(hist_observer *o);
+/* The tag a command carries to name who sent it: client, incarnation,
+ * thread, lock, and the thread's operation count. */
+uint64_t hist_tag(int client, int inc, int thread, int lock, uint64_t opcount);
 
 #endif /* LOCKSIM_HISTORY_H */

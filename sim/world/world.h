@@ -19,6 +19,8 @@
 #include "sim/scn/scn.h"
 
 typedef struct world world;
+/* What a peek of a key saw (the fake's view, for now). */
+typedef fake_peek world_peek_result;
 typedef struct world_conn world_conn;
 
 /* Endpoints: nodes are 0..world_nodes()-1; client i (1-based) is

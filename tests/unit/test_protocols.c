@@ -10,7 +10,7 @@ static const rlock_cfg *cfg(const char *name)
 {
     const proto_def *p = proto_find(name);
     ck_assert_msg(p != NULL, "%s not found", name);
-    return p->cfg;
+    return p->impl.cfg;
 }
 
 START_TEST(versions_follow_the_timeline)
@@ -39,12 +39,12 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_int_eq(cfg("redisson.lock@4.6")->try_timeout_fails, 0);
     ck_assert_int_eq(cfg("redisson.lock@4.7")->try_timeout_fails, 1);
     const proto_def *old = proto_find("redisson.lock@3.12"), *synced = proto_find("redisson.lock@3.12.5");
-    ck_assert_int_eq(old->defaults->synced, 0);
-    ck_assert_int_eq(synced->defaults->synced, 1);
-    ck_assert_int_eq(synced->defaults->nosync_unchecked, 1);
-    ck_assert_int_eq(proto_find("redisson.lock@3.20")->defaults->nosync_unchecked, 0);
-    ck_assert_int_eq(proto_find("redisson.lock@3.47")->defaults->retry_attempts, 3);
-    ck_assert_int_eq(proto_find("redisson.lock@3.48")->defaults->retry_attempts, 4);
+    ck_assert_int_eq(old->impl.defaults->synced, 0);
+    ck_assert_int_eq(synced->impl.defaults->synced, 1);
+    ck_assert_int_eq(synced->impl.defaults->nosync_unchecked, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.20")->impl.defaults->nosync_unchecked, 0);
+    ck_assert_int_eq(proto_find("redisson.lock@3.47")->impl.defaults->retry_attempts, 3);
+    ck_assert_int_eq(proto_find("redisson.lock@3.48")->impl.defaults->retry_attempts, 4);
     /* The same name resolves to the same protocol; the fenced lock keeps
      * its token script at any release it exists in. */
     ck_assert_ptr_eq(proto_find("redisson.lock@3.23"), proto_find("redisson.lock@3.23"));
@@ -53,14 +53,14 @@ START_TEST(versions_follow_the_timeline)
     /* The fair lock: scripts, latch and queue wait by release. */
     const rlock_cfg *f313 = cfg("redisson.fairlock@3.13"), *f320 = cfg("redisson.fairlock@3.20"),
                     *f332 = cfg("redisson.fairlock@3.32");
-    ck_assert_int_eq(f313->thread_wait_ms, 5000);
-    ck_assert_int_eq(f313->wait_is_queue_wait, 0);
-    ck_assert_int_eq(f320->thread_wait_ms, 300000);
+    ck_assert_int_eq(f313->fair.thread_wait_ms, 5000);
+    ck_assert_int_eq(f313->fair.wait_is_queue_wait, 0);
+    ck_assert_int_eq(f320->fair.thread_wait_ms, 300000);
     ck_assert_str_eq(f320->unlock, "fair2019_unlock");
     ck_assert_str_eq(f320->acquire, "fair2019_acquire");
     ck_assert_str_eq(f332->acquire, "fair_acquire");
     ck_assert_str_eq(f332->unlock, "fair_unlock");
-    ck_assert_int_eq(f332->fair, 1);
+    ck_assert_str_eq(f332->fair.dequeue, "fair_dequeue");
     ck_assert_ptr_eq(proto_find("redisson.lock@9.9"), NULL);
     ck_assert_ptr_eq(proto_find("baseline.cad@1.0"), NULL);
     ck_assert_ptr_eq(proto_find("redisson.lokc"), NULL);
@@ -96,7 +96,7 @@ START_TEST(protocols_declare_their_checkers)
     unsigned red = proto_invariants(proto_find("redisson.redlock"));
     ck_assert(red & PROTO_INV(SCN_INV_MUTEX));
     ck_assert(!(red & PROTO_INV(SCN_INV_REENTRANCY))); /* the composite has no store count */
-    for (size_t i = 0; proto_all[i]; i++) ck_assert(proto_all[i]->summary && proto_all[i]->acquire);
+    for (size_t i = 0; proto_all[i]; i++) ck_assert(proto_all[i]->summary && proto_all[i]->impl.acquire);
 }
 END_TEST
 

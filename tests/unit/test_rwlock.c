@@ -134,7 +134,7 @@ END_TEST
 
 static const char *script(const char *name)
 {
-    const proto_script_text *s = proto_script_find(name);
+    const cl_script *s = proto_script_find(name);
     ck_assert_ptr_nonnull(s);
     return s->text;
 }

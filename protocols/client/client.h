@@ -1,0 +1,348 @@
+/* client.h — the client runtime that lock protocols run on, and all they
+ * see of it: virtual client processes and their threads, commands and
+ * scripts sent to a node group (reply timeout, resend, EVALSHA with the EVAL
+ * fallback, WAIT for replicas), pub/sub entries with their latches, process
+ * timers, Redisson's watchdog, an operation base with its end, and the
+ * client world that runs every process of a run (workload, scripted steps,
+ * client faults, the store observer's hooks).
+ *
+ * A protocol is a cl_protocol: the runtime calls its functions, and it
+ * calls back only through this header. Processes, threads and
+ * subscriptions are opaque; what a protocol may know of them has an
+ * accessor below.
+ *
+ * Invariant: every callback into a process goes through its gate: a dead
+ * incarnation's events are dropped without touching their argument; a
+ * paused process queues them and runs them, in order, when it resumes. */
+#ifndef LOCKSIM_CLIENT_H
+#define LOCKSIM_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/history/history.h"
+#include "sim/kernel/sim.h"
+#include "sim/scn/scn.h"
+#include "sim/world/world.h"
+
+typedef struct cl_world cl_world;
+typedef struct cl_proc cl_proc;
+typedef struct cl_thread cl_thread;
+typedef struct cl_sub cl_sub;
+
+/* ------------------------------------------------------------ scripts */
+
+/* A Lua script as EVALSHA names it. */
+typedef struct cl_script {
+    const char *name;
+    const char *text;
+    size_t len;
+    char sha[41]; /* SHA-1 of text in hex */
+} cl_script;
+
+/* --------------------------------------------------------- protocols */
+
+/* How an operation ended: ok (acquired / released / answered), value (a
+ * query's answer), err (a static reason; NULL with !ok: "not acquired"). */
+typedef void cl_done_fn(cl_thread *t, int ok, int64_t value, const char *err);
+
+/* One waiter of a lock's wait queue: its lock name (len bytes, borrowed). */
+typedef void cl_queue_fn(void *ud, const char *lname, size_t len);
+
+/* Client settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
+typedef struct cl_defaults {
+    int watchdog_gen;     /* 1: per-lock timer; 2: batched */
+    int retry_attempts;
+    int jitter;           /* 1: EqualJitter(1000, 2000); 0: fixed 1500 ms */
+    int synced;           /* lock scripts pipelined with WAIT (3.12.5+) */
+    int nosync_unchecked; /* WAIT's answer is not acted on (before 3.20) */
+} cl_defaults;
+
+/* What the runtime runs of a protocol. Operations end by calling done
+ * exactly once (at once, or later from a reply or a timer). */
+typedef struct cl_protocol {
+    const void *cfg;               /* the protocol's own settings (version) */
+    const cl_defaults *defaults;   /* NULL: the current Redisson's */
+    /* The script named name (NULL: none); every script a protocol or the
+     * watchdog evaluates is found here. */
+    const cl_script *(*script)(const char *name);
+    void (*proc_init)(cl_proc *p); /* per-process state (cl_proc_state) */
+    void (*proc_free)(cl_proc *p);
+    /* wait_us < 0: lock() (waits for ever); >= 0: tryLock(wait).
+     * lease_us: SCN_LEASE_WATCHDOG or a lease. */
+    void (*acquire)(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done);
+    void (*release)(cl_thread *t, int lock, cl_done_fn *done);
+    void (*force_unlock)(cl_thread *t, int lock, cl_done_fn *done);
+    void (*query)(cl_thread *t, int lock, scn_op what, cl_done_fn *done);
+    /* Reads lock from its group's master's store (no side effects). */
+    void (*observe)(cl_world *cw, int group, int lock, hist_store *out);
+    /* Called once when the client world is made (may add keys). */
+    void (*world_init)(cl_world *cw);
+    /* The node group holding lock (-1: the lock spans groups). */
+    int (*node_of)(const cl_world *cw, int lock);
+    /* The fencing token of t's hold of lock, or 0 (NULL: no tokens). */
+    int64_t (*token)(cl_thread *t, int lock);
+    /* Calls fn for each lock name in lock's wait queue on its group's
+     * master, head first, without side effects (NULL: no queue). */
+    void (*queue)(cl_world *cw, int group, int lock, cl_queue_fn *fn, void *ud);
+    /* The checkers that apply (bits 1 << SCN_INV_*; 0: the lock family's
+     * mutual-exclusion, reentrancy, liveness, deadlock, fencing). */
+    unsigned invariants;
+    /* The store's hold count for lock name lname "<id>:<t>" (NULL: the
+     * observed owner's count when lname owns it, else 0). */
+    int64_t (*store_count)(cl_world *cw, int group, int lock, const char *lname);
+    /* Runs once before the workload (the store's initial state), or NULL. */
+    void (*setup)(cl_world *cw);
+    /* The one operation a random-workload thread runs after each think
+     * (NULL: the lock cycle: acquire, hold, release). */
+    scn_op (*random_op)(cl_thread *t);
+} cl_protocol;
+
+/* ------------------------------------------------------ what a protocol
+ * may know of its threads, processes and world */
+
+cl_proc *cl_thread_proc(const cl_thread *t);
+int cl_thread_index(const cl_thread *t);      /* 1-based */
+const char *cl_thread_name(const cl_thread *t); /* "c3.t1" */
+/* Redisson's lock name of the thread: "<id>:<index>". */
+const char *cl_thread_lock_name(const cl_thread *t);
+/* The running operation: its tag (names it to the store observer), its
+ * read/write side (SCN_RW_*; 0: none), its permits or count (0: none),
+ * its wait (latch await; -1: none). */
+uint64_t cl_thread_op(const cl_thread *t);
+int cl_thread_mode(const cl_thread *t);
+int64_t cl_thread_permits(const cl_thread *t);
+int64_t cl_thread_wait_us(const cl_thread *t);
+/* A slot for a composite protocol's running operation (NULL when idle). */
+void **cl_thread_ext(cl_thread *t);
+
+cl_world *cl_proc_world(const cl_proc *p);
+int cl_proc_client(const cl_proc *p);         /* 1-based */
+const char *cl_proc_id(const cl_proc *p);     /* the connection manager's UUID */
+const char *cl_proc_name(const cl_proc *p);   /* "c3" */
+int cl_proc_threads(const cl_proc *p);
+/* The protocol's per-process state slot (set by proc_init). */
+void **cl_proc_state(cl_proc *p);
+
+const scenario *cl_world_scenario(const cl_world *cw);
+/* The protocol's settings (cl_protocol.cfg). */
+const void *cl_world_cfg(const cl_world *cw);
+sim_ctx *cl_world_ctx(const cl_world *cw);
+
+/* The client settings resolved for the run (scenario over version). */
+typedef struct cl_settings {
+    int64_t retry_attempts, retry_interval_us;
+    int jitter;           /* retry delay: equal jitter (CUR) or fixed */
+    int watchdog_gen;     /* 1: per-lock timers (V2019); 2: batched (CUR) */
+    int synced;           /* lock scripts are pipelined with WAIT */
+    int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
+} cl_settings;
+const cl_settings *cl_world_settings(const cl_world *cw);
+
+/* The Redis keys behind lock indexes: the scenario's locks first (group
+ * 0), then whatever a protocol adds (MultiLock's members, each on its
+ * group). */
+const char *cl_key_name(const cl_world *cw, int lock);
+int cl_key_group(const cl_world *cw, int lock);
+/* Adds a key (copied) on group; returns its lock index (-1: no room). */
+int cl_key_add(cl_world *cw, const char *name, int group);
+
+/* The script named name, as the world's protocol resolves it; asserts it
+ * exists (a protocol names only its own scripts). */
+const cl_script *cl_script_of(const cl_world *cw, const char *name);
+
+/* ------------------------------------------------------------ processes */
+
+/* Zeroed memory owned by the process: freed by cl_free, or with the
+ * process when it dies (so state machines cut off by a crash leak
+ * nothing). */
+void *cl_alloc(cl_proc *p, size_t n);
+void cl_free(cl_proc *p, void *ptr);
+
+typedef void cl_fn(cl_proc *p, void *arg);
+
+/* A timer in a process: armed in the process's local (monotonic) time,
+ * silent while the process is paused (it fires on resume if its time
+ * passed), gone when the process dies. Zero-initialise. */
+typedef struct cl_timer {
+    struct cl_event *ev;
+} cl_timer;
+
+/* Arms t to run fn(p, arg) after delay_us of the process's local time. */
+void cl_timer_arm(cl_proc *p, cl_timer *t, int64_t delay_us, const char *label, cl_fn *fn, void *arg);
+void cl_timer_cancel(cl_proc *p, cl_timer *t);
+int cl_timer_armed(const cl_timer *t);
+/* Runs fn(p, arg) now through the gate (as a new event). */
+void cl_post(cl_proc *p, const char *label, cl_fn *fn, void *arg);
+/* The process's wall clock in ms (what System.currentTimeMillis reads). */
+int64_t cl_now_ms(const cl_proc *p);
+/* Trace line attributed to the process or one of its threads. */
+void cl_trace(cl_proc *p, const char *who, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 32 lowercase hex characters from the process's PRNG (a request id). */
+void cl_random_hex(cl_proc *p, char out[33]);
+uint64_t cl_choose(cl_proc *p, uint64_t n, const char *label);
+/* Records an event for thread t (or the process when t is NULL) at the
+ * current true time. */
+void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int lock, int64_t value, int64_t aux,
+             const char *err);
+
+/* ------------------------------------------------------------ commands */
+
+/* Transport classes (PROTOCOLS.md 0.6), as flags. */
+#define CL_RESEND 0   /* R: resent after a reply timeout, up to retryAttempts */
+#define CL_NORESEND 1 /* NR: once written, a reply timeout fails the call */
+#define CL_SYNCED 2   /* pipelined with WAIT R 1000: NoSyncedSlaves if none acked */
+
+typedef enum cl_err {
+    CL_OK,
+    CL_ERR_TIMEOUT,    /* RedisResponseTimeoutException */
+    CL_ERR_REPLY,      /* the reply is an error reply (still passed) */
+    CL_ERR_CONNECTION, /* could not be written: no connection (RedisConnectionException) */
+    CL_ERR_NOSYNC      /* the script ran, no replica acked (NoSyncedSlavesException);
+                          the script's reply is passed */
+} cl_err;
+
+/* The exception a client error raises ("RedisResponseTimeoutException",
+ * ...); NULL for CL_OK and CL_ERR_REPLY. */
+const char *cl_err_exception(cl_err err);
+
+/* Called once per command with its reply (borrowed; NULL on timeout). */
+typedef void cl_cmd_fn(cl_proc *p, void *ud, const sim_reply *reply, cl_err err);
+
+/* Runs script on group's master: EVALSHA first, EVAL when the node
+ * answers NOSCRIPT. keys/args are copied. tag names the operation for the
+ * store observer (cl_thread_op; 0: none). fn may be NULL. */
+void cl_eval(cl_proc *p, int group, const cl_script *script, int nkeys, const char *const *keys, int nargs,
+             const char *const *args, int flags, uint64_t tag, cl_cmd_fn *fn, void *ud);
+/* A plain command (argv copied). fn may be NULL (fire and forget). */
+void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int flags, uint64_t tag, cl_cmd_fn *fn,
+                void *ud);
+/* RETRY-NOSYNC: arms timer to run fn(p, arg) again after the retry delay
+ * and counts the attempt in *retries; 0 (nothing armed) once
+ * retryAttempts are used up. */
+int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg);
+/* The transport flags of a lock script of class tr: plus CL_SYNCED when
+ * the run's lock scripts wait for replicas. */
+int cl_lock_flags(const cl_proc *p, int tr);
+
+/* ------------------------------------------------------------- pub/sub */
+
+/* A waiting thread's wake-up: acquired = 1 when a permit was taken,
+ * 0 on timeout. */
+typedef void cl_wait_fn(cl_proc *p, void *ud, int acquired);
+/* Subscribed (ok = 1) or the subscription did not complete in time. */
+typedef void cl_subscribed_fn(cl_proc *p, void *ud, int ok);
+
+/* Takes a reference on the entry `entry` for channel on group; subscribes
+ * on first use. fn runs when the subscription is confirmed (at once, as a
+ * posted event, if it already is), or with ok = 0 after timeout_us. */
+cl_sub *cl_sub_acquire(cl_proc *p, int group, const char *entry, const char *channel, int64_t timeout_us,
+                       cl_subscribed_fn *fn, void *ud);
+/* Gives the reference back; the last one unsubscribes. */
+void cl_sub_release(cl_proc *p, cl_sub *s);
+/* latch.tryAcquire(timeout): takes a permit at once if there is one, else
+ * waits for one (timeout_us < 0: for ever). fn runs as a posted event. */
+void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud);
+/* Channel kinds decide what a message does to the latch. */
+#define CL_SUB_LOCK 0      /* "0": one permit; "1": a permit per waiter */
+#define CL_SUB_SEMAPHORE 1 /* "v" (the new count): min(references, v) permits */
+#define CL_SUB_LATCH 2     /* "0" opens a gate every wait passes; "1" closes it */
+/* Sets the entry's kind (entries start as CL_SUB_LOCK). */
+void cl_sub_kind(cl_sub *s, int kind);
+
+/* ------------------------------------------------------------ watchdog */
+
+/* Renewal registration of (lock, thread) with lock name lname on group:
+ * Generation 1 (per-lock timer, V2019) or 2 (batched, CUR) as the run's
+ * settings say. */
+void cl_watchdog_add(cl_proc *p, int group, int lock, const char *lname, int thread);
+/* cancelRenewal(t): thread 0 cancels every registration for lock. */
+void cl_watchdog_cancel(cl_proc *p, int lock, int thread);
+/* The same in the read-lock task (RedissonReadLock; lname "<id>:<t>"):
+ * renews the thread's read timeout keys and the hash. Always batched. */
+void cl_watchdog_add_read(cl_proc *p, int group, int lock, const char *lname, int thread);
+void cl_watchdog_cancel_read(cl_proc *p, int lock, int thread);
+
+/* ------------------------------------------------- the operation base */
+
+/* What every running operation has: put it first in the protocol's
+ * operation struct and allocate with cl_op_new. */
+typedef struct cl_op {
+    cl_thread *t;
+    int lock;
+    cl_done_fn *done;
+    cl_timer timer; /* a retry, a sleep, a backoff: cancelled at the end */
+    cl_sub *sub;    /* a subscription: released at the end (NULL: none) */
+} cl_op;
+
+/* A zeroed operation of size bytes (>= sizeof(cl_op), the cl_op first)
+ * owned by t's process, for lock, ending with done. */
+void *cl_op_new(cl_thread *t, size_t size, int lock, cl_done_fn *done);
+/* Ends op: cancels its timer, releases its subscription, frees it, then
+ * calls done(t, ok, value, err). op is gone afterwards. */
+void cl_op_end(void *op, int ok, int64_t value, const char *err);
+
+/* A lease in ms as Redisson passes it: -1 for the watchdog. */
+int64_t cl_lease_ms(int64_t lease_us);
+/* A wait in ms: -1 for lock() (no wait), else the wait. */
+int64_t cl_wait_ms(int64_t wait_us);
+
+/* ---------------------------------------------------------- the store */
+
+/* Starts an observer's view of lock on group's master: *out cleared (not
+ * held, no expiry); 1 with *pk and out->held / expire_ms set when the key
+ * exists. */
+int cl_store_peek(cl_world *cw, int group, int lock, hist_store *out, world_peek_result *pk);
+/* Calls fn for each field of lock's hash on group's master (stop: fn
+ * returns 0); 0 when it is not a hash. */
+int cl_store_peek_hash(cl_world *cw, int group, int lock,
+                       int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+/* Calls fn for each element of list key on group's master, head first. */
+int cl_store_peek_list(cl_world *cw, int group, const char *key, void (*fn)(void *ud, const char *v, size_t vlen),
+                       void *ud);
+/* Runs script with its keys and args on group's master as an
+ * administrator would before the workload (not a client's command: no
+ * timeout, no network); returns the integer it answered (0 otherwise). */
+int64_t cl_admin_eval(cl_world *cw, int group, const cl_script *script, int nkeys, const char *const *keys,
+                      int nargs, const char *const *args);
+/* 1 when group's master (as the world has it now) is up. */
+int cl_group_up(const cl_world *cw, int group);
+/* True time at which a key with node-clock deadline expire_ms on group's
+ * master is gone (INT64_MAX when expire_ms < 0). */
+int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms);
+/* Records an info event about lock (no thread) at the current time. */
+void cl_world_info(cl_world *cw, hist_op op, int lock, int64_t value, int64_t aux);
+
+/* --------------------------------------------------- the client world */
+
+/* Creates the clients of scenario s on world w with protocol p; their
+ * events start when cl_world_start() schedules them. h receives the
+ * history. Borrowed: w, s, p, h. */
+cl_world *cl_world_new(world *w, const scenario *s, const cl_protocol *p, history *h);
+void cl_world_free(cl_world *cw);
+/* Schedules every thread's workload and scripted steps. */
+void cl_world_start(cl_world *cw);
+/* The duration is over: threads finish what they are doing, start nothing
+ * new, and release what they hold. */
+void cl_world_stop(cl_world *cw);
+/* Client faults (client is 1-based). */
+void cl_crash(cl_world *cw, int client);
+void cl_restart(cl_world *cw, int client);
+void cl_pause(cl_world *cw, int client, int64_t for_us);
+/* Every connection of the client drops; it reconnects and resubscribes. */
+void cl_disconnect(cl_world *cw, int client);
+/* The clock of client's machine (it outlives its processes). */
+sim_clock *cl_clock(cl_world *cw, int client);
+int cl_world_clients(const cl_world *cw);
+/* Threads in the middle of an operation. */
+int cl_world_busy(const cl_world *cw);
+/* Threads that believe they hold a lock. */
+int cl_world_holding(const cl_world *cw);
+/* Counters of the run so far. */
+void cl_world_counts(const cl_world *cw, uint64_t *acquisitions, uint64_t *failures, uint64_t *errors);
+/* Records the store's view of every lock (after a fault changed it). */
+void cl_world_observe_all(cl_world *cw);
+/* Records in the history that a fault (its scenario line) was applied. */
+void cl_world_fault(cl_world *cw, const char *line);
+
+#endif /* LOCKSIM_CLIENT_H */

@@ -1,0 +1,151 @@
+/* client_int.h — the client runtime's insides, shared by its files: the
+ * process and thread records, the process's events, its connections to
+ * the node groups and the client world. Private to protocols/client:
+ * protocols see client.h only. */
+#ifndef LOCKSIM_CLIENT_INT_H
+#define LOCKSIM_CLIENT_INT_H
+
+#include "protocols/client/client.h"
+#include "sim/kernel/ut.h"
+
+typedef struct cl_event cl_event;
+typedef struct cl_node cl_node;
+typedef struct cl_cmd cl_cmd;
+
+/* An event of a process: in the sim heap (on the process's armed list) or
+ * held in its pause queue. The process owns it until it runs. */
+struct cl_event {
+    cl_proc *p;
+    cl_fn *fn;
+    void *arg;
+    const char *label;
+    void (*free_arg)(void *); /* frees arg if the event never runs */
+    cl_timer *timer;          /* armed through this timer, or NULL */
+    sim_timer st;
+    int queued;               /* held by a pause */
+    int dead;                 /* cancelled while queued */
+    cl_event *prev, *next;    /* armed list, or queue (next only) */
+};
+
+/* ------------------------------------------------------------ processes */
+
+struct cl_thread {
+    cl_proc *p;
+    int index;          /* 1-based */
+    char name[24];      /* "c3.t1" */
+    char lock_name[56]; /* Redisson's lock name of the thread: "<id>:<index>" */
+    int busy;           /* an operation is running */
+    int depth[SCN_MAX_LOCKS]; /* hold depth the thread believes it has */
+    int64_t waiting_since;    /* true time the current acquire began, or -1 */
+    uint64_t op_seq;          /* the running operation's tag */
+    uint64_t opcount;   /* operations started */
+    scn_op cur_op;      /* the running operation */
+    int cur_lock;
+    int cur_mode;       /* its read/write side (SCN_RW_*; 0: none) */
+    int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
+    int64_t cur_wait_us; /* its wait (latch await; -1: none) */
+    /* workload */
+    int scripted;       /* runs its [steps], not the random workload */
+    int phase;          /* workload.c's state */
+    int cycle_lock, cycle_left;
+    int cycle_mode;     /* the cycle's read/write side (0: none) */
+    int64_t cycle_n;    /* the cycle's permits (0: one) */
+    size_t *steps;      /* its steps (indexes into the scenario), by time */
+    size_t nsteps, step_next;
+    cl_timer wake;      /* think / hold timer */
+    void *ext;          /* a composite protocol's running operation */
+};
+
+struct cl_proc {
+    cl_world *cw;
+    int client;         /* 1-based */
+    int inc;            /* incarnation, 1-based */
+    char id[40];        /* the Redisson connection-manager UUID */
+    char name[16];      /* "c3" */
+    sim_clock *clock;   /* its machine's clock (cl_world's, per client) */
+    int alive, paused;
+    cl_event *armed;                   /* events in the sim heap */
+    cl_event *queue_head, *queue_tail; /* events held while paused */
+    sim_timer pause_end;
+    sim_rng *rng;
+    cl_thread *threads;
+    int nthreads;
+    cl_node *nodes;     /* one per Redis node group */
+    cl_sub *subs;       /* pub/sub entries (uthash by entry name) */
+    void *watchdog;     /* watchdog.c's state, created on first use */
+    struct cl_block *blocks; /* cl_alloc'd memory, freed with the process */
+    void *proto;        /* the protocol's per-process state */
+};
+
+/* The event of one scripted step coming due. */
+typedef struct cl_step_event {
+    cl_world *cw;
+    size_t index;
+} cl_step_event;
+
+struct cl_world {
+    world *w;
+    const scenario *s;
+    const cl_protocol *proto;
+    history *h;
+    hist_observer *obs; /* the store observer */
+    sim_ctx *ctx;
+    cl_proc **procs;    /* current incarnation of each client, index client-1 */
+    int *last_inc_of;   /* incarnation of each client's last process */
+    int nprocs;
+    char *step_due;     /* per scenario step: its time has come */
+    cl_step_event *step_ev;
+    uint64_t acquisitions, acquire_failures, op_errors;
+    int stopping;       /* the duration is over: start no new operation */
+    cl_settings set;    /* resolved for the version and the scenario */
+    int *masters_known; /* per group: the master clients were told of */
+    sim_clock *clocks;  /* per client machine */
+    int64_t resource_max[SCN_MAX_LOCKS]; /* the fenced resource: highest token seen */
+    /* The Redis keys behind lock indexes (cl_key_name). */
+    const char *key_names[SCN_MAX_LOCKS];
+    char *key_owned[SCN_MAX_LOCKS];
+    int key_group[SCN_MAX_LOCKS];
+    int nkeys;
+};
+
+/* cl_world.c: the live process of client (1-based), or NULL. */
+cl_proc *cl_world_proc(cl_world *cw, int client);
+
+/* proc.c */
+cl_proc *cl_proc_new(cl_world *cw, int client, int inc);
+void cl_proc_free(cl_proc *p);
+/* cl_post for an arg the event owns: fn frees it when it runs, free_arg
+ * if the process dies first. */
+void cl_post_owned(cl_proc *p, const char *label, cl_fn *fn, void *arg, void (*free_arg)(void *));
+/* Stop-the-world for for_us of true time (a GC pause, SIGSTOP). */
+void cl_proc_pause(cl_proc *p, int64_t for_us);
+
+/* command.c */
+/* Sends on the pub/sub connection (SUBSCRIBE / UNSUBSCRIBE). */
+void cl_ps_send(cl_proc *p, int group, int argc, const char *const *argv);
+/* Drops the process's pending commands (its death). */
+void cl_commands_free(cl_proc *p);
+/* Opens the process's connections to every group's master. */
+void cl_nodes_open(cl_proc *p);
+void cl_nodes_close(cl_proc *p);
+/* The process learned that group's master is node: reconnect there. */
+void cl_node_switch(cl_proc *p, int group, int node);
+/* Both connections to group drop; reconnection follows. */
+void cl_node_drop(cl_proc *p, int group);
+
+/* pubsub.c */
+void cl_subs_free(cl_proc *p);
+void cl_sub_on_push(cl_proc *p, int group, const sim_reply *msg);
+/* A new pub/sub connection to group: every entry subscribes again. */
+void cl_subs_resubscribe(cl_proc *p, int group);
+
+/* workload.c */
+void cl_workload_start(cl_proc *p);
+void cl_workload_stop(cl_proc *p);
+void cl_workload_free(cl_proc *p);
+void cl_steps_schedule(cl_world *cw);
+
+/* watchdog.c */
+void cl_watchdog_free(cl_proc *p);
+
+#endif /* LOCKSIM_CLIENT_INT_H */
