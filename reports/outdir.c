@@ -1,5 +1,5 @@
 /* outdir.c — report folders and files written under a temporary name and
- * renamed into place when complete (outdir.h). The marker file
+ * renamed into place when complete (report.h). The marker file
  * .locksim-report says a folder is ours to replace. */
 #include <dirent.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reports/outdir.h"
+#include "reports/report.h"
 #include "sim/kernel/sim.h"
 
 #define MARKER ".locksim-report"
@@ -25,7 +25,7 @@ static char *with_suffix(const char *path, const char *what)
     return s;
 }
 
-int cli_mkdirs(const char *path)
+int report_mkdirs(const char *path)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
@@ -63,7 +63,7 @@ static int is_empty_dir(const char *dir)
     return empty;
 }
 
-int cli_outdir_begin(cli_outdir *o, const char *dir, const char *who)
+int report_outdir_begin(report_outdir *o, const char *dir, const char *who)
 {
     memset(o, 0, sizeof *o);
     struct stat st;
@@ -82,15 +82,15 @@ int cli_outdir_begin(cli_outdir *o, const char *dir, const char *who)
     o->final = sim_xstrdup(dir);
     o->tmp = with_suffix(dir, "tmp");
     rm_tree(o->tmp);
-    if (cli_mkdirs(o->tmp) != 0) {
+    if (report_mkdirs(o->tmp) != 0) {
         fprintf(stderr, "%s: cannot create %s: %s\n", who, o->tmp, strerror(errno));
-        cli_outdir_abort(o);
+        report_outdir_abort(o);
         return 2;
     }
     return 0;
 }
 
-void cli_outdir_abort(cli_outdir *o)
+void report_outdir_abort(report_outdir *o)
 {
     if (o->tmp) rm_tree(o->tmp);
     sim_xfree(o->tmp);
@@ -98,7 +98,7 @@ void cli_outdir_abort(cli_outdir *o)
     memset(o, 0, sizeof *o);
 }
 
-int cli_outdir_commit(cli_outdir *o, const char *who)
+int report_outdir_commit(report_outdir *o, const char *who)
 {
     char marker[4096];
     snprintf(marker, sizeof marker, "%s/%s", o->tmp, MARKER);
@@ -106,7 +106,7 @@ int cli_outdir_commit(cli_outdir *o, const char *who)
     if (m) fputs("a locksim report: `locksim run --report` may replace this folder\n", m);
     if (m == NULL || fclose(m) != 0) {
         fprintf(stderr, "%s: cannot write %s: %s\n", who, marker, strerror(errno));
-        cli_outdir_abort(o);
+        report_outdir_abort(o);
         return 2;
     }
     char *old = NULL;
@@ -116,7 +116,7 @@ int cli_outdir_commit(cli_outdir *o, const char *who)
         if (rename(o->final, old) != 0) {
             fprintf(stderr, "%s: cannot move the earlier %s aside: %s\n", who, o->final, strerror(errno));
             sim_xfree(old);
-            cli_outdir_abort(o);
+            report_outdir_abort(o);
             return 2;
         }
     }
@@ -124,18 +124,18 @@ int cli_outdir_commit(cli_outdir *o, const char *who)
         fprintf(stderr, "%s: cannot rename %s to %s: %s\n", who, o->tmp, o->final, strerror(errno));
         if (old && rename(old, o->final) != 0) rm_tree(old);
         sim_xfree(old);
-        cli_outdir_abort(o);
+        report_outdir_abort(o);
         return 2;
     }
     if (old) rm_tree(old);
     sim_xfree(old);
     sim_xfree(o->tmp);
     o->tmp = NULL;
-    cli_outdir_abort(o);
+    report_outdir_abort(o);
     return 0;
 }
 
-int cli_outfile_begin(cli_outfile *o, const char *path, const char *who)
+int report_outfile_begin(report_outfile *o, const char *path, const char *who)
 {
     memset(o, 0, sizeof *o);
     o->final = sim_xstrdup(path);
@@ -143,7 +143,7 @@ int cli_outfile_begin(cli_outfile *o, const char *path, const char *who)
     char *slash = strrchr(o->final, '/');
     if (slash && slash != o->final) { /* its folder, as --report makes its own */
         *slash = '\0';
-        cli_mkdirs(o->final);
+        report_mkdirs(o->final);
         *slash = '/';
     }
     o->f = fopen(o->tmp, "w");
@@ -151,13 +151,13 @@ int cli_outfile_begin(cli_outfile *o, const char *path, const char *who)
         fprintf(stderr, "%s: cannot write %s: %s\n", who, path, strerror(errno));
         sim_xfree(o->tmp);
         o->tmp = NULL;
-        cli_outfile_abort(o);
+        report_outfile_abort(o);
         return 2;
     }
     return 0;
 }
 
-void cli_outfile_abort(cli_outfile *o)
+void report_outfile_abort(report_outfile *o)
 {
     if (o->f) fclose(o->f);
     if (o->tmp) unlink(o->tmp);
@@ -166,18 +166,18 @@ void cli_outfile_abort(cli_outfile *o)
     memset(o, 0, sizeof *o);
 }
 
-int cli_outfile_commit(cli_outfile *o, const char *who)
+int report_outfile_commit(report_outfile *o, const char *who)
 {
     int bad = ferror(o->f);
     int rc = fclose(o->f);
     o->f = NULL;
     if (bad || rc != 0 || rename(o->tmp, o->final) != 0) {
         fprintf(stderr, "%s: cannot write %s: %s\n", who, o->final, strerror(errno ? errno : EIO));
-        cli_outfile_abort(o);
+        report_outfile_abort(o);
         return 2;
     }
     sim_xfree(o->tmp);
     o->tmp = NULL;
-    cli_outfile_abort(o);
+    report_outfile_abort(o);
     return 0;
 }

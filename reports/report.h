@@ -255,4 +255,69 @@ void report_tap_line(FILE *out, size_t num, const report_row *r, const char *ext
  * 0, or -1 on a write error. */
 int report_junit(FILE *out, const report_row *rows, size_t n, const char *extra);
 
+/* ------------------------------------------------------ output files */
+
+/* Output that is never seen half-written: a report folder built under a
+ * temporary name beside DIR and renamed into place when complete
+ * (replacing an earlier locksim report, never anything else), and single
+ * files written to FILE.tmp-PID then renamed (outdir.c). */
+
+typedef struct report_outdir {
+    char *final; /* DIR as given */
+    char *tmp;   /* DIR.tmp-PID: everything is written here */
+} report_outdir;
+
+/* Checks that DIR may be written (absent, an empty folder, or an earlier
+ * locksim report) and creates the temporary folder. Returns 0, or 2
+ * after printing why (prefixed by who). */
+int report_outdir_begin(report_outdir *o, const char *dir, const char *who);
+/* Marks the temporary folder as a locksim report and moves it to DIR,
+ * removing the earlier report. Returns 0, or 2 after printing why (the
+ * temporary folder is then removed). Frees o either way. */
+int report_outdir_commit(report_outdir *o, const char *who);
+/* Removes the temporary folder and frees o. Safe on a zeroed o. */
+void report_outdir_abort(report_outdir *o);
+/* mkdir -p path (mode 0755). Returns 0 or -1 (errno). */
+int report_mkdirs(const char *path);
+
+typedef struct report_outfile {
+    char *final, *tmp;
+    FILE *f;
+} report_outfile;
+
+/* Opens FILE.tmp-PID for writing (making FILE's folder when missing).
+ * Returns 0, or 2 after printing why. */
+int report_outfile_begin(report_outfile *o, const char *path, const char *who);
+/* Closes and renames it to FILE. Returns 0, or 2 after printing why (the
+ * temporary file is removed). Frees o either way. */
+int report_outfile_commit(report_outfile *o, const char *who);
+/* Closes and removes the temporary file; frees o. Safe on a zeroed o. */
+void report_outfile_abort(report_outfile *o);
+
+/* -------------------------------------------------- the report folder */
+
+/* `locksim run --report DIR` (run_folder.c): each run's folder (its
+ * pictures, its section of the page and its violations), written where
+ * the run ran (a worker, with --jobs), and the page that puts them
+ * together with the summary of every run. */
+
+#define REPORT_MAX_RUNS 200 /* runs with a folder of pictures */
+
+typedef struct report_folder {
+    report_outdir dir;
+    const char *extra; /* replay options of this sweep (" --horizon 5s") */
+    int gnuplot;       /* gnuplot is installed */
+} report_folder;
+
+/* Writes run k's folder under the report (pictures rendered when gnuplot
+ * is installed). Returns 0, or -1 with a message in *err (malloc'ed). */
+int report_folder_run(const report_folder *rep, size_t k, const run_result *r, const history *h, char **err);
+/* The run folder's name for item k of scenario path, seed. */
+void report_folder_run_name(size_t k, const char *path, uint64_t seed, char *buf, size_t cap);
+/* Writes index.html (the summary of rows, the latency CDF per protocol
+ * when several scenarios ran, every violation explained, every run's
+ * section) and render.sh, then moves the report into place. Prints where
+ * it is. Returns 0 or 2 (printed). Frees rep's folder either way. */
+int report_folder_finish(report_folder *rep, const report_row *rows, size_t n, const char *cmdline, int interrupted);
+
 #endif /* LOCKSIM_REPORT_H */

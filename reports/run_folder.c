@@ -1,5 +1,5 @@
-/* run_report.c — the report folder of `locksim run --report DIR`
- * (run_report.h): runs/NNNNN-NAME-sSEED/ per run shown (pictures, its
+/* run_folder.c — the report folder of `locksim run --report DIR`
+ * (report.h): runs/NNNNN-NAME-sSEED/ per run shown (pictures, its
  * section, its violations), then index.html, the CDF across protocols and
  * render.sh at the top, all under the temporary name until complete. */
 #include <errno.h>
@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reports/run_folder.h"
+#include "reports/report.h"
 
 #define RENDER_TIMEOUT_S 120
 
-void cli_report_run_name(size_t k, const char *path, uint64_t seed, char *buf, size_t cap)
+void report_folder_run_name(size_t k, const char *path, uint64_t seed, char *buf, size_t cap)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -53,12 +53,12 @@ static int write_fragments(const char *dir, const report_html_run_args *a, char 
     return bad ? -1 : 0;
 }
 
-int cli_report_run(const cli_report *rep, size_t k, const run_result *r, const history *h, char **err)
+int report_folder_run(const report_folder *rep, size_t k, const run_result *r, const history *h, char **err)
 {
     char name[256], dir[4096], why[1024];
-    cli_report_run_name(k, r->s->path, r->seed, name, sizeof name);
+    report_folder_run_name(k, r->s->path, r->seed, name, sizeof name);
     snprintf(dir, sizeof dir, "%s/%s", rep->dir.tmp, name);
-    if (cli_mkdirs(dir) != 0) {
+    if (report_mkdirs(dir) != 0) {
         *err = msg("locksim run: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
@@ -116,7 +116,7 @@ static long file_size(const char *path)
 
 /* The latency CDF per protocol over the runs with a folder, when they
  * come from two scenarios or more. Returns 1 when drawn (added to plots). */
-static int cdf(const cli_report *rep, const report_row *rows, size_t n, char *const *folders, report_plots *plots)
+static int cdf(const report_folder *rep, const report_row *rows, size_t n, char *const *folders, report_plots *plots)
 {
     size_t scenarios = 0;
     for (size_t i = 0; i < n; i++) scenarios += folders[i] && (i == 0 || strcmp(rows[i].scenario, rows[i - 1].scenario));
@@ -169,7 +169,7 @@ static int write_render_sh(const char *dir)
     return fclose(f);
 }
 
-static void page(FILE *out, const cli_report *rep, const report_row *rows, size_t n, char *const *folders,
+static void page(FILE *out, const report_folder *rep, const report_row *rows, size_t n, char *const *folders,
                  const report_plots *plots, int rendered, const char *cmdline, int interrupted)
 {
     size_t failed = 0, violations = 0, shown = 0;
@@ -190,7 +190,7 @@ static void page(FILE *out, const cli_report *rep, const report_row *rows, size_
     if (shown < n)
         fprintf(out, "<p class=\"meta\">Pictures for %zu of the %zu runs: the first seed of each scenario and the "
                      "runs that broke an invariant or missed an expectation (at most %d).</p>\n",
-                shown, n, CLI_REPORT_MAX_RUNS);
+                shown, n, REPORT_MAX_RUNS);
     for (size_t i = 0; i < plots->n; i++) report_html_figure(out, ".", &plots->v[i], rendered);
     fprintf(out, "<section id=\"violations\">\n<h2>Violations (%zu)</h2>\n", violations);
     if (violations == 0) fputs("<p>No invariant was broken.</p>\n", out);
@@ -210,12 +210,12 @@ static void page(FILE *out, const cli_report *rep, const report_row *rows, size_
     report_html_end(out);
 }
 
-int cli_report_finish(cli_report *rep, const report_row *rows, size_t n, const char *cmdline, int interrupted)
+int report_folder_finish(report_folder *rep, const report_row *rows, size_t n, const char *cmdline, int interrupted)
 {
     char **folders = sim_xcalloc(n + 1, sizeof *folders);
     char path[4096], name[256];
     for (size_t i = 0; i < n; i++) {
-        cli_report_run_name(i, rows[i].scenario, rows[i].seed, name, sizeof name);
+        report_folder_run_name(i, rows[i].scenario, rows[i].seed, name, sizeof name);
         snprintf(path, sizeof path, "%s/%s/run.html", rep->dir.tmp, name);
         if (file_size(path) > 0) folders[i] = sim_xstrdup(name);
     }
@@ -234,14 +234,14 @@ int cli_report_finish(cli_report *rep, const report_row *rows, size_t n, const c
     if (out) page(out, rep, rows, n, folders, &plots, rendered, cmdline, interrupted);
     if (out == NULL || ferror(out) || fclose(out) != 0 || write_render_sh(rep->dir.tmp) != 0) {
         fprintf(stderr, "locksim run: cannot write %s: %s\n", path, strerror(errno ? errno : EIO));
-        cli_outdir_abort(&rep->dir);
+        report_outdir_abort(&rep->dir);
         status = 2;
     }
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) shown += folders[i] != NULL;
     char final[4096];
     snprintf(final, sizeof final, "%s", rep->dir.final ? rep->dir.final : "");
-    if (status == 0) status = cli_outdir_commit(&rep->dir, "locksim run");
+    if (status == 0) status = report_outdir_commit(&rep->dir, "locksim run");
     if (status == 0) {
         fprintf(stderr, "report: %s/index.html (%zu run%s, pictures for %zu)\n", final, n, n == 1 ? "" : "s", shown);
         if (!rep->gnuplot)

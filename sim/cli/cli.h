@@ -22,10 +22,10 @@ int cli_sweep(int argc, char **argv);
 /* Helpers of the subcommands. */
 struct scenario;
 struct scn_error;
-struct sweep_result;
+struct pool_result;
 /* A run that could not start (run_scenario's err) as a sweep result of
  * status 2 whose stderr line is "path:line: why". */
-void cli_result_error(struct sweep_result *res, const struct scn_error *err);
+void cli_result_error(struct pool_result *res, const struct scn_error *err);
 /* Loads path into *s and checks its protocol exists; on bad input prints
  * "path:line: why" and returns -1 (nothing to free). */
 int cli_load(const char *path, struct scenario *s);
@@ -36,7 +36,7 @@ int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b);
 /* "locksim SUBCOMMAND ARGS..." for a report's heading (argv[0] is the
  * subcommand), cut at cap. */
 void cli_command_line(int argc, char **argv, char *buf, size_t cap);
-/* --jobs' value: 1..SWEEP_JOBS_MAX; -1 after printing why (who: "locksim run"). */
+/* --jobs' value: 1..POOL_JOBS_MAX; -1 after printing why (who: "locksim run"). */
 int cli_parse_jobs(const char *who, const char *v, unsigned *jobs);
 
 #endif /* LOCKSIM_CLI_H */

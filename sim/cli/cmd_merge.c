@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/outdir.h"
 #include "reports/report.h"
 #include "sim/cli/cli.h"
 #include "sim/kernel/ut.h"
@@ -116,14 +115,14 @@ static int report(const merge_set *ms, int tap, const char *junit_path)
     printf("%" PRIu64 " run%s: %" PRIu64 " met every expectation, %" PRIu64 " did not\n", runs, runs == 1 ? "" : "s",
            runs - ms->failed, ms->failed);
     if (junit_path) {
-        cli_outfile jf;
-        if (cli_outfile_begin(&jf, junit_path, "locksim merge") != 0) return 2;
+        report_outfile jf;
+        if (report_outfile_begin(&jf, junit_path, "locksim merge") != 0) return 2;
         if (report_junit(jf.f, ms->rows, ms->n, NULL) != 0) {
-            cli_outfile_abort(&jf);
+            report_outfile_abort(&jf);
             fprintf(stderr, "locksim merge: cannot write %s\n", junit_path);
             return 2;
         }
-        if (cli_outfile_commit(&jf, "locksim merge") != 0) return 2;
+        if (report_outfile_commit(&jf, "locksim merge") != 0) return 2;
     }
     return ms->failed ? 1 : 0;
 }

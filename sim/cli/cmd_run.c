@@ -14,7 +14,6 @@
 #include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "reports/report.h"
-#include "reports/run_folder.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/explore.h"
 #include "sim/engine/pool.h"
@@ -93,20 +92,20 @@ int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b)
     return 0;
 }
 
-void cli_result_error(sweep_result *res, const scn_error *err)
+void cli_result_error(pool_result *res, const scn_error *err)
 {
     char msg[1100];
     if (err->line > 0) snprintf(msg, sizeof msg, "%s:%d: %s\n", err->path, err->line, err->msg);
     else snprintf(msg, sizeof msg, "%s: %s\n", err->path, err->msg);
-    sweep_result_fail(res, msg);
+    pool_result_fail(res, msg);
 }
 
 int cli_parse_jobs(const char *who, const char *v, unsigned *jobs)
 {
     char *end;
     unsigned long n = strtoul(v, &end, 10);
-    if (*v < '0' || *v > '9' || *end || n < 1 || n > SWEEP_JOBS_MAX) {
-        fprintf(stderr, "%s: --jobs wants a count from 1 to %d (got \"%s\")\n", who, SWEEP_JOBS_MAX, v);
+    if (*v < '0' || *v > '9' || *end || n < 1 || n > POOL_JOBS_MAX) {
+        fprintf(stderr, "%s: --jobs wants a count from 1 to %d (got \"%s\")\n", who, POOL_JOBS_MAX, v);
         return -1;
     }
     *jobs = (unsigned)n;
@@ -122,7 +121,7 @@ typedef struct run_args {
     const char *choices;  /* a path of locksim check to replay */
     const char *report_dir, *junit_path;
     char extra[512];      /* the options a replay of one run needs */
-    sweep_opts so;
+    pool_opts so;
     run_opts ro;
 } run_args;
 
@@ -268,7 +267,7 @@ typedef struct work {
     uint64_t *first, *seed0; /* scenario i's first item and seed; first[n] = total */
     unsigned shard_i, shard_n;
     FILE *trace;
-    cli_report *report;      /* --report, or NULL */
+    report_folder *report;      /* --report, or NULL */
     report_row *rows;        /* every result, in order (for --report, --junit) */
     size_t nrows, rows_cap;
     int need_rows;
@@ -345,10 +344,10 @@ static void work_label(void *arg, size_t k, char *buf, size_t cap)
 
 /* The run's folder in the report; a failure to write it ends the sweep
  * (status 2), a warning (gnuplot complained) goes to stderr. */
-static void work_report(const work *w, size_t k, const run_result *r, const history *h, sweep_result *res)
+static void work_report(const work *w, size_t k, const run_result *r, const history *h, pool_result *res)
 {
     char *err = NULL;
-    if (cli_report_run(w->report, k, r, h, &err) != 0) res->status = 2;
+    if (report_folder_run(w->report, k, r, h, &err) != 0) res->status = 2;
     if (err) {
         append(&res->err, &res->err_len, err);
         sim_xfree(err);
@@ -356,7 +355,7 @@ static void work_report(const work *w, size_t k, const run_result *r, const hist
 }
 
 /* Runs one pair; its summary or JSON line goes to res->out. */
-static void work_run(void *arg, size_t k, sweep_result *res)
+static void work_run(void *arg, size_t k, pool_result *res)
 {
     const work *w = arg;
     uint64_t seed;
@@ -403,7 +402,7 @@ static void work_run(void *arg, size_t k, sweep_result *res)
 }
 
 /* In list order, in this process: keeps the run's row, prints its TAP line. */
-static void work_result(void *arg, size_t k, const sweep_result *res)
+static void work_result(void *arg, size_t k, const pool_result *res)
 {
     work *w = arg;
     if (!w->need_rows || res->status == 2 || res->rec == NULL) return;
@@ -432,12 +431,12 @@ void cli_command_line(int argc, char **argv, char *buf, size_t cap)
 
 /* Opens what the sweep writes besides stdout (--report, --junit) before
  * anything runs. Returns 0 or 2 (printed). */
-static int outputs_begin(const run_args *a, work *w, cli_report *rep, cli_outfile *junit)
+static int outputs_begin(const run_args *a, work *w, report_folder *rep, report_outfile *junit)
 {
-    if (a->junit_path && cli_outfile_begin(junit, a->junit_path, "locksim run") != 0) return 2;
+    if (a->junit_path && report_outfile_begin(junit, a->junit_path, "locksim run") != 0) return 2;
     if (a->report_dir) {
-        if (cli_outdir_begin(&rep->dir, a->report_dir, "locksim run") != 0) {
-            cli_outfile_abort(junit);
+        if (report_outdir_begin(&rep->dir, a->report_dir, "locksim run") != 0) {
+            report_outfile_abort(junit);
             return 2;
         }
         rep->extra = a->extra;
@@ -450,23 +449,23 @@ static int outputs_begin(const run_args *a, work *w, cli_report *rep, cli_outfil
 
 /* Writes --junit and --report from the rows; a sweep that could not run
  * (status 2) writes neither. Returns the status. */
-static int outputs_end(const run_args *a, work *w, cli_report *rep, cli_outfile *junit, int status,
+static int outputs_end(const run_args *a, work *w, report_folder *rep, report_outfile *junit, int status,
                        const char *cmdline, int interrupted)
 {
     if (status == 2) {
-        cli_outfile_abort(junit);
-        if (w->report) cli_outdir_abort(&rep->dir);
+        report_outfile_abort(junit);
+        if (w->report) report_outdir_abort(&rep->dir);
         return status;
     }
     if (a->junit_path) {
-        int rc = report_junit(junit->f, w->rows, w->nrows, a->extra) == 0 ? cli_outfile_commit(junit, "locksim run")
+        int rc = report_junit(junit->f, w->rows, w->nrows, a->extra) == 0 ? report_outfile_commit(junit, "locksim run")
                                                                           : 2;
         if (rc) {
-            cli_outfile_abort(junit);
+            report_outfile_abort(junit);
             status = 2;
         }
     }
-    if (w->report && cli_report_finish(rep, w->rows, w->nrows, cmdline, interrupted) != 0) status = 2;
+    if (w->report && report_folder_finish(rep, w->rows, w->nrows, cmdline, interrupted) != 0) status = 2;
     return status;
 }
 
@@ -489,7 +488,7 @@ static int run_work(run_args *a, const scenario *scns, size_t n, const char *cmd
     work w = {0};
     char why[256];
     const char *from;
-    if (sweep_shard(a->shard, &w.shard_i, &w.shard_n, &from, why, sizeof why) != 0) {
+    if (pool_shard(a->shard, &w.shard_i, &w.shard_n, &from, why, sizeof why) != 0) {
         fprintf(stderr, "locksim run: %s\n", why);
         return 2;
     }
@@ -509,16 +508,16 @@ static int run_work(run_args *a, const scenario *scns, size_t n, const char *cmd
         status = 2;
     }
     uint64_t runs = 0, failed = 0;
-    cli_report rep = {0};
-    cli_outfile junit = {0};
+    report_folder rep = {0};
+    report_outfile junit = {0};
     if (status == 0) status = outputs_begin(a, &w, &rep, &junit);
     if (status == 0) {
-        a->so.progress = sweep_progress_wanted(a->progress);
+        a->so.progress = pool_progress_wanted(a->progress);
         a->so.on_result = work_result;
         a->so.on_result_arg = &w;
         if (a->tap) report_tap_begin(stdout);
-        status = sweep_execute(&a->so, (size_t)mine, work_run, work_label, &w, &runs, &failed);
-        int interrupted = sweep_interrupted();
+        status = pool_run(&a->so, (size_t)mine, work_run, work_label, &w, &runs, &failed);
+        int interrupted = pool_interrupted();
         if (w.trace) fclose(w.trace);
         if (interrupted)
             fprintf(stderr, "locksim run: interrupted: %llu of %llu runs finished; what finished is written\n",

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 
 #include "protocols/protocol.h"
-#include "reports/outdir.h"
 #include "reports/report.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/pool.h"
@@ -46,7 +45,7 @@ typedef struct sweep_args {
     uint64_t seed_a, seed_b;
     int json, progress;
     const char *report_dir;
-    sweep_opts so;
+    pool_opts so;
 } sweep_args;
 
 typedef struct sweep_work {
@@ -221,7 +220,7 @@ static void item_label(void *arg, size_t k, char *buf, size_t cap)
     snprintf(buf, cap, "%s (%s = %s) seed %" PRIu64, s->path, w->a->name, w->a->values.v[cell % w->nvalues], seed);
 }
 
-static void item_run(void *arg, size_t k, sweep_result *res)
+static void item_run(void *arg, size_t k, pool_result *res)
 {
     const sweep_work *w = arg;
     uint64_t seed;
@@ -254,7 +253,7 @@ static void item_run(void *arg, size_t k, sweep_result *res)
 }
 
 /* In list order: adds the run to its point. */
-static void item_result(void *arg, size_t k, const sweep_result *res)
+static void item_result(void *arg, size_t k, const pool_result *res)
 {
     sweep_work *w = arg;
     report_row row;
@@ -352,15 +351,15 @@ static void print_points(const sweep_work *w, const report_line *lines)
 /* --report DIR: the contention curves and a page around them. */
 static int write_report(const sweep_work *w, const report_line *lines, int numeric, const char *cmdline)
 {
-    cli_outdir od;
-    if (cli_outdir_begin(&od, w->a->report_dir, "locksim sweep") != 0) return 2;
+    report_outdir od;
+    if (report_outdir_begin(&od, w->a->report_dir, "locksim sweep") != 0) return 2;
     report_plots plots = {0};
     char why[1024], key[160];
     snprintf(key, sizeof key, "%s.%s%s", w->a->section, w->a->key,
              numeric && scn_parse_duration(w->a->values.v[0], &(int64_t){0}) == 0 ? " (ms)" : "");
     if (report_plot_contention(od.tmp, key, lines, w->nseries, numeric, &plots, why, sizeof why) != 0) {
         fprintf(stderr, "locksim sweep: %s\n", why);
-        cli_outdir_abort(&od);
+        report_outdir_abort(&od);
         return 2;
     }
     int g = report_gnuplot_render(od.tmp, &plots, 120, why, sizeof why);
@@ -377,12 +376,12 @@ static int write_report(const sweep_work *w, const report_line *lines, int numer
     report_plots_free(&plots);
     if (out == NULL || ferror(out) || fclose(out) != 0) {
         fprintf(stderr, "locksim sweep: cannot write %s\n", path);
-        cli_outdir_abort(&od);
+        report_outdir_abort(&od);
         return 2;
     }
     char final[4096];
     snprintf(final, sizeof final, "%s", od.final);
-    if (cli_outdir_commit(&od, "locksim sweep") != 0) return 2;
+    if (report_outdir_commit(&od, "locksim sweep") != 0) return 2;
     fprintf(stderr, "report: %s/index.html, %s/contention.png%s\n", final, final,
             g == 1 ? " (not rendered: gnuplot is not installed; render with: cd DIR && gnuplot contention.gp)" : "");
     return 0;
@@ -406,11 +405,11 @@ int cli_sweep(int argc, char **argv)
         char cmdline[2048];
         cli_command_line(argc, argv, cmdline, sizeof cmdline);
         uint64_t runs = 0, failed = 0;
-        a.so.progress = sweep_progress_wanted(a.progress);
+        a.so.progress = pool_progress_wanted(a.progress);
         a.so.on_result = item_result;
         a.so.on_result_arg = &w;
-        status = sweep_execute(&a.so, w.nseries * w.nvalues * w.nseeds, item_run, item_label, &w, &runs, &failed);
-        int interrupted = sweep_interrupted();
+        status = pool_run(&a.so, w.nseries * w.nvalues * w.nseeds, item_run, item_label, &w, &runs, &failed);
+        int interrupted = pool_interrupted();
         if (interrupted)
             fprintf(stderr, "locksim sweep: interrupted: %llu of %zu runs finished; the points are of what finished\n",
                     (unsigned long long)runs, w.nseries * w.nvalues * w.nseeds);

@@ -1,4 +1,4 @@
-/* sweep.c — the sweep engine (sweep.h): items run in this process, or in
+/* pool.c — the worker pool (pool.h): items run in this process, or in
  * forked workers fed one item at a time over a socketpair each; results
  * come back in any order and are written in list order.
  *
@@ -39,7 +39,7 @@ typedef struct worker {
 
 /* Writing results in order, and the progress bar. */
 typedef struct emitter {
-    const sweep_opts *o;
+    const pool_opts *o;
     int progress, stdout_tty, drawn;
     int64_t t0_us, drawn_us;
     size_t total, next;
@@ -84,18 +84,18 @@ static void release_stops(const struct sigaction *old)
     for (size_t i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &old[i], NULL);
 }
 
-int sweep_interrupted(void)
+int pool_interrupted(void)
 {
     return stop_requested;
 }
 
-int sweep_progress_wanted(int force)
+int pool_progress_wanted(int force)
 {
     if (force) return force > 0;
     return isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
 }
 
-void sweep_result_fail(sweep_result *res, const char *text)
+void pool_result_fail(pool_result *res, const char *text)
 {
     res->status = 2;
     res->err = sim_xstrdup(text);
@@ -139,7 +139,7 @@ static void progress_draw(emitter *e)
 }
 
 /* Writes one result and frees its text; returns its status. */
-static int emit(emitter *e, sweep_result *r)
+static int emit(emitter *e, pool_result *r)
 {
     if (r->err_len || e->stdout_tty) progress_clear(e);
     if (e->o->on_result) e->o->on_result(e->o->on_result_arg, e->next, r);
@@ -159,16 +159,16 @@ static int emit(emitter *e, sweep_result *r)
     return r->status;
 }
 
-static int ends_sweep(const sweep_opts *o, int status)
+static int ends_sweep(const pool_opts *o, int status)
 {
     return status == 2 || (status == 1 && o->stop_on_failure);
 }
 
-static int run_here(const sweep_opts *o, size_t n, sweep_run_fn run, void *arg, emitter *e)
+static int run_here(const pool_opts *o, size_t n, pool_run_fn run, void *arg, emitter *e)
 {
     int worst = 0;
     for (size_t k = 0; k < n && !stop_requested; k++) {
-        sweep_result r = {0};
+        pool_result r = {0};
         run(arg, k, &r);
         if (stop_requested) { /* it ran while the sweep was being stopped: not a result */
             sim_xfree(r.out);
@@ -229,7 +229,7 @@ static void worker_stop(int sig)
 /* A worker's life: read an item number, run it, send the result; leave on
  * EOF. _exit: the parent's stdio buffers (flushed before fork) and atexit
  * handlers are the parent's business. */
-static void worker_main(int fd, sweep_run_fn run, void *arg)
+static void worker_main(int fd, pool_run_fn run, void *arg)
 {
     uint64_t k;
     /* The parent stops the sweep, with SIGTERM (worker_stop; the real
@@ -239,7 +239,7 @@ static void worker_main(int fd, sweep_run_fn run, void *arg)
     signal(SIGTERM, worker_stop);
     signal(SIGINT, SIG_IGN);
     while (read_full(fd, &k, sizeof k) == sizeof k) {
-        sweep_result r = {0};
+        pool_result r = {0};
         run(arg, (size_t)k, &r);
         wire_head h = {k, r.status, 0, r.out_len, r.err_len, r.rec_len};
         if (write_full(fd, &h, sizeof h) != 0 || write_full(fd, r.out, r.out_len) != 0 ||
@@ -254,7 +254,7 @@ static void worker_main(int fd, sweep_run_fn run, void *arg)
 
 /* Starts worker j; the earlier workers' sockets are closed in the child,
  * so each worker sees EOF as soon as the parent closes its end. */
-static int spawn(worker *all, unsigned j, sweep_run_fn run, void *arg)
+static int spawn(worker *all, unsigned j, pool_run_fn run, void *arg)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
@@ -277,7 +277,7 @@ static int spawn(worker *all, unsigned j, sweep_run_fn run, void *arg)
 }
 
 /* The result standing for a worker that died while it ran item k. */
-static void lost(worker *w, sweep_label_fn label, void *arg, sweep_result *r)
+static void lost(worker *w, pool_label_fn label, void *arg, pool_result *r)
 {
     int ws = 0;
     close(w->fd);
@@ -291,13 +291,13 @@ static void lost(worker *w, sweep_label_fn label, void *arg, sweep_result *r)
     char msg[700];
     int len = snprintf(msg, sizeof msg, "locksim run: a worker died (%s) running %s; run it alone with --jobs 1\n",
                        how, what);
-    *r = (sweep_result){.status = 2, .err = sim_xstrdup(msg), .err_len = (size_t)len};
+    *r = (pool_result){.status = 2, .err = sim_xstrdup(msg), .err_len = (size_t)len};
     w->cur = NONE;
 }
 
 /* Reads worker w's result into *r; a short or unexpected message means
  * the worker died. */
-static void receive(worker *w, sweep_label_fn label, void *arg, sweep_result *r)
+static void receive(worker *w, pool_label_fn label, void *arg, pool_result *r)
 {
     wire_head h;
     if (read_full(w->fd, &h, sizeof h) != sizeof h || h.k != w->cur || h.status < 0 || h.status > 2 ||
@@ -305,7 +305,7 @@ static void receive(worker *w, sweep_label_fn label, void *arg, sweep_result *r)
         lost(w, label, arg, r);
         return;
     }
-    *r = (sweep_result){.status = h.status, .out_len = h.out_len, .err_len = h.err_len, .rec_len = h.rec_len};
+    *r = (pool_result){.status = h.status, .out_len = h.out_len, .err_len = h.err_len, .rec_len = h.rec_len};
     r->out = sim_xmalloc(h.out_len + 1);
     r->err = sim_xmalloc(h.err_len + 1);
     r->rec = sim_xmalloc(h.rec_len + 1);
@@ -324,13 +324,13 @@ static void receive(worker *w, sweep_label_fn label, void *arg, sweep_result *r)
 typedef struct pool {
     worker *w;
     unsigned n;
-    sweep_result *ring;
+    pool_result *ring;
     char *ready;
     size_t window, next_send, next_emit, stop_at;
 } pool;
 
 /* Gives each idle worker the next item, if it may be handed out. */
-static void hand_out(pool *p, size_t n, sweep_label_fn label, void *arg)
+static void hand_out(pool *p, size_t n, pool_label_fn label, void *arg)
 {
     for (unsigned i = 0; i < p->n; i++) {
         worker *w = &p->w[i];
@@ -350,7 +350,7 @@ static void hand_out(pool *p, size_t n, sweep_label_fn label, void *arg)
 
 /* Waits for results and files them in the ring. Returns -1 if nothing is
  * running (cannot happen while the invariant holds). */
-static int collect(pool *p, const sweep_opts *o, sweep_label_fn label, void *arg, struct pollfd *pf,
+static int collect(pool *p, const pool_opts *o, pool_label_fn label, void *arg, struct pollfd *pf,
                    unsigned *who, emitter *e)
 {
     unsigned m = 0;
@@ -373,7 +373,7 @@ static int collect(pool *p, const sweep_opts *o, sweep_label_fn label, void *arg
     return 0;
 }
 
-static int run_workers(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_label_fn label, void *arg,
+static int run_workers(const pool_opts *o, size_t n, pool_run_fn run, pool_label_fn label, void *arg,
                        emitter *e)
 {
     pool p = {.n = 0, .window = (size_t)o->jobs * 32, .stop_at = NONE};
@@ -437,7 +437,7 @@ static int run_workers(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_la
     return worst;
 }
 
-int sweep_execute(const sweep_opts *o, size_t n, sweep_run_fn run, sweep_label_fn label, void *arg,
+int pool_run(const pool_opts *o, size_t n, pool_run_fn run, pool_label_fn label, void *arg,
                   uint64_t *runs, uint64_t *failed)
 {
     emitter e = {.o = o, .progress = o->progress, .stdout_tty = isatty(STDOUT_FILENO), .total = n};
@@ -512,7 +512,7 @@ static int from_index_env(const char *idx_var, const char *cnt_var, const char *
     return 0;
 }
 
-int sweep_shard(const char *arg, unsigned *index, unsigned *count, const char **from, char *why, size_t cap)
+int pool_shard(const char *arg, unsigned *index, unsigned *count, const char **from, char *why, size_t cap)
 {
     *index = 0;
     *count = 1;

@@ -1,0 +1,476 @@
+/* shrink.c — the shrinker (shrink.h): a failing run's scenario made as
+ * small as it can be while a run of it, with the same seed, still fails
+ * the same way. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine/shrink.h"
+
+typedef struct shrinker {
+    unsigned long long seed;
+    shrink_failure want;
+    shrink_failure last;  /* of the last candidate that failed the same way */
+    unsigned runs;
+} shrinker;
+
+/* The earliest violation of an invariant whose expectation passes test. */
+static const check_violation *earliest(const run_result *r, int (*test)(scn_expect))
+{
+    const check_violation *best = NULL;
+    for (size_t i = 0; i < r->checks.nv; i++) {
+        const check_violation *v = &r->checks.v[i];
+        if (test(r->s->expect[v->inv]) && (best == NULL || v->t_us < best->t_us)) best = v;
+    }
+    return best;
+}
+
+static int exp_held(scn_expect e) { return e == SCN_EXPECT_HELD; }
+static int exp_unjudged(scn_expect e) { return e != SCN_EXPECT_VIOLATED; }
+static int exp_any(scn_expect e) { return e >= SCN_EXPECT_NONE; }
+
+int shrink_classify(const run_result *r, shrink_failure *f)
+{
+    memset(f, 0, sizeof *f);
+    f->inv = -1;
+    f->at_us = -1;
+    const check_violation *v = earliest(r, exp_held);
+    if (v == NULL && !r->expectations_met) {
+        /* "X expected held, was violated" / "min-acquisitions expected 5, was 2" */
+        snprintf(f->expect, sizeof f->expect, "%s", r->expectation_failure);
+        char *was = strstr(f->expect, ", was ");
+        if (was) *was = '\0';
+        return 1;
+    }
+    if (v == NULL) v = earliest(r, exp_unjudged);
+    if (v == NULL) v = earliest(r, exp_any);
+    if (v == NULL) return 0;
+    f->inv = (int)v->inv;
+    f->at_us = v->t_us;
+    return 1;
+}
+
+static int same_failure(const shrink_failure *a, const shrink_failure *b)
+{
+    return a->inv == b->inv && (a->inv >= 0 || !strcmp(a->expect, b->expect));
+}
+
+void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap)
+{
+    if (f->inv < 0) {
+        snprintf(buf, cap, "expectation not met: %s", f->expect);
+        return;
+    }
+    char at[32];
+    scn_duration_format(f->at_us, at, sizeof at);
+    snprintf(buf, cap, "%s violated (first at %s)", scn_invariant_name((scn_invariant)f->inv), at);
+}
+
+/* s as scenario text (malloc'd, the caller frees). */
+static char *to_text(const scenario *s, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    sim_assert(f != NULL);
+    scn_write(f, s);
+    fclose(f);
+    if (len) *len = n;
+    return text;
+}
+
+/* A deep copy of src through its text: what a file of it would hold.
+ * Returns -1 when the text does not parse (a candidate with a step after
+ * the end, a fault naming a client that went). */
+static int reparse(const scenario *src, scenario *dst)
+{
+    char *text = to_text(src, NULL);
+    scn_error err;
+    int rc = scn_load_string(src->path, text, dst, &err);
+    free(text);
+    return rc;
+}
+
+int shrink_fails_same(const scenario *s, uint64_t seed, const shrink_failure *want, shrink_failure *got)
+{
+    history h;
+    run_result r;
+    scn_error err;
+    run_opts o = {0};
+    hist_init(&h);
+    int same = 0;
+    if (run_scenario(s, seed, &o, &r, &h, &err) == 0) {
+        same = shrink_classify(&r, got) && same_failure(got, want);
+        run_result_free(&r);
+    }
+    hist_free(&h);
+    return same;
+}
+
+/* Runs s with the seed; 1 when it fails as k->want does. */
+static int fails_same(shrinker *k, const scenario *s)
+{
+    shrink_failure f;
+    k->runs++;
+    int same = shrink_fails_same(s, k->seed, &k->want, &f);
+    if (same) k->last = f;
+    return same;
+}
+
+/* Tries cand (owned): when its text parses and fails the same way it
+ * replaces *cur and 1 is returned; else it is freed and 0 returned. */
+static int try_candidate(shrinker *k, scenario *cur, scenario *cand)
+{
+    scenario parsed;
+    int ok = reparse(cand, &parsed) == 0;
+    scn_free(cand);
+    if (ok && fails_same(k, &parsed)) {
+        scn_free(cur);
+        *cur = parsed;
+        return 1;
+    }
+    if (ok) scn_free(&parsed);
+    return 0;
+}
+
+static void clone(const scenario *s, scenario *out)
+{
+    sim_assert(reparse(s, out) == 0);
+}
+
+/* Drops the steps whose mask byte is set. */
+static void drop_steps(scenario *s, const unsigned char *drop)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nsteps; i++)
+        if (!drop[i]) s->steps[n++] = s->steps[i];
+    s->nsteps = n;
+}
+
+/* ------------------------------------------------------------- ddmin */
+
+typedef int step_pred(const scn_step *st);
+static int is_fault(const scn_step *st) { return st->op >= SCN_FIRST_FAULT; }
+static int is_op(const scn_step *st) { return st->op < SCN_FIRST_FAULT; }
+
+/* Does cur without the candidate lines outside keep[0..nkeep) fail? */
+static int ddmin_test(shrinker *k, scenario *cur, step_pred *pred, const size_t *keep, size_t nkeep)
+{
+    scenario cand;
+    clone(cur, &cand); /* cur is parsed text: its steps keep their order */
+    sim_assert(cand.nsteps == cur->nsteps);
+    unsigned char *drop = sim_xcalloc(cand.nsteps + 1, 1);
+    for (size_t i = 0; i < cand.nsteps; i++) drop[i] = pred(&cand.steps[i]);
+    for (size_t j = 0; j < nkeep; j++) drop[keep[j]] = 0;
+    drop_steps(&cand, drop);
+    sim_xfree(drop);
+    return try_candidate(k, cur, &cand);
+}
+
+/* Zeller's ddmin over the lines of cur that pred picks: on return cur
+ * keeps a 1-minimal set of them (removing any one more line makes it pass
+ * or fail another way). Returns how many lines went. */
+static size_t ddmin(shrinker *k, scenario *cur, step_pred *pred)
+{
+    size_t before = 0, n = 2;
+    for (size_t i = 0; i < cur->nsteps; i++) before += (size_t)pred(&cur->steps[i]);
+    if (before == 0) return 0;
+    if (ddmin_test(k, cur, pred, NULL, 0)) return before;
+    for (;;) {
+        /* The candidate lines of cur, as indexes into its steps. */
+        size_t m = 0, *c = sim_xcalloc(cur->nsteps + 1, sizeof *c);
+        for (size_t i = 0; i < cur->nsteps; i++)
+            if (pred(&cur->steps[i])) c[m++] = i;
+        if (m < 2) {
+            sim_xfree(c);
+            break;
+        }
+        if (n > m) n = m;
+        size_t chunk = (m + n - 1) / n, *sub = sim_xcalloc(m + 1, sizeof *sub);
+        int reduced = 0;
+        for (size_t part = 0; part < n && !reduced; part++) { /* a subset alone */
+            size_t lo = part * chunk, hi = lo + chunk < m ? lo + chunk : m;
+            if (lo >= hi) continue;
+            if (ddmin_test(k, cur, pred, c + lo, hi - lo)) reduced = 1, n = 2;
+        }
+        for (size_t part = 0; part < n && !reduced && n > 2; part++) { /* its complement */
+            size_t lo = part * chunk, hi = lo + chunk < m ? lo + chunk : m, ns = 0;
+            for (size_t j = 0; j < m; j++)
+                if (j < lo || j >= hi) sub[ns++] = c[j];
+            if (ddmin_test(k, cur, pred, sub, ns)) reduced = 1, n = n - 1 > 2 ? n - 1 : 2;
+        }
+        sim_xfree(sub);
+        sim_xfree(c);
+        if (!reduced) {
+            if (n >= m) break;
+            n = 2 * n < m ? 2 * n : m;
+        }
+    }
+    size_t after = 0;
+    for (size_t i = 0; i < cur->nsteps; i++) after += (size_t)pred(&cur->steps[i]);
+    return before - after;
+}
+
+/* ----------------------------------------------------------- clients */
+
+/* In a comma list of endpoints, is client c named? Renumbers the clients
+ * above c down by one (into buf) when it is not. */
+static int list_drop_client(char *list, size_t cap, int c)
+{
+    char out[160] = "", *save = NULL, copy[160];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long n = t[0] == 'c' ? strtol(t + 1, &end, 10) : 0;
+        int is_c = t[0] == 'c' && end != t + 1 && *end == '\0';
+        if (is_c && n == c) return 1;
+        char tok[32];
+        if (is_c && n > c) snprintf(tok, sizeof tok, "c%ld", n - 1);
+        else snprintf(tok, sizeof tok, "%s", t);
+        size_t len = strlen(out);
+        snprintf(out + len, sizeof out - len, "%s%s", len ? "," : "", tok);
+    }
+    snprintf(list, cap, "%s", out);
+    return 0;
+}
+
+/* s without client c: its lines go, the clients above it move down. */
+static void remove_client(scenario *s, int c)
+{
+    unsigned char *drop = sim_xcalloc(s->nsteps + 1, 1);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        scn_step *st = &s->steps[i];
+        drop[i] = st->client == c || list_drop_client(st->side_a, sizeof st->side_a, c) ||
+                  list_drop_client(st->side_b, sizeof st->side_b, c) ||
+                  list_drop_client(st->link_a, sizeof st->link_a, c) ||
+                  list_drop_client(st->link_b, sizeof st->link_b, c);
+        if (st->client > c) st->client--;
+    }
+    drop_steps(s, drop);
+    sim_xfree(drop);
+    if (c <= s->clients) s->clients--;
+}
+
+static int max_client(const scenario *s)
+{
+    int n = s->clients;
+    for (size_t i = 0; i < s->nsteps; i++)
+        if (s->steps[i].op < SCN_FIRST_FAULT && s->steps[i].client > n) n = s->steps[i].client;
+    return n;
+}
+
+static int shrink_clients(shrinker *k, scenario *cur)
+{
+    int removed = 0;
+    for (int c = max_client(cur); c >= 1; c--) {
+        scenario cand;
+        clone(cur, &cand);
+        remove_client(&cand, c);
+        removed += try_candidate(k, cur, &cand);
+    }
+    return removed;
+}
+
+static int shrink_threads(shrinker *k, scenario *cur)
+{
+    int removed = 0;
+    while (cur->threads > 1) {
+        scenario cand;
+        clone(cur, &cand);
+        cand.threads--;
+        if (!try_candidate(k, cur, &cand)) break;
+        removed++;
+    }
+    return removed;
+}
+
+/* ---------------------------------------------------------- duration */
+
+static int try_duration(shrinker *k, scenario *cur, int64_t d)
+{
+    scenario cand;
+    clone(cur, &cand);
+    cand.duration_us = d;
+    unsigned char *drop = sim_xcalloc(cand.nsteps + 1, 1);
+    for (size_t i = 0; i < cand.nsteps; i++) drop[i] = cand.steps[i].at_us > d;
+    drop_steps(&cand, drop);
+    sim_xfree(drop);
+    return try_candidate(k, cur, &cand);
+}
+
+static void shrink_duration(shrinker *k, scenario *cur)
+{
+    while (cur->duration_us >= SIM_MS(2) && try_duration(k, cur, cur->duration_us / 2)) {
+    }
+    /* Just past the first violation, in whole seconds. */
+    if (k->last.at_us >= 0) {
+        int64_t cut = (k->last.at_us / SIM_SEC(1) + 1) * SIM_SEC(1);
+        if (cut < cur->duration_us) try_duration(k, cur, cut);
+    }
+}
+
+/* ----------------------------------------------------- distributions */
+
+static int shrink_dists(shrinker *k, scenario *cur)
+{
+    size_t offs[] = {offsetof(scenario, latency),          offsetof(scenario, replication_lag),
+                     offsetof(scenario, hold),             offsetof(scenario, think),
+                     offsetof(scenario, start),            offsetof(scenario, acquire_permits),
+                     offsetof(scenario, nemesis_interval), offsetof(scenario, nemesis_duration),
+                     offsetof(scenario, nemesis_jump)};
+    int made = 0;
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        const scn_dist *d = (const scn_dist *)((const char *)cur + offs[i]);
+        if (d->kind == SCN_DIST_CONST || (offs[i] >= offsetof(scenario, nemesis_interval) && !cur->nemesis))
+            continue;
+        scenario cand;
+        clone(cur, &cand);
+        scn_dist *cd = (scn_dist *)((char *)&cand + offs[i]);
+        *cd = (scn_dist){SCN_DIST_CONST, cd->a_us, cd->a_us};
+        made += try_candidate(k, cur, &cand);
+    }
+    return made;
+}
+
+/* ----------------------------------------------------------- the steps */
+
+static size_t count(const scenario *s, step_pred *pred)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nsteps; i++) n += (size_t)pred(&s->steps[i]);
+    return n;
+}
+
+size_t shrink_fault_lines(const scenario *s)
+{
+    return count(s, is_fault);
+}
+
+size_t shrink_step_lines(const scenario *s)
+{
+    return count(s, is_op);
+}
+
+int shrink_clients_of(const scenario *s)
+{
+    return max_client(s);
+}
+
+/* a. The nemesis's faults as [faults] lines; those after the end of the
+ * run (restarts in the drain) cannot be written and go. */
+static int make_explicit(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, size_t *late)
+{
+    *late = 0;
+    if (!cur->nemesis) return 0;
+    scenario cand;
+    clone(cur, &cand);
+    cand.nemesis = 0;
+    for (size_t i = 0; i < ngen; i++) {
+        if (gen[i].at_us > cand.duration_us) {
+            (*late)++;
+            continue;
+        }
+        if (cand.nsteps == cand.steps_cap) {
+            cand.steps_cap = cand.steps_cap ? cand.steps_cap * 2 : 16;
+            cand.steps = sim_xrealloc(cand.steps, cand.steps_cap * sizeof *cand.steps);
+        }
+        scn_step *st = &cand.steps[cand.nsteps++];
+        *st = gen[i];
+        st->generated = 0;
+        st->line = 0;
+    }
+    return try_candidate(k, cur, &cand);
+}
+
+
+/* The first run of the input: 1 when it fails (how in k->want), 0 when
+ * not, -1 when it cannot run (err). The nemesis's faults go to *gen. */
+static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **gen, scn_error *err)
+{
+    history h;
+    run_result r;
+    run_opts o = {0};
+    hist_init(&h);
+    k->runs++;
+    if (run_scenario(s, k->seed, &o, &r, &h, err) != 0) {
+        hist_free(&h);
+        return -1;
+    }
+    int fails = shrink_classify(&r, &k->want);
+    k->last = k->want;
+    *ngen = r.ngenerated;
+    *gen = r.generated; /* taken over */
+    r.generated = NULL;
+    run_result_free(&r);
+    hist_free(&h);
+    return fails;
+}
+
+/* Steps a to e on cur, what each did into *st. */
+static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, shrink_stats *st)
+{
+    st->faults0 = count(cur, is_fault);
+    st->ops0 = count(cur, is_op);
+    st->clients0 = max_client(cur);
+    st->threads0 = cur->threads;
+    st->had_nemesis = cur->nemesis;
+    st->duration0_us = cur->duration_us;
+    st->generated = ngen;
+    st->explicit_ok = make_explicit(k, cur, gen, ngen, &st->late);
+    st->faults_a = count(cur, is_fault);
+    /* Fewer clients can make more lines unneeded: again, a few rounds. */
+    for (int round = 0; round < 3; round++) {
+        size_t f = ddmin(k, cur, is_fault), o = ddmin(k, cur, is_op);
+        int c = shrink_clients(k, cur), t = shrink_threads(k, cur);
+        if (f + o + (size_t)c + (size_t)t == 0) break;
+    }
+    st->faults1 = count(cur, is_fault);
+    st->ops1 = count(cur, is_op);
+    st->clients1 = max_client(cur);
+    st->threads1 = cur->threads;
+    shrink_duration(k, cur);
+    st->duration1_us = cur->duration_us;
+    st->dists = shrink_dists(k, cur);
+}
+
+int shrink_scenario(const scenario *s, uint64_t seed, shrink_result *out, scn_error *err)
+{
+    memset(out, 0, sizeof *out);
+    shrinker k = {.seed = seed};
+    size_t ngen = 0;
+    scn_step *gen = NULL;
+    int fails = first_run(&k, s, &ngen, &gen, err);
+    out->want = k.want;
+    out->stats.runs = k.runs;
+    out->stats.generated = ngen;
+    if (fails <= 0) {
+        sim_xfree(gen);
+        return fails;
+    }
+    /* The name says where it came from; the seed goes into the scenario. */
+    if (reparse(s, &out->out) != 0) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        snprintf(err->msg, sizeof err->msg, "it cannot be written back as scenario text");
+        sim_xfree(gen);
+        return -1;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "%.100s (shrunk, seed %llu)", s->name, (unsigned long long)seed);
+    sim_xfree(out->out.name);
+    out->out.name = sim_xstrdup(name);
+    out->out.seed = seed;
+    out->out.has_seed = 1;
+    shrink_all(&k, &out->out, gen, ngen, &out->stats);
+    out->stats.runs = k.runs;
+    out->last = k.last;
+    sim_xfree(gen);
+    return 1;
+}
+
+void shrink_result_free(shrink_result *r)
+{
+    if (r->out.path || r->out.name) scn_free(&r->out);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,71 @@
+/* shrink.h — the shrinker behind `locksim shrink`: from a run that fails,
+ * the smallest scenario that still fails the same way with the same seed.
+ * Each step is kept only if a run of the result (written as text and
+ * parsed back, exactly what a file of it holds) fails the same way:
+ *   a. the nemesis's faults become [faults] lines, [nemesis] goes;
+ *   b. ddmin (Zeller) over the fault lines;
+ *   c. ddmin over the [steps] lines, then whole clients, then threads;
+ *   d. the duration halved while it fails, then cut after the violation;
+ *   e. distributions made constant (a..b -> a, exp(m) -> m).
+ * Removing anything moves the draws of the PRNG streams, so nothing is
+ * assumed: every candidate is run. The seed never changes. */
+#ifndef LOCKSIM_SHRINK_H
+#define LOCKSIM_SHRINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/engine/run.h"
+
+/* How a run fails: the invariant it breaks, or (inv -1) the expectation
+ * it misses when it breaks none. */
+typedef struct shrink_failure {
+    int inv;
+    char expect[256];
+    int64_t at_us; /* the first violation of inv (-1: none) */
+} shrink_failure;
+
+/* What a shrink did, step by step (sizes before and after). */
+typedef struct shrink_stats {
+    int had_nemesis;
+    int explicit_ok;          /* a. the explicit faults failed the same way */
+    size_t generated, late;   /* a. the nemesis's faults; those after the end */
+    size_t faults0, faults_a, faults1; /* fault lines: before, after a., at the end */
+    size_t ops0, ops1;        /* step lines */
+    int clients0, clients1, threads0, threads1;
+    int64_t duration0_us, duration1_us;
+    int dists;                /* e. distributions made constant */
+    unsigned runs;            /* runs of candidates, the first included */
+} shrink_stats;
+
+typedef struct shrink_result {
+    shrink_failure want;  /* how the input fails */
+    shrink_failure last;  /* how the last kept candidate failed (same kind) */
+    scenario out;         /* the shrunk scenario (owned; shrink_result_free) */
+    shrink_stats stats;
+} shrink_result;
+
+/* 1 when r fails (an invariant violated, or an expectation missed), with
+ * how in *f. In order: an invariant expected to hold, a missed
+ * expectation, an invariant not judged, one expected to break. */
+int shrink_classify(const run_result *r, shrink_failure *f);
+/* "mutual-exclusion violated (first at 46.7s)" or "expectation not met:
+ * ...". */
+void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap);
+
+/* Shrinks s with seed. Returns 1 with *out filled when s fails, 0 when
+ * it does not (nothing to shrink; *out holds want and stats only), -1
+ * with err set when s cannot run or cannot be written back as text. The
+ * shrunk scenario is named after s's name and carries the seed. */
+int shrink_scenario(const scenario *s, uint64_t seed, shrink_result *out, scn_error *err);
+void shrink_result_free(shrink_result *r);
+
+/* Runs s with seed: 1 when it fails as want does (how in *got). */
+int shrink_fails_same(const scenario *s, uint64_t seed, const shrink_failure *want, shrink_failure *got);
+
+/* Fault lines and step lines of s; the highest client number it uses. */
+size_t shrink_fault_lines(const scenario *s);
+size_t shrink_step_lines(const scenario *s);
+int shrink_clients_of(const scenario *s);
+
+#endif /* LOCKSIM_SHRINK_H */
