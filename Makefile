@@ -72,7 +72,7 @@ SHIM     = $(BUILD)/libclockshim.so
 
 .PHONY: all deps run test bench fuzz fuzzers clean unit conform
 all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM) $(REPLAYS)
-fuzzers: $(FUZZERS)
+fuzzers: $(FUZZERS) $(REPLAYS)
 
 deps:
 	@sh tools/deps.sh

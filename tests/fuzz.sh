@@ -2,9 +2,11 @@
 # fuzz.sh BUILD SECONDS [TARGET...] — what `make fuzz` runs: each libFuzzer
 # target (scn: the scenario parser; lua: the fake's Lua host; resp: the
 # real backend's reply path) for SECONDS, from its seed corpus
-# (tests/fuzz/corpus/T) and the inputs it found before (BUILD/corpus/T).
+# (tests/fuzz/corpus/T, kept as text: decoded into BUILD/seed/T by the
+# target's replay binary) and the inputs it found before (BUILD/corpus/T).
 # Prints the executions of each; a crash fails the run and is kept in
-# BUILD/artifacts/T, to be copied into tests/fuzz/regressions/T once fixed
+# BUILD/artifacts/T; once fixed, save it as a regression in the kept form:
+#   BUILD/replay_T --encode BUILD/artifacts/T/crash-... > tests/fuzz/regressions/T/NAME
 # (make test replays those). FUZZ_RUNS=N runs each target N inputs instead.
 set -u
 build=${1:-build-fuzz}
@@ -16,14 +18,16 @@ status=0
 for t in $targets; do
     bin="$build/fuzz_$t"
     [ -x "$bin" ] || { echo "fuzz: $bin is not built (make FUZZ=1 fuzzers)"; exit 2; }
-    mkdir -p "$build/corpus/$t" "$build/artifacts/$t"
+    mkdir -p "$build/corpus/$t" "$build/artifacts/$t" "$build/seed/$t"
+    "$build/replay_$t" --decode "tests/fuzz/corpus/$t" "$build/seed/$t" ||
+        { echo "fuzz: cannot decode tests/fuzz/corpus/$t"; exit 2; }
     limit=(-max_total_time="$secs")
     [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
     log="$build/fuzz_$t.log"
     # -timeout: an input that runs over 10 s is a hang; the Lua target's
     # scripts stop at 200000 instructions, so none should.
     "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
-        -artifact_prefix="$build/artifacts/$t/" "$build/corpus/$t" "tests/fuzz/corpus/$t" > "$log" 2>&1
+        -artifact_prefix="$build/artifacts/$t/" "$build/corpus/$t" "$build/seed/$t" > "$log" 2>&1
     rc=$?
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
     rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$')

@@ -17,7 +17,7 @@ failed=0
 
 stage() { printf '\n== %s\n' "$*"; }
 
-stage "tidy: determinism lint"
+stage "tidy: layering (no upward include, no folder cycle) and determinism lint"
 bash "$here/tidy.sh" || { echo "FAIL: tidy"; exit 1; }
 
 stage "unit tests ($build/unit_tests)"

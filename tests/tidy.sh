@@ -1,35 +1,27 @@
 #!/usr/bin/env bash
-# tidy.sh — the determinism lint: the simulated path (the kernel, the fake
-# node, protocols, faults, checkers) must not read the wall clock or draw
-# randomness outside the sim context. Prints file:line: error: ... and
-# exits 1 on a hit.
+# tidy.sh — the lint `make test` runs first: tools/layers.py check over the
+# whole tree (every include written folder/file.h, no folder including
+# from a folder above it in tools/layers.txt, no folder cycle, no private
+# header of another folder, and no wall clock or unseeded randomness in a
+# deterministic folder). Then it shows that the check can fail: in a
+# scratch copy of the sources, an upward include and a wall-clock read are
+# added, and the check must name both. Exits 1 on a finding.
 set -u
 cd "$(dirname "$0")/.."
-files=$(ls sim/kernel/*.c sim/kernel/*.h sim/fake/*.c sim/fake/*.h protocols/*.c protocols/client/*.c faults/*.c \
-           sim/checkers/*.c sim/history/*.c 2>/dev/null)
-status=0
-# The files with string literals emptied (a banned word in a message is
-# not a call), comment lines kept as they are and skipped below.
-stripped=$(mktemp)
-trap 'rm -f "$stripped"' EXIT
-for f in $files; do
-    sed -E 's/"([^"\\]|\\.)*"/""/g' "$f" | awk -v f="$f" '{ print f ":" NR ":" $0 }'
-done > "$stripped"
-check() {   # check PATTERN USE-INSTEAD NAME
-    local hits
-    hits=$(grep -E "$1" "$stripped" | grep -vE '^\S+:[0-9]+:\s*(/\*|\*|//)')
-    if [ -n "$hits" ]; then
-        while IFS= read -r h; do
-            echo "${h%%:*}:$(echo "$h" | cut -d: -f2): error: '$3' is banned here, use $2"
-        done <<< "$hits"
-        status=1
-    fi
-}
-check '(^|[^_a-z])rand\(' 'sim_choose() or sim_stream()' 'rand('
-check '(^|[^_a-z])srand\(' 'sim_new(seed)' 'srand('
-check '(^|[^_a-z.])time\(' 'sim_now() or a node clock' 'time('
-check 'gettimeofday' 'sim_now() or a node clock' 'gettimeofday'
-check 'clock_gettime' 'sim_now() or a node clock' 'clock_gettime'
-check 'fiu_enable_random' 'fiu_enable_external with sim_choose()' 'fiu_enable_random'
-[ "$status" = 0 ] && echo "tidy: no wall-clock or unseeded randomness in the simulated path"
-exit "$status"
+python3 tools/layers.py check || exit 1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locksim-tidy.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cp -r tools sim protocols faults reports "$tmp"/
+printf '#include "sim/engine/run.h"\n' >> "$tmp/sim/kernel/rng.c"
+printf 'static long wall(void) { return (long)time(NULL); }\n' >> "$tmp/faults/net.c"
+out=$(python3 "$tmp/tools/layers.py" check)
+rc=$?
+fail() { echo "tidy: FAIL: $*"; echo "$out" | head -5; exit 1; }
+[ "$rc" = 1 ] || fail "a tree with an upward include passed the check (exit $rc)"
+grep -q '^sim/kernel/rng.c:[0-9]*: error: include "sim/engine/run.h": sim/engine is above sim/kernel' <<< "$out" ||
+    fail "the upward include sim/kernel -> sim/engine was not reported"
+grep -q "^faults/net.c:[0-9]*: error: 'time(' is banned in the deterministic folder faults" <<< "$out" ||
+    fail "a wall-clock read in faults/ was not reported"
+echo "tidy: the check fails on a planted upward include and a planted wall-clock read:"
+grep -E '^(sim/kernel/rng|faults/net)\.c' <<< "$out" | sed 's/^/  /'
