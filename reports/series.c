@@ -1,154 +1,65 @@
 /* series.c — what the pictures of a run show, from its history: holds
- * and shares per thread (counted as the checkers count them), waits with
- * their outcome, instant marks, and the fault windows of the scenario's
- * and the nemesis's fault lines. Observes the history; changes nothing.
- *
- * Invariant: a thread has at most one open hold per (lock, side) (depth
- * counts reentries), any number of open shares (one per acquire(n)) and
- * at most one open wait (by operation sequence number). */
+ * and shares per thread and waits with their outcome (the checkers' holds
+ * under CHECK_HOLDS_SHARES, so counted as the checkers count them), instant
+ * marks, and the fault windows of the scenario's and the nemesis's fault
+ * lines. Observes the history; changes nothing. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/report.h"
+#include "sim/checkers/checkers.h"
 
 /* ------------------------------------------------------------- spans */
 
-/* An open hold: depth per (client, inc, thread, lock, side). */
-typedef struct open_hold {
-    int client, inc, thread, lock, mode;
-    int64_t depth;
-    size_t span; /* index in rs->spans */
-} open_hold;
-
-typedef struct builder {
-    report_series *rs;
-    open_hold *holds;
-    size_t nholds, holds_cap;
-    int64_t end_us;
-} builder;
-
-static size_t add_span(report_series *rs, const report_span *sp)
+static void add_span(report_series *rs, const report_span *sp)
 {
     if (rs->nspans == rs->spans_cap) {
         rs->spans_cap = rs->spans_cap ? rs->spans_cap * 2 : 256;
         rs->spans = sim_xrealloc(rs->spans, rs->spans_cap * sizeof *rs->spans);
     }
-    rs->spans[rs->nspans] = *sp;
-    return rs->nspans++;
+    rs->spans[rs->nspans++] = *sp;
 }
 
-static int same_thread(const open_hold *o, const hist_event *e)
+/* A wait's outcome, from the event that ended it. */
+static report_outcome outcome(const history *h, const check_span *w)
 {
-    return o->client == e->client && o->inc == e->inc && o->thread == e->thread;
+    if (w->end != CHECK_END_REPLY) return REPORT_UNFINISHED; /* cut by a crash, or still waiting */
+    const hist_event *e = &h->ev[w->to_k];
+    return e->kind == HIST_OK && (e->op != HOP_AWAIT || e->value) ? REPORT_ACQUIRED
+           : e->err && !strcmp(e->err, "not acquired")          ? REPORT_TIMED_OUT
+           : e->op == HOP_AWAIT && e->kind == HIST_OK           ? REPORT_TIMED_OUT
+                                                                : REPORT_ERROR;
 }
 
-static void close_hold(builder *b, size_t i, int64_t t_us)
+/* The span of a hold, a share (n > 0) or a wait; open ones end at end_us. */
+static void add_interval(report_series *rs, const history *h, const check_span *x, int wait)
 {
-    b->rs->spans[b->holds[i].span].to_us = t_us;
-    b->holds[i] = b->holds[--b->nholds];
+    report_span_kind kind = wait ? REPORT_WAIT : x->n > 0 || x->mode == SCN_RW_READ ? REPORT_HOLD_SHARED : REPORT_HOLD;
+    report_span sp = {.kind = kind, .client = x->client, .thread = x->thread, .lock = x->lock, .mode = x->mode,
+                      .n = x->n, .from_us = x->from_us, .to_us = x->to_k == CHECK_OPEN ? rs->end_us : x->to_us,
+                      .outcome = wait ? outcome(h, x) : REPORT_UNFINISHED, .acquire = x->op == HOP_ACQUIRE};
+    add_span(rs, &sp);
 }
 
-static open_hold *find_hold(builder *b, const hist_event *e, int mode)
+/* The spans in the order they began: waits, holds and countDown marks. */
+static void build_spans(report_series *rs, const history *h, int nlocks)
 {
-    for (size_t i = 0; i < b->nholds; i++)
-        if (same_thread(&b->holds[i], e) && b->holds[i].lock == e->lock && b->holds[i].mode == mode &&
-            b->rs->spans[b->holds[i].span].kind != REPORT_WAIT)
-            return &b->holds[i];
-    return NULL;
-}
-
-/* Starts a span for e and remembers it open (depth 1). */
-static void open_span(builder *b, const hist_event *e, report_span_kind kind, int mode)
-{
-    report_span sp = {.kind = kind, .client = e->client, .thread = e->thread, .lock = e->lock,
-                      .mode = e->mode, .n = e->n, .from_us = e->t_us, .to_us = b->end_us,
-                      .outcome = REPORT_UNFINISHED, .acquire = e->op == HOP_ACQUIRE};
-    if (b->nholds == b->holds_cap) {
-        b->holds_cap = b->holds_cap ? b->holds_cap * 2 : 16;
-        b->holds = sim_xrealloc(b->holds, b->holds_cap * sizeof *b->holds);
-    }
-    b->holds[b->nholds++] = (open_hold){e->client, e->inc, e->thread, e->lock, mode, 1, add_span(b->rs, &sp)};
-}
-
-/* Ends the open wait of e's thread on e's lock with e's outcome. */
-static void end_wait(builder *b, const hist_event *e)
-{
-    for (size_t i = 0; i < b->nholds; i++) {
-        report_span *sp = &b->rs->spans[b->holds[i].span];
-        if (!same_thread(&b->holds[i], e) || sp->kind != REPORT_WAIT || sp->lock != e->lock) continue;
-        sp->outcome = e->kind == HIST_OK && (e->op != HOP_AWAIT || e->value) ? REPORT_ACQUIRED
-                      : e->err && !strcmp(e->err, "not acquired")          ? REPORT_TIMED_OUT
-                      : e->op == HOP_AWAIT && e->kind == HIST_OK           ? REPORT_TIMED_OUT
-                                                                           : REPORT_ERROR;
-        close_hold(b, i, e->t_us);
-        return;
-    }
-}
-
-static void on_acquired(builder *b, const hist_event *e)
-{
-    if (e->n > 0) { /* a semaphore's acquire(n): a share of its own */
-        open_span(b, e, REPORT_HOLD_SHARED, -1);
-        return;
-    }
-    open_hold *o = find_hold(b, e, e->mode);
-    if (o) o->depth++;
-    else open_span(b, e, e->mode == SCN_RW_READ ? REPORT_HOLD_SHARED : REPORT_HOLD, e->mode);
-}
-
-static void on_release(builder *b, const hist_event *e)
-{
-    if (e->n > 0) { /* release(n): the thread's oldest share of n permits, else its oldest */
-        size_t best = (size_t)-1;
-        for (size_t i = 0; i < b->nholds; i++) {
-            const open_hold *o = &b->holds[i];
-            if (!same_thread(o, e) || o->lock != e->lock || o->mode != -1) continue;
-            if (best == (size_t)-1 || (b->rs->spans[o->span].n == e->n && b->rs->spans[b->holds[best].span].n != e->n))
-                best = i;
-        }
-        if (best != (size_t)-1) close_hold(b, best, e->t_us);
-        return;
-    }
-    open_hold *o = find_hold(b, e, e->mode);
-    if (o && --o->depth <= 0) close_hold(b, (size_t)(o - b->holds), e->t_us);
-}
-
-static void on_event(builder *b, const hist_event *e)
-{
-    switch (e->op) {
-    case HOP_CRASH: /* the process's holds and waits end with it */
-        for (size_t i = b->nholds; i-- > 0;)
-            if (b->holds[i].client == e->client && b->holds[i].inc == e->inc) close_hold(b, i, e->t_us);
-        break;
-    case HOP_ACQUIRE:
-    case HOP_AWAIT:
-        if (e->kind == HIST_INVOKE) open_span(b, e, REPORT_WAIT, -2);
-        else if (e->kind != HIST_INFO) {
-            end_wait(b, e);
-            if (e->op == HOP_ACQUIRE && e->kind == HIST_OK) on_acquired(b, e);
-        }
-        break;
-    case HOP_RELEASE:
-        if (e->kind == HIST_INVOKE) on_release(b, e);
-        break;
-    case HOP_FORCE_UNLOCK:
-        if (e->kind == HIST_OK)
-            for (size_t i = b->nholds; i-- > 0;)
-                if (same_thread(&b->holds[i], e) && b->holds[i].lock == e->lock && b->holds[i].mode != -2)
-                    close_hold(b, i, e->t_us);
-        break;
-    case HOP_COUNTDOWN:
-        if (e->kind == HIST_OK) {
+    check_holds *hs = check_holds_build(h, nlocks, CHECK_HOLDS(CHECK_HOLDS_SHARES));
+    const check_spans *holds = &hs->rule[CHECK_HOLDS_SHARES], *waits = &hs->waits;
+    size_t hi = 0, wi = 0;
+    for (size_t k = 0; k < h->n; k++) {
+        const hist_event *e = &h->ev[k];
+        if (wi < waits->n && waits->v[wi].from_k == k) add_interval(rs, h, &waits->v[wi++], 1);
+        if (hi < holds->n && holds->v[hi].from_k == k) add_interval(rs, h, &holds->v[hi++], 0);
+        if (e->op == HOP_COUNTDOWN && e->kind == HIST_OK) {
             report_span sp = {.kind = REPORT_MARK, .client = e->client, .thread = e->thread, .lock = e->lock,
                               .from_us = e->t_us, .to_us = e->t_us, .outcome = REPORT_ACQUIRED};
-            add_span(b->rs, &sp);
+            add_span(rs, &sp);
         }
-        break;
-    default:
-        break;
     }
+    check_holds_free(hs);
 }
 
 /* ------------------------------------------------------------ faults */
@@ -256,9 +167,7 @@ void report_series_build(report_series *rs, const history *h, const scenario *s,
 {
     memset(rs, 0, sizeof *rs);
     rs->end_us = end_us;
-    builder b = {.rs = rs, .end_us = end_us};
-    for (size_t k = 0; k < h->n; k++) on_event(&b, &h->ev[k]);
-    sim_xfree(b.holds); /* what is still open ends with the run (to_us = end_us) */
+    build_spans(rs, h, s->nlocks);
     build_faults(rs, s, gen, ngen, end_us);
 }
 

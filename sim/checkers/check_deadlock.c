@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 
 typedef struct waiter {
     int client, inc, thread, lock;
@@ -17,9 +17,11 @@ typedef struct owner {
     int64_t expire;
 } owner;
 
-void check_deadlock(const history *hi, int nlocks, char *const *names, int64_t end_us,
-                    check_result *r)
+void check_deadlock(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
+    int nlocks = in->nlocks;
+    char *const *names = in->names;
+    int64_t end_us = in->end_us;
     r->checked[SCN_INV_DEADLOCK] = 1;
     r->verdict[SCN_INV_DEADLOCK] = CHECK_HELD;
     if (nlocks <= 0) return;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 #include "sim/kernel/ut.h"
 
 typedef struct wait_key {
@@ -112,8 +112,9 @@ static uint64_t overtakes(const history *h, char *const *names, waiter *open, co
     return n;
 }
 
-void check_fifo(const history *h, char *const *names, check_result *r)
+void check_fifo(const history *h, const check_holds *hs, const check_input *in, check_result *r)
 {
+    char *const *names = in->names;
     r->checked[SCN_INV_FIFO] = 1;
     r->verdict[SCN_INV_FIFO] = CHECK_HELD;
     waiter *open = NULL;
@@ -197,9 +198,10 @@ static void consider(worst *m, const size_t *const *g, const size_t *ng, const w
     *m = (worst){c, w->invoked, end, end_us, w->k, w->lock, still_open};
 }
 
-void check_starvation(const history *h, char *const *names, int64_t bound, int64_t end_us,
-                      check_result *r)
+void check_starvation(const history *h, const check_holds *hs, const check_input *in, check_result *r)
 {
+    char *const *names = in->names;
+    int64_t bound = in->starvation_bound, end_us = in->end_us;
     r->checked[SCN_INV_STARVATION] = 1;
     r->verdict[SCN_INV_STARVATION] = CHECK_HELD;
     /* The grants per lock (history indexes, ascending), and the threads. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 
 typedef struct last_write {
     int64_t token;
@@ -16,8 +16,9 @@ typedef struct last_write {
     int any;
 } last_write;
 
-void check_fencing(const history *hi, char *const *names, check_result *r)
+void check_fencing(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
+    char *const *names = in->names;
     last_write last[SCN_MAX_LOCKS];
     memset(last, 0, sizeof last);
     int writes = 0, tokens = 0;

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 
 typedef struct latch {
     int64_t count;      /* set (HOP_SET) */
@@ -55,9 +55,11 @@ static void late(const history *hi, size_t k, size_t done, const latch *x, char 
                   (long long)(bound_us / 1000));
 }
 
-void check_latch(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,
-                 check_result *r)
+void check_latch(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
+    int nlocks = in->nlocks;
+    char *const *names = in->names;
+    int64_t bound_us = in->liveness_bound_us, end_us = in->end_us;
     static const scn_invariant mine[] = {SCN_INV_LATCH, SCN_INV_LIVENESS};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
         r->checked[mine[i]] = 1;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 
 typedef struct span {
     int64_t from, to;
@@ -79,9 +79,11 @@ static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int re
     return fp;
 }
 
-void check_liveness(const history *hi, int nlocks, char *const *names, int64_t bound_us,
-                    int64_t end_us, check_result *r)
+void check_liveness(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
+    int nlocks = in->nlocks;
+    char *const *names = in->names;
+    int64_t bound_us = in->liveness_bound_us, end_us = in->end_us;
     r->checked[SCN_INV_LIVENESS] = 1;
     r->verdict[SCN_INV_LIVENESS] = CHECK_HELD;
     if (nlocks <= 0) return;

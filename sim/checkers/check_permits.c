@@ -11,11 +11,15 @@
  * liveness: no acquire(n) waits longer than the bound while the store has
  *           n available (a lost wake-up);
  * deadlock: at the end, no thread waits for n permits when fewer than n are
- *           available or held by live threads (they can never come). */
+ *           available or held by live threads (they can never come).
+ *
+ * What a thread holds is an amount here, not the shared holds' intervals
+ * (check_holds): a release(n) takes up to n of all the thread holds of the
+ * semaphore, whatever its acquires were, and the rest counts as created. */
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 
 typedef struct holder {
     int client, inc, thread, lock;
@@ -213,9 +217,11 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
     sim_xfree(ends);
 }
 
-void check_permits(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,
-                   check_result *r)
+void check_permits(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
+    int nlocks = in->nlocks;
+    char *const *names = in->names;
+    int64_t bound_us = in->liveness_bound_us, end_us = in->end_us;
     static const scn_invariant mine[] = {SCN_INV_PERMITS, SCN_INV_LIVENESS, SCN_INV_DEADLOCK};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
         r->checked[mine[i]] = 1;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/checkers/checkers.h"
+#include "sim/checkers/checkers_int.h"
 #include "sim/kernel/ut.h"
 
 typedef struct seen {
@@ -15,8 +15,9 @@ typedef struct seen {
     int64_t count;
 } seen;
 
-void check_reentrancy(const history *hi, char *const *names, check_result *r)
+void check_reentrancy(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
+    char *const *names = in->names;
     seen *map = NULL;
     r->checked[SCN_INV_REENTRANCY] = 1;
     r->verdict[SCN_INV_REENTRANCY] = CHECK_HELD;

@@ -10,6 +10,8 @@
 #include "sim/history/history.h"
 #include "sim/scn/scn.h"
 
+/* ------------------------------------------------------------ results */
+
 typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_verdict;
 
 typedef struct check_violation {
@@ -28,75 +30,123 @@ typedef struct check_result {
 
 /* "held", "violated" or "unknown". */
 const char *check_verdict_name(check_verdict v);
+/* Every invariant unknown, no violations. */
 void check_result_init(check_result *r);
+/* Frees the violations and zeroes r. */
 void check_result_free(check_result *r);
-/* Records a violation (the verdict becomes violated). */
+/* Records a violation (the verdict becomes violated). Past 64 violations
+ * only the verdict changes. */
 void check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* Lock names (names[i] for lock i) only word the violations. */
+/* -------------------------------------------------------------- holds */
 
-/* No two threads (of any processes) believe they hold the same lock at the
- * same true time: a hold runs from the ok of a thread's outermost acquire
- * to the invoke of its last release (or its process's crash). */
-void check_mutex(const history *h, int nlocks, char *const *names, check_result *r);
-/* The store's hold count after each acquire/release equals the depth the
- * thread believes it has. */
-void check_reentrancy(const history *h, char *const *names, check_result *r);
-/* No thread waits in an acquire for longer than bound_us while the lock is
- * free in the store (a lost wake-up). end_us is when the run stopped. */
-void check_liveness(const history *h, int nlocks, char *const *names, int64_t bound_us,
-                    int64_t end_us, check_result *r);
-/* At the end, no cycle of threads each waiting for a lock another holds,
- * and no thread waiting on a lock that nobody alive holds and that never
- * expires. */
-void check_deadlock(const history *h, int nlocks, char *const *names, int64_t end_us,
-                    check_result *r);
+/* A thread's holds cut from the history, by one of three rules (each
+ * reproduces what its reader has always counted):
+ *  DEPTH:  as the thread's own depth says, sides together: a hold begins
+ *          at the ok of an acquire that reports depth 1 and ends at the
+ *          invoke of a release that reports depth 0 (a thread that reports
+ *          depth 1 again without ending begins another);
+ *  SIDES:  per side, read or write (no side: write), the depth counted by
+ *          the acquire oks and the release invokes;
+ *  SHARES: per mode (none, read, write), counted the same way, except that
+ *          each acquire(n) of permits is a share of its own, which the
+ *          thread's first release(n) of the same n ends (else its first);
+ *          with the waits.
+ * Under every rule a hold also ends at the ok of a force unlock by its
+ * thread on its lock, and at its process's crash. */
+typedef enum check_hold_rule {
+    CHECK_HOLDS_DEPTH,  /* mutual exclusion */
+    CHECK_HOLDS_SIDES,  /* read/write exclusion */
+    CHECK_HOLDS_SHARES, /* the report's pictures */
+    CHECK_HOLD_RULES
+} check_hold_rule;
+#define CHECK_HOLDS(rule) (1u << (rule))
 
-/* Read/write locks: a write hold (ok of a thread's outermost acquire of
- * the write side to the invoke of its last write release, or its crash)
- * overlaps no other thread's read or write hold of the same lock; read
- * holds may overlap; a thread's own write and read holds never conflict
- * (downgrade). Events without a side count as write. */
-void check_rw_exclusion(const history *h, int nlocks, char *const *names, check_result *r);
-/* Semaphore histories (permits from the ok of an acquire(n) to the invoke
- * of its release(n), or a crash; the permits set by HOP_SET; the store by
- * HOP_COUNTER). Judges three invariants:
- *  permits:  at no true time do the permits held exceed the permits set,
- *            and at the end available (store) + held == set: permits
- *            created (a release by a non-holder, a resend) or lost (held by
- *            a crashed process: Redisson never returns them) are violations;
- *  liveness: no thread waits in an acquire(n) longer than bound_us while
- *            the store has n permits available (a lost wake-up);
- *  deadlock: no thread still waits at the end for n permits that can never
- *            come: available + held by live threads < n. */
-void check_permits(const history *h, int nlocks, char *const *names, int64_t bound_us,
-                   int64_t end_us, check_result *r);
-/* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
- * HOP_COUNTER). Judges two invariants:
- *  latch:    no await returns released before as many countDown()s as the
- *            count set were invoked;
- *  liveness: no awaiter still waits bound_us after the store's count
- *            reached 0 (or after its await began, if later). */
-void check_latch(const history *h, int nlocks, char *const *names, int64_t bound_us,
-                 int64_t end_us, check_result *r);
-/* Fair lock, queue order: each first acquisition (depth 1) overtakes no
- * thread that entered the wait queue before it (or before it was granted,
- * when it never queued) and is still waiting, its acquire neither ended nor
- * cut short by a crash. Waiters that gave up (HOP_GIVE_UP: tryLock's wait ran
- * out; or an error) or died do not count. Every overtake is counted; a violation
- * names both threads and times. */
-void check_fifo(const history *h, char *const *names, check_result *r);
-/* No thread, during one acquire, sees more than bound first acquisitions
- * of the same lock by other threads (bound 0: twice the number of threads
- * that acquired in the run). Reports the worst wait. end_us is when the
- * run stopped (waits still open count until then). */
-void check_starvation(const history *h, char *const *names, int64_t bound, int64_t end_us,
-                      check_result *r);
+/* How a hold or a wait ended. */
+typedef enum check_end {
+    CHECK_END_OPEN,    /* still going when the history stops */
+    CHECK_END_RELEASE, /* a hold: the invoke of a release */
+    CHECK_END_FORCE,   /* a hold: the ok of a force unlock */
+    CHECK_END_CRASH,   /* its process crashed */
+    CHECK_END_REPLY    /* a wait: an ok / fail of its thread's acquire or await on its lock */
+} check_end;
 
-/* The fenced resource: no write it accepted came out of token order, and
- * no two holders got a write accepted with the same token. Unknown when
- * the protocol gives no tokens. */
-void check_fencing(const history *h, char *const *names, check_result *r);
+#define CHECK_OPEN ((size_t)-1)
+
+/* One hold (or wait) of a thread on a lock. */
+typedef struct check_span {
+    int client, inc, thread, lock;
+    hist_op op;             /* HOP_ACQUIRE; a wait: HOP_ACQUIRE or HOP_AWAIT */
+    int mode;               /* the acquire's SCN_RW_READ / SCN_RW_WRITE (0: none) */
+    int64_t n;              /* the acquire's permits (0: none) */
+    size_t from_k, to_k;    /* history indexes; to_k = CHECK_OPEN while open */
+    int64_t from_us, to_us; /* true times; to_us = INT64_MAX while open */
+    check_end end;
+    size_t peers, npeers;   /* DEPTH, SIDES: hs->peers[peers .. peers + npeers) are
+                               the holds of the same rule and lock open when this
+                               one began, in the order of the lock's open set (an
+                               ending hold's slot is taken by the last one) */
+} check_span;
+
+typedef struct check_spans {
+    check_span *v;
+    size_t n, cap;
+} check_spans;
+
+typedef struct check_holds {
+    check_spans rule[CHECK_HOLD_RULES]; /* each in the order the holds began */
+    check_spans waits;                  /* built with SHARES: invoke .. end, in that order */
+    size_t *peers;                      /* indexes into the same rule's holds */
+    size_t npeers, peers_cap;
+} check_holds;
+
+/* The holds of h under each rule whose CHECK_HOLDS bit is in rules, in one
+ * pass. DEPTH and SIDES skip events whose lock is not in [0, nlocks).
+ * Never fails; the caller frees with check_holds_free. O(events x holds
+ * open at once). */
+check_holds *check_holds_build(const history *h, int nlocks, unsigned rules);
+/* Frees hs and what it holds; NULL is fine. */
+void check_holds_free(check_holds *hs);
+
+/* ------------------------------------------------------------ the table */
+
+/* Bit i: invariant i (the bits protocols declare with PROTO_INV). */
+#define CHECK_INV(i) (1u << (i))
+
+/* What the checkers read besides the history. */
+typedef struct check_input {
+    int nlocks;
+    char *const *names;         /* names[i]: lock i's name (it only words violations) */
+    int64_t liveness_bound_us;  /* the longest allowed wait while the lock is there */
+    int64_t starvation_bound;   /* grants to others in one wait (0: 2 x the threads) */
+    int64_t end_us;             /* when the run stopped */
+} check_input;
+
+/* A checker: adds its verdicts and violations to r. hs holds the rules its
+ * row names (and maybe others). */
+typedef void check_fn(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+
+/* One checker: it runs when a protocol declares every invariant of `when`
+ * and none of `unless`. */
+typedef struct check_row {
+    const char *name;  /* a word, as `locksim list` shows it */
+    unsigned judges;   /* CHECK_INV bits: the invariants it gives verdicts for */
+    unsigned when;     /* CHECK_INV bits */
+    unsigned unless;   /* CHECK_INV bits: counter objects judge by their own rules */
+    unsigned holds;    /* CHECK_HOLDS bits: the hold rules it reads */
+    check_fn *fn;
+    const char *about; /* one line */
+} check_row;
+
+/* The checkers in the order they run (the order of the violations); *n
+ * gets how many. Static; never NULL. */
+const check_row *check_rows(size_t *n);
+/* 1 when row runs for a protocol that declares the invariants declared. */
+int check_applies(const check_row *row, unsigned declared);
+/* Runs every checker that applies to declared (CHECK_INV bits), in table
+ * order, on h, building the holds they read once; adds to r (initialised
+ * by the caller). Invariants no checker judges stay unknown. */
+void check_all(const history *h, const check_input *in, unsigned declared, check_result *r);
 
 #endif /* LOCKSIM_CHECKERS_H */

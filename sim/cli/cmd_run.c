@@ -14,6 +14,7 @@
 #include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "reports/report.h"
+#include "sim/checkers/checkers.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/explore.h"
 #include "sim/engine/pool.h"
@@ -551,6 +552,32 @@ int cli_run(int argc, char **argv)
     return status;
 }
 
+/* Appends to buf the names of the invariants of the CHECK_INV bits inv,
+ * comma-separated, each after prefix ("", "not "). */
+static void inv_words(unsigned inv, const char *prefix, char *buf, size_t cap)
+{
+    size_t len = strlen(buf);
+    for (int k = 0; k < SCN_INV_COUNT && len < cap; k++)
+        if (inv & CHECK_INV(k))
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s%s", len ? ", " : "", prefix,
+                                    scn_invariant_name((scn_invariant)k));
+}
+
+/* The checker table: what each checker judges, when it runs, what for. */
+static void list_checkers(void)
+{
+    size_t n;
+    const check_row *rows = check_rows(&n);
+    printf("invariants, by checker in the order they run (when: what the protocol declares):\n");
+    for (size_t i = 0; i < n; i++) {
+        char judges[256] = "", when[256] = "";
+        inv_words(rows[i].judges, "", judges, sizeof judges);
+        inv_words(rows[i].when, "", when, sizeof when);
+        inv_words(rows[i].unless, "not ", when, sizeof when);
+        printf("  %-18s judges: %-32s when: %s\n  %-18s %s\n", rows[i].name, judges, when, "", rows[i].about);
+    }
+}
+
 int cli_list(int argc, char **argv)
 {
     (void)argc;
@@ -562,9 +589,10 @@ int cli_list(int argc, char **argv)
         if (pd->options) printf("  %-22s   options: %s\n", "", pd->options);
         if (pd->versions) printf("  %-22s   versions: %s\n", "", pd->versions);
         printf("  %-22s   checkers:", "");
-        unsigned inv = proto_invariants(pd);
-        for (int k = 0; k < SCN_INV_COUNT; k++)
-            if (inv & PROTO_INV(k)) printf(" %s", scn_invariant_name((scn_invariant)k));
+        size_t nrows;
+        const check_row *rows = check_rows(&nrows);
+        for (size_t k = 0; k < nrows; k++)
+            if (check_applies(&rows[k], proto_invariants(pd))) printf(" %s", rows[k].name);
         printf("\n");
     }
     printf("faults ([faults] lines: at = TIME FAULT ...):\n");
@@ -575,7 +603,6 @@ int cli_list(int argc, char **argv)
     printf("nemesis kinds ([nemesis] kinds = ...):\n ");
     for (int b = 0; b < SCN_NEM_COUNT; b++) printf(" %s", scn_nemesis_kind_name(1 << b));
     printf("\n");
-    printf("invariants:\n");
-    for (int i = 0; i < SCN_INV_COUNT; i++) printf("  %s\n", scn_invariant_name((scn_invariant)i));
+    list_checkers();
     return 0;
 }

@@ -144,23 +144,9 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     out->trace_reproducible = srv == NULL; /* real time and real servers do not replay */
 
     check_result_init(&out->checks);
-    char *const *names = s->lock_names;
-    unsigned inv = proto_invariants(pd);
-#define APPLIES(i) (inv & PROTO_INV(i))
-    if (APPLIES(SCN_INV_MUTEX)) check_mutex(h, s->nlocks, names, &out->checks);
-    if (APPLIES(SCN_INV_REENTRANCY)) check_reentrancy(h, names, &out->checks);
-    /* Counter objects judge liveness (and deadlock) by their own rules. */
-    int counters = APPLIES(SCN_INV_PERMITS) || APPLIES(SCN_INV_LATCH);
-    if (APPLIES(SCN_INV_LIVENESS) && !counters)
-        check_liveness(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
-    if (APPLIES(SCN_INV_DEADLOCK) && !counters) check_deadlock(h, s->nlocks, names, end_us, &out->checks);
-    if (APPLIES(SCN_INV_PERMITS)) check_permits(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
-    if (APPLIES(SCN_INV_LATCH)) check_latch(h, s->nlocks, names, s->liveness_bound_us, end_us, &out->checks);
-    if (APPLIES(SCN_INV_FENCING)) check_fencing(h, names, &out->checks);
-    if (APPLIES(SCN_INV_RW_EXCLUSION)) check_rw_exclusion(h, s->nlocks, names, &out->checks);
-    if (APPLIES(SCN_INV_FIFO)) check_fifo(h, names, &out->checks);
-    if (APPLIES(SCN_INV_STARVATION)) check_starvation(h, names, s->starvation_bound, end_us, &out->checks);
-#undef APPLIES
+    check_input in = {.nlocks = s->nlocks, .names = s->lock_names, .liveness_bound_us = s->liveness_bound_us,
+                      .starvation_bound = s->starvation_bound, .end_us = end_us};
+    check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);
     run_expectations(out);

@@ -78,6 +78,7 @@ int main(void)
     srunner_add_suite(sr, lua_host_suite());
     srunner_add_suite(sr, scn_suite());
     srunner_add_suite(sr, check_suite());
+    srunner_add_suite(sr, check_holds_suite());
     srunner_add_suite(sr, check_fair_suite());
     srunner_add_suite(sr, world_suite());
     srunner_add_suite(sr, faults_suite());

@@ -9,6 +9,10 @@
 #define MS(x) ((int64_t)(x) * 1000)
 
 static char *const names[] = {"lock0", "lock1"};
+/* Each test runs one checker through the table: the one invariant declared. */
+static const check_input one_lock = {.nlocks = 1, .names = names, .end_us = MS(100)};
+static const check_input two_locks = {.nlocks = 2, .names = names, .end_us = MS(100)};
+static const check_input live = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(40000)};
 
 static void ev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int thread,
                int64_t value, uint64_t seq)
@@ -45,7 +49,7 @@ START_TEST(mutex_holds_for_disjoint_holds)
     hold(&h, 1, 10, 20);
     hold(&h, 2, 30, 40);
     hold(&h, 1, 50, 60);
-    check_mutex(&h, 1, names, &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_HELD);
     ck_assert_uint_eq(r.nv, 0);
     check_result_free(&r);
@@ -64,7 +68,7 @@ START_TEST(mutex_violated_by_overlap)
     ev(&h, 14, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
     ev(&h, 15, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
     ev(&h, 20, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
-    check_mutex(&h, 1, names, &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
     ck_assert_uint_eq(r.nv, 1);
     ck_assert_int_eq(r.v[0].t_us, MS(15));
@@ -90,7 +94,7 @@ START_TEST(mutex_reentry_crash_and_pause)
     hist_event crash = {.t_us = MS(20), .kind = HIST_INFO, .op = HOP_CRASH, .client = 1, .inc = 1};
     hist_add(&h, &crash);
     ev(&h, 30, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
-    check_mutex(&h, 1, names, &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_HELD);
     /* A pause does not end a hold: c3 taking the lock then overlaps c2. */
     hist_event pause = {.t_us = MS(31), .kind = HIST_INFO, .op = HOP_PAUSE, .client = 2, .inc = 1};
@@ -98,7 +102,7 @@ START_TEST(mutex_reentry_crash_and_pause)
     ev(&h, 40, HIST_OK, HOP_ACQUIRE, 3, 1, 1, 0);
     check_result_free(&r);
     check_result_init(&r);
-    check_mutex(&h, 1, names, &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
     check_result_free(&r);
     hist_free(&h);
@@ -117,12 +121,12 @@ START_TEST(reentrancy_matches_and_mismatches)
     /* re-entry (seq 8): the acquire ran twice (a resend): count 3 */
     ev(&h, 20, HIST_INFO, HOP_STORE_COUNT, 1, 1, 2, 8);
     ev(&h, 21, HIST_INFO, HOP_STORE_COUNT, 1, 1, 3, 8);
-    check_reentrancy(&h, names, &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_REENTRANCY), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_REENTRANCY], CHECK_HELD);
     ev(&h, 22, HIST_OK, HOP_ACQUIRE, 1, 1, 2, 8);
     check_result_free(&r);
     check_result_init(&r);
-    check_reentrancy(&h, names, &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_REENTRANCY), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_REENTRANCY], CHECK_VIOLATED);
     ck_assert_ptr_nonnull(strstr(r.v[0].detail, "store counts 3"));
     check_result_free(&r);
@@ -140,13 +144,13 @@ START_TEST(liveness_free_wait_and_bounded_wait)
     ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
     ev(&h, 5200, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0); /* 200 ms after the expiry */
     store(&h, 5200, 2, 1, 30000);
-    check_liveness(&h, 1, names, MS(1000), MS(40000), &r);
+    check_all(&h, &live, CHECK_INV(SCN_INV_LIVENESS), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
     check_result_free(&r);
     /* c3 waits from 31 s to 40 s; the lock is free from 30 s: lost wake-up */
     ev(&h, 31000, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
     check_result_init(&r);
-    check_liveness(&h, 1, names, MS(1000), MS(40000), &r);
+    check_all(&h, &live, CHECK_INV(SCN_INV_LIVENESS), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
     ck_assert_int_eq(r.v[0].t_us, MS(32000));
     check_result_free(&r);
@@ -174,12 +178,12 @@ START_TEST(deadlock_cycle_and_dead_holder)
     w2.lock = 0;
     hist_add(&h, &w1);
     check_result_init(&r);
-    check_deadlock(&h, 2, names, MS(100), &r);
+    check_all(&h, &two_locks, CHECK_INV(SCN_INV_DEADLOCK), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_HELD); /* only one waits */
     check_result_free(&r);
     hist_add(&h, &w2);
     check_result_init(&r);
-    check_deadlock(&h, 2, names, MS(100), &r);
+    check_all(&h, &two_locks, CHECK_INV(SCN_INV_DEADLOCK), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
     check_result_free(&r);
     hist_free(&h);
@@ -193,9 +197,44 @@ START_TEST(deadlock_cycle_and_dead_holder)
                      .thread = 1, .lock = 0};
     hist_add(&h, &w3);
     check_result_init(&r);
-    check_deadlock(&h, 1, names, MS(100), &r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_DEADLOCK), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
     ck_assert_ptr_nonnull(strstr(r.v[0].detail, "died"));
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
+/* The table: its order, and the counter objects judging liveness and
+ * deadlock by their own rules. */
+START_TEST(table_rows_and_what_applies)
+{
+    size_t n;
+    const check_row *rows = check_rows(&n);
+    ck_assert_uint_eq(n, 10);
+    ck_assert_str_eq(rows[0].name, "mutual-exclusion");
+    ck_assert_str_eq(rows[n - 1].name, "starvation");
+    unsigned semaphore = CHECK_INV(SCN_INV_PERMITS) | CHECK_INV(SCN_INV_LIVENESS) | CHECK_INV(SCN_INV_DEADLOCK);
+    unsigned lock = CHECK_INV(SCN_INV_MUTEX) | CHECK_INV(SCN_INV_LIVENESS) | CHECK_INV(SCN_INV_DEADLOCK);
+    size_t for_semaphore = 0, for_lock = 0;
+    for (size_t i = 0; i < n; i++) {
+        for_semaphore += (size_t)check_applies(&rows[i], semaphore);
+        for_lock += (size_t)check_applies(&rows[i], lock);
+        if (check_applies(&rows[i], semaphore)) ck_assert_str_eq(rows[i].name, "permits");
+    }
+    ck_assert_uint_eq(for_semaphore, 1);
+    ck_assert_uint_eq(for_lock, 3);
+    /* Nothing declared: nothing runs, every invariant unknown. */
+    history h;
+    check_result r;
+    hist_init(&h);
+    hold(&h, 1, 10, 20);
+    check_result_init(&r);
+    check_all(&h, &one_lock, 0, &r);
+    for (int i = 0; i < SCN_INV_COUNT; i++) {
+        ck_assert_int_eq(r.verdict[i], CHECK_UNKNOWN);
+        ck_assert_int_eq(r.checked[i], 0);
+    }
     check_result_free(&r);
     hist_free(&h);
 }
@@ -211,6 +250,7 @@ Suite *check_suite(void)
     tcase_add_test(core, reentrancy_matches_and_mismatches);
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);
+    tcase_add_test(core, table_rows_and_what_applies);
     suite_add_tcase(s, core);
     return s;
 }

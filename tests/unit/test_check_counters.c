@@ -71,7 +71,8 @@ static void hold(history *h, int client, int64_t n, int64_t a, int64_t b)
 static void permits(history *h, int64_t end_ms, check_result *r)
 {
     check_result_init(r);
-    check_permits(h, 1, names, MS(1000), MS(end_ms), r);
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(end_ms)};
+    check_all(h, &in, CHECK_INV(SCN_INV_PERMITS), r);
 }
 
 START_TEST(permits_held_within_the_bound)
@@ -161,7 +162,8 @@ END_TEST
 static void latch(history *h, int64_t end_ms, check_result *r)
 {
     check_result_init(r);
-    check_latch(h, 1, names, MS(1000), MS(end_ms), r);
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(end_ms)};
+    check_all(h, &in, CHECK_INV(SCN_INV_LATCH), r);
 }
 
 static void countdown(history *h, int64_t t_ms, int client)

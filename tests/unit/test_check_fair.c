@@ -13,6 +13,15 @@
 #define MS(x) ((int64_t)(x) * 1000)
 
 static char *const names[] = {"lock0"};
+static const check_input lock0 = {.nlocks = 1, .names = names, .end_us = MS(1000)};
+
+/* The starvation checker alone, with this bound (0: the default). */
+static void starvation(const history *h, int64_t bound, check_result *r)
+{
+    check_input in = lock0;
+    in.starvation_bound = bound;
+    check_all(h, &in, CHECK_INV(SCN_INV_STARVATION), r);
+}
 
 static void ev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int64_t value)
 {
@@ -73,7 +82,7 @@ START_TEST(fifo_holds_in_queue_order)
     granted(&h, 201, 3);
     released(&h, 300, 3);
     granted(&h, 301, 4);
-    check_fifo(&h, names, &r);
+    check_all(&h, &lock0, CHECK_INV(SCN_INV_FIFO), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_HELD);
     ck_assert_uint_eq(r.nv, 0);
     check_result_free(&r);
@@ -93,7 +102,7 @@ START_TEST(fifo_violated_by_overtake)
     granted(&h, 102, 4);
     released(&h, 200, 4);
     granted(&h, 201, 3);
-    check_fifo(&h, names, &r);
+    check_all(&h, &lock0, CHECK_INV(SCN_INV_FIFO), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_VIOLATED);
     ck_assert_uint_eq(r.nv, 2);
     ck_assert_int_eq(r.v[0].t_us, MS(102));
@@ -117,7 +126,7 @@ START_TEST(fifo_skips_waiters_that_gave_up_or_died)
     hist_event crash = {.t_us = MS(60), .kind = HIST_INFO, .op = HOP_CRASH, .client = 3, .inc = 1};
     hist_add(&h, &crash);
     granted(&h, 101, 4);
-    check_fifo(&h, names, &r);
+    check_all(&h, &lock0, CHECK_INV(SCN_INV_FIFO), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_HELD);
     check_result_free(&r);
     hist_free(&h);
@@ -139,7 +148,7 @@ START_TEST(fifo_places_unqueued_grant_at_the_store)
     hist_add(&h, &st);
     queued(&h, 6, 2, 1);
     ev(&h, 8, HIST_OK, HOP_ACQUIRE, 1, 1);
-    check_fifo(&h, names, &r);
+    check_all(&h, &lock0, CHECK_INV(SCN_INV_FIFO), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_HELD);
     check_result_free(&r);
     hist_free(&h);
@@ -151,7 +160,7 @@ START_TEST(fifo_places_unqueued_grant_at_the_store)
     invoke(&h, 1, 2);
     queued(&h, 6, 2, 1);
     ev(&h, 8, HIST_OK, HOP_ACQUIRE, 1, 1);
-    check_fifo(&h, names, &r);
+    check_all(&h, &lock0, CHECK_INV(SCN_INV_FIFO), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_VIOLATED);
     check_result_free(&r);
     hist_free(&h);
@@ -174,11 +183,11 @@ START_TEST(starvation_bound_and_default)
         released(&h, 60 + 100 * i, 2);
     }
     check_result_init(&r);
-    check_starvation(&h, names, 10, MS(1000), &r);
+    starvation(&h, 10, &r);
     ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_HELD); /* 10 grants: at the bound */
     check_result_free(&r);
     check_result_init(&r);
-    check_starvation(&h, names, 0, MS(1000), &r); /* default: 2 x 3 threads */
+    starvation(&h, 0, &r); /* default: 2 x 3 threads */
     ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_VIOLATED);
     ck_assert_uint_eq(r.nv, 1);
     ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c9.t1"));
@@ -197,11 +206,11 @@ START_TEST(starvation_bound_and_default)
     released(&h, 6, 2);
     granted(&h, 7, 9);
     check_result_init(&r);
-    check_starvation(&h, names, 1, MS(1000), &r);
+    starvation(&h, 1, &r);
     ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_VIOLATED); /* 2 > 1 */
     check_result_free(&r);
     check_result_init(&r);
-    check_starvation(&h, names, 2, MS(1000), &r);
+    starvation(&h, 2, &r);
     ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_HELD);
     check_result_free(&r);
     hist_free(&h);

@@ -33,7 +33,7 @@ static check_verdict judge(history *h, size_t *nv)
 {
     check_result r;
     check_result_init(&r);
-    check_rw_exclusion(h, 1, names, &r);
+    check_all(h, &(check_input){.nlocks = 1, .names = names}, CHECK_INV(SCN_INV_RW_EXCLUSION), &r);
     check_verdict v = r.verdict[SCN_INV_RW_EXCLUSION];
     *nv = r.nv;
     check_result_free(&r);
@@ -121,7 +121,8 @@ START_TEST(rw_liveness_read_mode_is_free_for_readers)
         st.mode = R;
         hist_add(&h, &st);
         ev(&h, 5000, HIST_OK, HOP_ACQUIRE, 2, mode);
-        check_liveness(&h, 1, names, MS(1000), MS(6000), &r);
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(6000)};
+        check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
         ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], mode == R ? CHECK_VIOLATED : CHECK_HELD);
         if (mode == R) ck_assert_ptr_nonnull(strstr(r.v[0].detail, "read mode"));
         check_result_free(&r);

@@ -16,6 +16,7 @@ Suite *lua_host_suite(void);
 Suite *scn_suite(void);
 Suite *check_suite(void);
 Suite *check_fair_suite(void);
+Suite *check_holds_suite(void);
 Suite *world_suite(void);
 Suite *faults_suite(void);
 Suite *protocols_suite(void);

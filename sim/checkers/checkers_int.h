@@ -1,0 +1,70 @@
+/* checkers_int.h — the checkers one by one, for the table (table.c) that
+ * runs them; everyone else goes through check_all. Each has the check_fn
+ * signature and reads in->names only to word its violations. */
+#ifndef LOCKSIM_CHECKERS_INT_H
+#define LOCKSIM_CHECKERS_INT_H
+
+#include "sim/checkers/checkers.h"
+
+/* 1 when a and b are holds (or waits) of the same thread of the same
+ * process incarnation. */
+static inline int check_same_thread(const check_span *a, const check_span *b)
+{
+    return a->client == b->client && a->inc == b->inc && a->thread == b->thread;
+}
+
+/* No two threads (of any processes) believe they hold the same lock at the
+ * same true time (the CHECK_HOLDS_DEPTH holds): one violation per pair,
+ * when the second hold begins. */
+void check_mutex(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* The store's hold count after each acquire/release equals the depth the
+ * thread believes it has. */
+void check_reentrancy(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* No thread waits in an acquire for longer than in->liveness_bound_us while
+ * the lock is free in the store (a lost wake-up). */
+void check_liveness(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* At the end, no cycle of threads each waiting for a lock another holds,
+ * and no thread waiting on a lock that nobody alive holds and that never
+ * expires. */
+void check_deadlock(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* Read/write locks (the CHECK_HOLDS_SIDES holds): a write hold overlaps no
+ * other thread's read or write hold of the same lock; read holds may
+ * overlap; a thread's own write and read holds never conflict (downgrade). */
+void check_rw_exclusion(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* Semaphore histories (permits from the ok of an acquire(n) to the invoke
+ * of its release(n), or a crash; the permits set by HOP_SET; the store by
+ * HOP_COUNTER). Judges three invariants:
+ *  permits:  at no true time do the permits held exceed the permits set,
+ *            and at the end available (store) + held == set: permits
+ *            created (a release by a non-holder, a resend) or lost (held by
+ *            a crashed process: Redisson never returns them) are violations;
+ *  liveness: no thread waits in an acquire(n) longer than the bound while
+ *            the store has n permits available (a lost wake-up);
+ *  deadlock: no thread still waits at the end for n permits that can never
+ *            come: available + held by live threads < n. */
+void check_permits(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
+ * HOP_COUNTER). Judges two invariants:
+ *  latch:    no await returns released before as many countDown()s as the
+ *            count set were invoked;
+ *  liveness: no awaiter still waits longer than the bound after the store's
+ *            count reached 0 (or after its await began, if later). */
+void check_latch(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* The fenced resource: no write it accepted came out of token order, and
+ * no two holders got a write accepted with the same token. Unknown when
+ * the protocol gives no tokens. */
+void check_fencing(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* Fair lock, queue order: each first acquisition (depth 1) overtakes no
+ * thread that entered the wait queue before it (or before it was granted,
+ * when it never queued) and is still waiting, its acquire neither ended nor
+ * cut short by a crash. Waiters that gave up (HOP_GIVE_UP: tryLock's wait ran
+ * out; or an error) or died do not count. Every overtake is counted; a violation
+ * names both threads and times. */
+void check_fifo(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* No thread, during one acquire, sees more than in->starvation_bound first
+ * acquisitions of the same lock by other threads (0: twice the number of
+ * threads that acquired in the run). Reports the worst wait; waits still
+ * open count until in->end_us. */
+void check_starvation(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+
+#endif /* LOCKSIM_CHECKERS_INT_H */
