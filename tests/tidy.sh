@@ -5,8 +5,9 @@
 # exits 1 on a hit.
 set -u
 cd "$(dirname "$0")/.."
+# sim/kernel/host.[ch] is the wall clock itself (tools/layers.txt exempts it).
 files=$(ls sim/kernel/*.c sim/kernel/*.h sim/fake/*.c sim/fake/*.h protocols/*.c protocols/client/*.c faults/*.c \
-           sim/checkers/*.c sim/history/*.c 2>/dev/null)
+           sim/checkers/*.c sim/history/*.c 2>/dev/null | grep -v '^sim/kernel/host\.[ch]$')
 status=0
 # The files with string literals emptied (a banned word in a message is
 # not a call), comment lines kept as they are and skipped below.

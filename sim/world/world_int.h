@@ -110,7 +110,7 @@ struct world {
     size_t nconns, conns_cap;
     msg *wire;
     void *repl_hooks;         /* repl.c's per-node hook contexts */
-    wreal *real;              /* the real backend (real.c), or NULL: the fake */
+    wreal *real;              /* the real backend (backend_real.c), or NULL: the fake */
 };
 
 /* world.c */
@@ -124,7 +124,7 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
 void world_conn_reset(world_conn *c);
 void world_run_cmd(world *w, world_conn *c, msg *m);
 
-/* real.c — the real backend */
+/* backend_real.c — the real backend */
 void wreal_start(world *w, struct real_servers *srv);
 void wreal_free(world *w);
 /* A message reaches a real node (it is freed, or kept until its reply). */

@@ -1,4 +1,4 @@
-/* real.c — the world on real redis-server processes (the real backend).
+/* backend_real.c — the world on real redis-server processes (the real backend).
  * The clients and the network layer are the same as on the fake: every
  * message still goes through world_post (so the policy hook and its libfiu
  * points apply), with no simulated latency. What differs is the node end:
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sim/kernel/host.h"
 #include "sim/real/aio.h"
 #include "sim/real/real.h"
 #include "sim/real/servers.h"
@@ -34,7 +35,7 @@ static sim_reply *side_cmd(world *w, int node, int argc, const char *const *argv
 /* True time now: µs since the world started, on the monotonic clock. */
 static int64_t wall_now(const wreal *r)
 {
-    return real_mono_us() - r->start_mono_us;
+    return host_mono_us() - r->start_mono_us;
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -329,7 +330,7 @@ int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
     else if (!strcmp(type, "list")) out->type = FAKE_TYPE_LIST, count_cmd = "LLEN";
     else if (!strcmp(type, "zset")) out->type = FAKE_TYPE_ZSET, count_cmd = "ZCARD";
     sim_reply_free(t);
-    int64_t unix_ms = real_unix_us() / 1000;
+    int64_t unix_ms = host_unix_us() / 1000;
     sim_reply *p = side_key(w, node, "PTTL", key, klen);
     if (p && p->type == SIM_REPLY_INT && p->integer >= 0) out->expire_ms = unix_ms + p->integer;
     sim_reply_free(p);
@@ -390,8 +391,8 @@ void wreal_start(world *w, real_servers *srv)
     r->srv = srv;
     r->loop = real_loop_new();
     r->side = sim_xcalloc((size_t)w->nnodes, sizeof *r->side);
-    r->start_mono_us = real_mono_us() - sim_now(w->ctx);
-    r->start_unix_us = real_unix_us() - sim_now(w->ctx);
+    r->start_mono_us = host_mono_us() - sim_now(w->ctx);
+    r->start_unix_us = host_unix_us() - sim_now(w->ctx);
     w->real = r;
     sim_set_waiter(w->ctx, wait_for, w);
     /* Managed replicas replicate through locksim, with the scenario's lag. */
