@@ -279,10 +279,10 @@ static void base_query(cl_thread *t, int lock, scn_op what, proto_done_fn *done)
 
 static void base_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
-    fake_peek pk;
+    world_peek_result pk;
     if (!cl_store_peek(cw, group, lock, out, &pk)) return;
     out->count = 1;
-    if (pk.type != FAKE_TYPE_STRING) return;
+    if (pk.type != WORLD_TYPE_STRING) return;
     /* "<uuid>:<thread>" or "<uuid>:<thread>:<counter>": keep two parts */
     size_t n = pk.len < sizeof out->owner - 1 ? pk.len : sizeof out->owner - 1;
     memcpy(out->owner, pk.str, n);

@@ -27,10 +27,10 @@ void counter_setup(cl_world *cw, int lock, const char *script, const char *const
 
 void counter_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
-    fake_peek pk;
+    world_peek_result pk;
     int exists = cl_store_peek(cw, group, lock, out, &pk);
     out->counter = 1;
-    if (!exists || pk.type != FAKE_TYPE_STRING) return;
+    if (!exists || pk.type != WORLD_TYPE_STRING) return;
     char num[32];
     snprintf(num, sizeof num, "%.*s", (int)(pk.len < 31 ? pk.len : 31), pk.str);
     out->count = strtoll(num, NULL, 10);

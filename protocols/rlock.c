@@ -678,8 +678,8 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
 
 void rlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 {
-    fake_peek pk;
-    if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != FAKE_TYPE_HASH) return;
+    world_peek_result pk;
+    if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != WORLD_TYPE_HASH) return;
     const char *key = cl_key_name(cw, lock);
     world_peek_hash(cw->w, world_master(cw->w, group), key, strlen(key), first_field, out);
 }

@@ -49,12 +49,12 @@ static int walk_field(void *ud, const char *f, size_t flen, const char *v, size_
 }
 
 /* Walks lock's rw hash on group's master; 0 when the key is missing. */
-static int walk(cl_world *cw, int group, int lock, rw_walk *w, fake_peek *pk)
+static int walk(cl_world *cw, int group, int lock, rw_walk *w, world_peek_result *pk)
 {
     int n = world_master(cw->w, group);
     const char *key = cl_key_name(cw, lock);
     if (!world_peek(cw->w, n, key, strlen(key), pk)) return 0;
-    if (pk->type == FAKE_TYPE_HASH) world_peek_hash(cw->w, n, key, strlen(key), walk_field, w);
+    if (pk->type == WORLD_TYPE_HASH) world_peek_hash(cw->w, n, key, strlen(key), walk_field, w);
     return 1;
 }
 
@@ -66,7 +66,7 @@ void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out)
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
     rw_walk w = {0};
-    fake_peek pk;
+    world_peek_result pk;
     if (!walk(cw, group, lock, &w, &pk)) return;
     out->held = 1;
     out->expire_ms = pk.expire_ms;
@@ -85,7 +85,7 @@ void rwlock_observe(cl_world *cw, int group, int lock, proto_store *out)
 int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname)
 {
     rw_walk w = {.lname = lname};
-    fake_peek pk;
+    world_peek_result pk;
     return walk(cw, group, lock, &w, &pk) ? w.count : 0;
 }
 

@@ -262,7 +262,7 @@ uint64_t cl_tag(const cl_thread *t, int lock, uint64_t opcount);
 /* Starts an observer's view of lock on group's master: *out cleared (not
  * held, no expiry); 1 with *pk and out->held / expire_ms set when the key
  * exists. */
-int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek *pk);
+int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, world_peek_result *pk);
 /* "<uuid>:<thread>" to the (client, incarnation, thread) that used it;
  * returns 0 when no process of the run had that id. */
 int cl_world_who(const cl_world *cw, const char *lname, int *client, int *inc, int *thread);

@@ -86,7 +86,7 @@ int64_t cl_expiry_true_us(cl_world *cw, int group, int64_t expire_ms)
     return world_true_at(cw->w, world_master(cw->w, group), expire_ms);
 }
 
-int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, fake_peek *pk)
+int cl_store_peek(cl_world *cw, int group, int lock, proto_store *out, world_peek_result *pk)
 {
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;

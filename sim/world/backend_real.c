@@ -314,7 +314,7 @@ static sim_reply *side_key(world *w, int node, const char *cmd, const char *key,
     return side_cmd(w, node, 2, argv, lens);
 }
 
-int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
+int wreal_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out)
 {
     memset(out, 0, sizeof *out);
     out->expire_ms = -1;
@@ -325,10 +325,10 @@ int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
     }
     const char *type = t->str;
     const char *count_cmd = NULL;
-    if (!strcmp(type, "string")) out->type = FAKE_TYPE_STRING;
-    else if (!strcmp(type, "hash")) out->type = FAKE_TYPE_HASH, count_cmd = "HLEN";
-    else if (!strcmp(type, "list")) out->type = FAKE_TYPE_LIST, count_cmd = "LLEN";
-    else if (!strcmp(type, "zset")) out->type = FAKE_TYPE_ZSET, count_cmd = "ZCARD";
+    if (!strcmp(type, "string")) out->type = WORLD_TYPE_STRING;
+    else if (!strcmp(type, "hash")) out->type = WORLD_TYPE_HASH, count_cmd = "HLEN";
+    else if (!strcmp(type, "list")) out->type = WORLD_TYPE_LIST, count_cmd = "LLEN";
+    else if (!strcmp(type, "zset")) out->type = WORLD_TYPE_ZSET, count_cmd = "ZCARD";
     sim_reply_free(t);
     int64_t unix_ms = host_unix_us() / 1000;
     sim_reply *p = side_key(w, node, "PTTL", key, klen);
@@ -338,7 +338,7 @@ int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
         sim_reply *n = side_key(w, node, count_cmd, key, klen);
         if (n && n->type == SIM_REPLY_INT) out->count = (size_t)n->integer;
         sim_reply_free(n);
-    } else if (out->type == FAKE_TYPE_STRING) {
+    } else if (out->type == WORLD_TYPE_STRING) {
         sim_reply_free(w->real->peek_keep);
         w->real->peek_keep = side_key(w, node, "GET", key, klen);
         if (w->real->peek_keep && w->real->peek_keep->str) {

@@ -541,10 +541,15 @@ int world_is_real(const world *w)
     return w->real != NULL;
 }
 
-int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
+int world_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out)
 {
     if (w->real) return wreal_peek(w, node, key, klen, out);
-    return fake_node_peek(w->nodes[node].fake, key, klen, out);
+    static const int types[] = {[FAKE_TYPE_STRING] = WORLD_TYPE_STRING, [FAKE_TYPE_LIST] = WORLD_TYPE_LIST,
+                                [FAKE_TYPE_HASH] = WORLD_TYPE_HASH, [FAKE_TYPE_ZSET] = WORLD_TYPE_ZSET};
+    fake_peek fp;
+    int found = fake_node_peek(w->nodes[node].fake, key, klen, &fp);
+    *out = (world_peek_result){types[fp.type], fp.expire_ms, fp.str, fp.len, fp.count};
+    return found;
 }
 
 int world_peek_hash(world *w, int node, const char *key, size_t klen,

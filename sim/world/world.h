@@ -60,18 +60,35 @@ struct real_servers;
  * the world installs the kernel's waiter. */
 world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv);
 int world_is_real(const world *w);
+
+/* Value types as TYPE names them. */
+#define WORLD_TYPE_STRING 0
+#define WORLD_TYPE_LIST 1
+#define WORLD_TYPE_HASH 2
+#define WORLD_TYPE_ZSET 3
+
+/* What a peek sees of one key, whichever the backend. */
+typedef struct world_peek_result {
+    int type;          /* WORLD_TYPE_* */
+    int64_t expire_ms; /* deadline on the node's clock, -1 none */
+    const char *str;   /* strings: the value, borrowed until the next peek or command */
+    size_t len;
+    size_t count;      /* hash fields, list or zset members */
+} world_peek_result;
+
 /* Reads key on node without side effects: the fake's store, or a side
- * connection to the real server. expire_ms is a deadline on the node's
- * clock. The hash variant calls fn per field (stop: fn returns 0). */
-int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
+ * connection to the real server. Returns 1 when the key exists (*out
+ * filled), else 0. The hash variant calls fn per field (stop: fn returns
+ * 0); the list variant fn per element, head first. */
+int world_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out);
 int world_peek_hash(world *w, int node, const char *key, size_t klen,
                     int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+int world_peek_list(world *w, int node, const char *key, size_t klen,
+                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 /* Runs a command on node outside the simulated traffic (the runtime's
  * setup), now, and returns its reply (the caller's; NULL when the node
  * cannot be reached). */
 sim_reply *world_admin(world *w, int node, int argc, const char *const *argv);
-int world_peek_list(world *w, int node, const char *key, size_t klen,
-                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 /* The true time (µs) at which node's clock passes node_ms (a key with
  * that deadline is gone); INT64_MAX when node_ms < 0. */
 int64_t world_true_at(world *w, int node, int64_t node_ms);

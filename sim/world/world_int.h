@@ -136,7 +136,7 @@ void wreal_restart(world *w, int node);
 void wreal_pause(world *w, int node, int on);
 uint64_t wreal_commands(const world *w);
 uint64_t wreal_evals(const world *w);
-int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
+int wreal_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out);
 int wreal_peek_hash(world *w, int node, const char *key, size_t klen,
                     int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
 int64_t wreal_true_at(const world *w, int64_t unix_ms);
