@@ -98,7 +98,7 @@ static void load_fake(fake_node *n, fake_conn *c, const char *name)
 static double bench_fake(workload *w, const char *acq, const char *rel, uint64_t cycles)
 {
     sim_ctx *ctx = sim_new(1);
-    fake_node *n = fake_node_new(ctx, "redis0");
+    fake_node *n = fake_node_new(ctx, "redis0", NULL);
     fake_conn *c = fake_conn_new(n, NULL, NULL);
     load_fake(n, c, acq);
     load_fake(n, c, rel);

@@ -77,7 +77,7 @@ static void apply(sim_ctx *ctx, void *arg)
         break;
     case SCN_FAULT_CLOCK:
         if (node >= 0) {
-            apply_clock(ctx, fake_node_clock(world_node(f->w, node)), st);
+            apply_clock(ctx, world_node_clock(f->w, node), st);
             world_node_clock_changed(f->w, node);
         }
         else if (f->cw && cl_clock(f->cw, st->client)) apply_clock(ctx, cl_clock(f->cw, st->client), st);

@@ -267,7 +267,7 @@ int conform_run(const conform_opts *o)
     real_set_timeout(r.rmain, 5000);
     real_set_timeout(r.rsub, 2000);
     r.ctx = sim_new(o->seed);
-    r.node = fake_node_new(r.ctx, "fake");
+    r.node = fake_node_new(r.ctx, "fake", NULL);
     r.fmain = fake_conn_new(r.node, NULL, NULL);
     r.fsub = fake_conn_new(r.node, on_push, &r.fpush);
     conform_gen *g = conform_gen_new(o->seed);

@@ -269,7 +269,7 @@ static void refresh_clock(sim_ctx *ctx, void *arg)
 void wreal_clock(world *w, int node)
 {
     wnode *n = &w->nodes[node];
-    const sim_clock *c = fake_node_clock(n->fake);
+    const sim_clock *c = &n->clock;
     int64_t offset = sim_clock_now_us(w->ctx, c) - (sim_now(w->ctx) + SIM_CLOCK_EPOCH_US);
     if (real_servers_set_offset(w->real->srv, node, offset) != 0)
         sim_trace(w->ctx, n->name, "clock: the server's clock cannot be moved");

@@ -387,7 +387,8 @@ world *world_new(sim_ctx *ctx, const scenario *s)
             n->group = g;
             n->up = 1;
             n->master = k == 0 ? -1 : base;
-            n->fake = fake_node_new(ctx, name);
+            sim_clock_init(&n->clock);
+            n->fake = fake_node_new(ctx, name, &n->clock);
         }
     }
     repl_init(w);
@@ -474,9 +475,9 @@ int world_groups(const world *w)
     return w->ngroups;
 }
 
-fake_node *world_node(world *w, int node)
+sim_clock *world_node_clock(world *w, int node)
 {
-    return w->nodes[node].fake;
+    return &w->nodes[node].clock;
 }
 
 const char *world_node_name(const world *w, int node)
@@ -563,7 +564,7 @@ int64_t world_true_at(world *w, int node, int64_t node_ms)
 {
     if (node_ms < 0) return INT64_MAX;
     if (w->real) return wreal_true_at(w, node_ms);
-    return sim_clock_true_at(w->ctx, fake_node_clock(w->nodes[node].fake), (node_ms + 1) * 1000);
+    return sim_clock_true_at(w->ctx, &w->nodes[node].clock, (node_ms + 1) * 1000);
 }
 
 void world_node_clock_changed(world *w, int node)

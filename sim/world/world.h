@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/fake/fake.h"
 #include "sim/kernel/sim.h"
 #include "sim/scn/scn.h"
 
@@ -100,7 +99,6 @@ void world_set_policy(world *w, world_policy_fn *fn, void *ud);
 
 int world_nodes(const world *w);
 int world_groups(const world *w);
-fake_node *world_node(world *w, int node);
 /* "redis0" (master of group 0 at the start), "redis0.r1" (its replica). */
 const char *world_node_name(const world *w, int node);
 /* The node named name, or -1. */
@@ -129,8 +127,11 @@ void world_node_pause(world *w, int node, int64_t for_us);
  * clients learn it after the discovery delay. Returns the new master, or
  * -1 if the group has no replica to promote. */
 int world_failover(world *w, int group);
-/* The clock of node (fake_node_clock) was changed by a fault: the real
- * backend moves the server's wall clock to match (the clock shim). */
+/* Node's clock, owned by the world (valid for the world's life): faults
+ * move it (offset, drift, jump), then call world_node_clock_changed. */
+sim_clock *world_node_clock(world *w, int node);
+/* The clock of node was changed: the real backend moves the server's wall
+ * clock to match (the clock shim); the fake reads the clock itself. */
 void world_node_clock_changed(world *w, int node);
 
 /* ------------------------------------------------------- client side */

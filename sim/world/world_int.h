@@ -4,6 +4,7 @@
 #ifndef LOCKSIM_WORLD_INT_H
 #define LOCKSIM_WORLD_INT_H
 
+#include "sim/fake/fake.h"
 #include "sim/world/world.h"
 
 typedef struct msg msg;
@@ -61,6 +62,7 @@ typedef struct wwait {
 
 typedef struct wnode {
     fake_node *fake;
+    sim_clock clock;          /* the node's time (the fake reads it; the real server follows it) */
     char *name;
     int group;
     int up, paused;
