@@ -1,7 +1,7 @@
-/* world.h — the simulated deployment: Redis nodes (fake) in groups of one
- * master and its replicas, the network between them and the client
- * processes, replication and failover, and the node faults (crash,
- * restart, pause, clock).
+/* world.h — the simulated deployment: Redis nodes (the embedded fake, or
+ * real servers) in groups of one master and its replicas, the network
+ * between them and the client processes, replication and failover, and the
+ * node faults (crash, restart, pause, clock).
  *
  * Messages travel with a latency drawn per message, in order on each
  * connection (TCP), and run on arrival. A policy hook (installed by the
@@ -58,7 +58,6 @@ struct real_servers;
  * policy hook still judges every message), and time is the wall clock —
  * the world installs the kernel's waiter. */
 world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv);
-int world_is_real(const world *w);
 
 /* Value types as TYPE names them. */
 #define WORLD_TYPE_STRING 0
