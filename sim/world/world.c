@@ -362,8 +362,7 @@ world *world_alloc(sim_ctx *ctx, const scenario *s)
         for (int k = 0; k <= s->replicas; k++) {
             wnode *n = &w->nodes[base + k];
             char name[32];
-            if (k == 0) snprintf(name, sizeof name, "redis%d", g);
-            else snprintf(name, sizeof name, "redis%d.r%d", g, k);
+            scn_node_name(s, base + k, name, sizeof name);
             n->name = sim_xstrdup(name);
             n->owner = w;
             n->index = base + k;
@@ -459,13 +458,6 @@ sim_clock *world_node_clock(world *w, int node)
 const char *world_node_name(const world *w, int node)
 {
     return w->nodes[node].name;
-}
-
-int world_node_find(const world *w, const char *name)
-{
-    for (int i = 0; i < w->nnodes; i++)
-        if (strcmp(w->nodes[i].name, name) == 0) return i;
-    return -1;
 }
 
 int world_group_of(const world *w, int node)

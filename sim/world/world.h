@@ -20,7 +20,8 @@
 typedef struct world world;
 typedef struct world_conn world_conn;
 
-/* Endpoints: nodes are 0..world_nodes()-1; client i (1-based) is
+/* Endpoints: nodes are 0..world_nodes()-1, numbered as the scenario
+ * numbers them (group * (1 + replicas) + k, scn.h); client i (1-based) is
  * WORLD_CLIENT(i). */
 #define WORLD_CLIENT_BASE 100000
 #define WORLD_CLIENT(i) (WORLD_CLIENT_BASE + (i))
@@ -100,8 +101,6 @@ int world_nodes(const world *w);
 int world_groups(const world *w);
 /* "redis0" (master of group 0 at the start), "redis0.r1" (its replica). */
 const char *world_node_name(const world *w, int node);
-/* The node named name, or -1. */
-int world_node_find(const world *w, const char *name);
 int world_group_of(const world *w, int node);
 /* The group's master as the world (Sentinel) has it now. */
 int world_master(const world *w, int group);

@@ -225,6 +225,7 @@ START_TEST(nemesis_is_a_function_of_the_seed)
         for (size_t i = 0; i < n; i++) {
             char line[256];
             ck_assert(steps[i].generated);
+            ck_assert(steps[i].resolved);
             ck_assert(steps[i].op >= SCN_FIRST_FAULT);
             if (i > 0) ck_assert(steps[i].at_us >= steps[i - 1].at_us);
             scn_step_format(&steps[i], &s, line, sizeof line);
