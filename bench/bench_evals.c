@@ -13,6 +13,7 @@
 
 #include "protocols/protocol.h"
 #include "sim/fake/fake.h"
+#include "sim/kernel/host.h"
 #include "sim/real/real.h"
 
 #define PIPELINE 64
@@ -97,11 +98,11 @@ static void load_fake(fake_node *n, fake_conn *c, const char *name)
 static double bench_fake(workload *w, const char *acq, const char *rel, uint64_t cycles)
 {
     sim_ctx *ctx = sim_new(1);
-    fake_node *n = fake_node_new(ctx, "redis0");
+    fake_node *n = fake_node_new(ctx, "redis0", NULL);
     fake_conn *c = fake_conn_new(n, NULL, NULL);
     load_fake(n, c, acq);
     load_fake(n, c, rel);
-    int64_t t0 = real_mono_us();
+    int64_t t0 = host_mono_us();
     for (uint64_t i = 0; i < cycles; i++) {
         build(w, i);
         for (int k = 0; k < w->ncmds; k++) {
@@ -111,7 +112,7 @@ static double bench_fake(workload *w, const char *acq, const char *rel, uint64_t
             if (!ok) exit(1);
         }
     }
-    double secs = (double)(real_mono_us() - t0) / 1e6;
+    double secs = (double)(host_mono_us() - t0) / 1e6;
     fake_conn_free(c);
     fake_node_free(n);
     sim_free(ctx);
@@ -149,7 +150,7 @@ static double bench_real(workload *w, const char *acq, const char *rel, const ch
 {
     real_conn *c = connect_or_die(host, port);
     load_real(c, acq, rel);
-    int64_t t0 = real_mono_us();
+    int64_t t0 = host_mono_us();
     for (uint64_t i = 0; i < cycles; i += (uint64_t)depth) {
         uint64_t batch = cycles - i < (uint64_t)depth ? cycles - i : (uint64_t)depth;
         for (uint64_t k = 0; k < batch; k++) {
@@ -164,7 +165,7 @@ static double bench_real(workload *w, const char *acq, const char *rel, const ch
                 if (!ok) exit(1);
             }
     }
-    double secs = (double)(real_mono_us() - t0) / 1e6;
+    double secs = (double)(host_mono_us() - t0) / 1e6;
     real_close(c);
     return (double)w->evals * (double)cycles / secs;
 }

@@ -6,20 +6,11 @@
 
 #include "faults/fault.h"
 
-#define FAULT_SIDE_MAX 32
-
-/* A set of endpoints: listed ids, or every client / every node. */
-typedef struct fault_side {
-    int all_clients, all_nodes;
-    int ids[FAULT_SIDE_MAX];
-    int n;
-} fault_side;
-
 /* One active network rule. */
 typedef struct frule {
     scn_op op;
     int64_t until_us;   /* INT64_MAX: until healed */
-    fault_side a, b;    /* partition sides, or the two ends of a link */
+    scn_side a, b;      /* partition sides, or the two ends of a link */
     int directed;
     int client;         /* drop-reply / drop-pubsub: this client's only (0: any) */
     int p_ppm;

@@ -30,16 +30,9 @@ static scn_step *add(gen *g, int64_t at, scn_op op)
     st->thread = 1;
     st->group = -1;
     st->wait_us = st->lease_us = -1;
+    st->node_index = -1;
     st->generated = 1;
     return st;
-}
-
-static int clients(const scenario *s)
-{
-    int n = s->clients;
-    for (size_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].op < SCN_FIRST_FAULT && s->steps[i].client > n) n = s->steps[i].client;
-    return n;
 }
 
 static uint64_t pick(gen *g, uint64_t n)
@@ -47,18 +40,10 @@ static uint64_t pick(gen *g, uint64_t n)
     return sim_choose(g->ctx, n, "nemesis");
 }
 
-static void node_name(const scenario *s, int index, char *buf, size_t cap)
-{
-    int per = 1 + s->replicas;
-    int group = index / per, k = index % per;
-    if (k == 0) snprintf(buf, cap, "redis%d", group);
-    else snprintf(buf, cap, "redis%d.r%d", group, k);
-}
-
 static void one(gen *g, int64_t t, int kind)
 {
     const scenario *s = g->s;
-    int nc = clients(s);
+    int nc = scn_max_client(s);
     int nn = s->nodes * (1 + s->replicas);
     int64_t d = scn_dist_draw(g->ctx, &s->nemesis_duration, "nemesis");
     int client = nc ? 1 + (int)pick(g, (uint64_t)nc) : 0;
@@ -84,21 +69,21 @@ static void one(gen *g, int64_t t, int kind)
     }
     case SCN_NEM_CLOCK:
         st = add(g, t, SCN_FAULT_CLOCK);
-        node_name(s, (int)pick(g, (uint64_t)nn), st->node, sizeof st->node);
+        scn_node_name(s, (int)pick(g, (uint64_t)nn), st->node, sizeof st->node);
         st->clock_what = SCN_CLOCK_JUMP;
         st->clock_value = scn_dist_draw(g->ctx, &s->nemesis_jump, "nemesis");
         break;
     case SCN_NEM_NODE_CRASH: {
         int group = (int)pick(g, (uint64_t)s->nodes);
         st = add(g, t, SCN_FAULT_CRASH);
-        node_name(s, group * (1 + s->replicas), st->node, sizeof st->node);
+        scn_node_name(s, group * (1 + s->replicas), st->node, sizeof st->node);
         scn_step *back = add(g, t + d, SCN_FAULT_RESTART);
         memcpy(back->node, g->v[g->n - 2].node, sizeof back->node);
         break;
     }
     case SCN_NEM_NODE_PAUSE:
         st = add(g, t, SCN_FAULT_PAUSE);
-        node_name(s, (int)pick(g, (uint64_t)nn), st->node, sizeof st->node);
+        scn_node_name(s, (int)pick(g, (uint64_t)nn), st->node, sizeof st->node);
         st->for_us = d;
         break;
     case SCN_NEM_FAILOVER:
@@ -117,7 +102,7 @@ static void one(gen *g, int64_t t, int kind)
     case SCN_NEM_DELAY:
         st = add(g, t, SCN_FAULT_DELAY);
         snprintf(st->link_a, sizeof st->link_a, "c%d", client);
-        node_name(s, 0, st->link_b, sizeof st->link_b);
+        scn_node_name(s, 0, st->link_b, sizeof st->link_b);
         st->by_us = d / 10 + 1;
         st->for_us = d;
         break;
@@ -142,7 +127,7 @@ size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out)
         if ((1 << b) == SCN_NEM_FAILOVER && s->replicas == 0) continue;
         if (((1 << b) & (SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY |
                          SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY)) &&
-            clients(s) == 0)
+            scn_max_client(s) == 0)
             continue;
         kinds[nk++] = 1 << b;
     }
@@ -151,6 +136,12 @@ size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out)
         t += scn_dist_draw(ctx, &s->nemesis_interval, "nemesis");
         if (t > s->nemesis_stop_us) break;
         one(&g, t, kinds[pick(&g, (uint64_t)nk)]);
+    }
+    /* The names written above, as ids; they name only endpoints of s. */
+    for (size_t i = 0; i < g.n; i++) {
+        char why[400];
+        int rc = scn_step_resolve(s, &g.v[i], why, sizeof why);
+        sim_assert(rc == 0);
     }
     /* Restarts after the end of the run still happen (the run drains). */
     if (g.n > 1) qsort(g.v, g.n, sizeof *g.v, cmp_at);

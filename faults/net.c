@@ -26,38 +26,12 @@ static fault_net *current;
 
 /* ----------------------------------------------------------- endpoints */
 
-static int resolve(world *w, const char *name)
+/* Does side s (resolved by the parser or the nemesis) take in world
+ * endpoint e? The world's nodes are the scenario's node indexes; its
+ * client i is WORLD_CLIENT(i). */
+static int side_has(const scn_side *s, int e)
 {
-    if (name[0] == 'c') {
-        int c = atoi(name + 1);
-        return c > 0 ? WORLD_CLIENT(c) : -1;
-    }
-    return world_node_find(w, name);
-}
-
-static void side_parse(world *w, const char *spec, fault_side *out)
-{
-    char buf[160];
-    memset(out, 0, sizeof *out);
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(n, "clients")) out->all_clients = 1;
-        else if (!strcmp(n, "nodes")) out->all_nodes = 1;
-        else if (!strncmp(n, "group", 5)) {
-            int g = atoi(n + 5);
-            for (int i = 0; i < world_nodes(w) && out->n < FAULT_SIDE_MAX; i++)
-                if (world_group_of(w, i) == g) out->ids[out->n++] = i;
-        } else if (out->n < FAULT_SIDE_MAX) out->ids[out->n++] = resolve(w, n);
-    }
-}
-
-static int side_has(const fault_side *s, int e)
-{
-    if (s->all_clients && WORLD_IS_CLIENT(e)) return 1;
-    if (s->all_nodes && !WORLD_IS_CLIENT(e)) return 1;
-    for (int i = 0; i < s->n; i++)
-        if (s->ids[i] == e) return 1;
-    return 0;
+    return WORLD_IS_CLIENT(e) ? scn_side_has_client(s, e - WORLD_CLIENT_BASE) : scn_side_has_node(s, e);
 }
 
 /* --------------------------------------------------------------- rules */
@@ -77,13 +51,8 @@ void fault_net_add(fault_net *fn, const scn_step *st, int64_t now)
     r->client = st->client ? WORLD_CLIENT(st->client) : 0;
     r->directed = st->directed;
     snprintf(r->point, sizeof r->point, "%s", st->point);
-    if (st->op == SCN_FAULT_PARTITION) {
-        side_parse(fn->w, st->side_a, &r->a);
-        side_parse(fn->w, st->side_b, &r->b);
-    } else if (st->link_a[0]) {
-        side_parse(fn->w, st->link_a, &r->a);
-        side_parse(fn->w, st->link_b, &r->b);
-    }
+    r->a = st->end_a; /* empty unless a partition or a link */
+    r->b = st->end_b;
 }
 
 void fault_net_heal(fault_net *fn)

@@ -47,11 +47,6 @@ static void apply_clock(sim_ctx *ctx, sim_clock *c, const scn_step *st)
     }
 }
 
-static int node_of(fault_sched *f, const scn_step *st)
-{
-    return st->node[0] ? world_node_find(f->w, st->node) : -1;
-}
-
 static void apply(sim_ctx *ctx, void *arg)
 {
     fault_ev *e = arg;
@@ -61,7 +56,7 @@ static void apply(sim_ctx *ctx, void *arg)
     scn_step_format(st, f->s, line, sizeof line);
     sim_trace(ctx, "fault", "%s%s", line, st->generated ? " (nemesis)" : "");
     if (f->cw) cl_world_fault(f->cw, line);
-    int node = node_of(f, st);
+    int node = st->node_index; /* the world numbers nodes as the scenario does */
     switch (st->op) {
     case SCN_FAULT_CRASH:
         if (node >= 0) world_node_crash(f->w, node);
@@ -77,7 +72,7 @@ static void apply(sim_ctx *ctx, void *arg)
         break;
     case SCN_FAULT_CLOCK:
         if (node >= 0) {
-            apply_clock(ctx, fake_node_clock(world_node(f->w, node)), st);
+            apply_clock(ctx, world_node_clock(f->w, node), st);
             world_node_clock_changed(f->w, node);
         }
         else if (f->cw && cl_clock(f->cw, st->client)) apply_clock(ctx, cl_clock(f->cw, st->client), st);
@@ -121,6 +116,7 @@ fault_sched *fault_schedule(sim_ctx *ctx, world *w, cl_world *cw, const scenario
     for (size_t i = 0; i < s->nsteps + nextra; i++) {
         const scn_step *st = i < s->nsteps ? &s->steps[i] : &extra[i - s->nsteps];
         if (st->op < SCN_FIRST_FAULT) continue;
+        sim_assert(st->resolved); /* by the parser or the nemesis */
         f->ev[f->n].f = f;
         f->ev[f->n].st = *st;
         sim_at(ctx, st->at_us, "fault", apply, &f->ev[f->n]);

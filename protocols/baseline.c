@@ -254,7 +254,7 @@ static void base_observe(cl_world *cw, int group, int lock, hist_store *out)
     world_peek_result pk;
     if (!cl_store_peek(cw, group, lock, out, &pk)) return;
     out->count = 1;
-    if (pk.type != FAKE_TYPE_STRING) return;
+    if (pk.type != WORLD_TYPE_STRING) return;
     /* "<uuid>:<thread>" or "<uuid>:<thread>:<counter>": keep two parts */
     size_t n = pk.len < sizeof out->owner - 1 ? pk.len : sizeof out->owner - 1;
     memcpy(out->owner, pk.str, n);

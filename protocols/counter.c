@@ -22,7 +22,7 @@ void counter_observe(cl_world *cw, int group, int lock, hist_store *out)
     world_peek_result pk;
     int exists = cl_store_peek(cw, group, lock, out, &pk);
     out->counter = 1;
-    if (!exists || pk.type != FAKE_TYPE_STRING) return;
+    if (!exists || pk.type != WORLD_TYPE_STRING) return;
     char num[32];
     snprintf(num, sizeof num, "%.*s", (int)(pk.len < 31 ? pk.len : 31), pk.str);
     out->count = strtoll(num, NULL, 10);

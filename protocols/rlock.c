@@ -635,7 +635,7 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
 void rlock_observe(cl_world *cw, int group, int lock, hist_store *out)
 {
     world_peek_result pk;
-    if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != FAKE_TYPE_HASH) return;
+    if (!cl_store_peek(cw, group, lock, out, &pk) || pk.type != WORLD_TYPE_HASH) return;
     cl_store_peek_hash(cw, group, lock, first_field, out);
 }
 

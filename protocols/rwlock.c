@@ -53,7 +53,7 @@ static int walk(cl_world *cw, int group, int lock, rw_walk *w, hist_store *st)
 {
     world_peek_result pk;
     if (!cl_store_peek(cw, group, lock, st, &pk)) return 0;
-    if (pk.type == FAKE_TYPE_HASH) cl_store_peek_hash(cw, group, lock, walk_field, w);
+    if (pk.type == WORLD_TYPE_HASH) cl_store_peek_hash(cw, group, lock, walk_field, w);
     return 1;
 }
 

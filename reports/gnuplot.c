@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "reports/report.h"
-#include "sim/real/real.h"
+#include "sim/kernel/host.h"
 
 void report_plots_add(report_plots *p, const char *name, const char *title)
 {
@@ -101,7 +101,7 @@ int report_dat_close(FILE *dat, const char *dir, const char *name, char *why, si
 
 int report_gnuplot_found(void)
 {
-    return real_program_found("gnuplot");
+    return host_program_found("gnuplot");
 }
 
 /* The first line of dir/gnuplot.log into why (what gnuplot complained of). */

@@ -10,6 +10,7 @@
 
 #include "sim/engine/conform.h"
 #include "sim/fake/fake.h"
+#include "sim/kernel/host.h"
 #include "sim/real/real.h"
 
 #define MAX_PUSHES 64
@@ -111,7 +112,7 @@ static void report(run *r, const conform_op *op, const char *what,
 static void sync_clock(run *r)
 {
     sim_clock *c = fake_node_clock(r->node);
-    c->offset_us = real_unix_us() - sim_now(r->ctx);
+    c->offset_us = host_unix_us() - sim_now(r->ctx);
 }
 
 /* An UNSUBSCRIBE with no channel lists them in the server's dict order:
@@ -266,14 +267,14 @@ int conform_run(const conform_opts *o)
     real_set_timeout(r.rmain, 5000);
     real_set_timeout(r.rsub, 2000);
     r.ctx = sim_new(o->seed);
-    r.node = fake_node_new(r.ctx, "fake");
+    r.node = fake_node_new(r.ctx, "fake", NULL);
     r.fmain = fake_conn_new(r.node, NULL, NULL);
     r.fsub = fake_conn_new(r.node, on_push, &r.fpush);
     conform_gen *g = conform_gen_new(o->seed);
     family_count fams[256];
     size_t nfams = 0;
     int status = prelude(&r) == 0 ? 0 : 2;
-    int64_t t0 = real_mono_us();
+    int64_t t0 = host_mono_us();
 
     for (r.step = 1; status == 0 && r.step <= o->ops; r.step++) {
         conform_op op;
@@ -296,7 +297,7 @@ int conform_run(const conform_opts *o)
         conform_op_clear(&op);
         if (rc != 0) status = 1;
     }
-    double secs = (double)(real_mono_us() - t0) / 1e6;
+    double secs = (double)(host_mono_us() - t0) / 1e6;
     if (status == 0) {
         printf("conform: %llu ops against %s:%d (seed %llu), 0 divergences; "
                "%zu command/script families, %llu pub/sub messages compared, "

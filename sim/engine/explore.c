@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/kernel/host.h"
 #include "sim/kernel/ut.h"
-#include "sim/real/real.h"
 
 typedef struct point {
     uint64_t n;       /* the point's range */
@@ -120,7 +120,7 @@ int explore_run(const scenario *s, uint64_t seed, const explore_opts *o, explore
     memset(out, 0, sizeof *out);
     explorer x = {.o = o};
     seen_hash *seen = NULL;
-    int64_t t0 = real_mono_us(), last_report = t0;
+    int64_t t0 = host_mono_us(), last_report = t0;
     int rc = 0;
     for (;;) {
         x.pos = 0;
@@ -156,7 +156,7 @@ int explore_run(const scenario *s, uint64_t seed, const explore_opts *o, explore
         }
         run_result_free(&r);
         hist_free(&h);
-        int64_t now = real_mono_us();
+        int64_t now = host_mono_us();
         out->seconds = (double)(now - t0) / 1e6;
         if (progress && now - last_report > 2000000) {
             fprintf(progress, "check: %llu executions, %llu distinct outcomes, %llu failing, %.0f/s\n",

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "sim/engine/pool.h"
+#include "sim/kernel/host.h"
 #include "sim/kernel/sim.h"
-#include "sim/real/real.h"
 #include "sim/real/servers.h"
 
 #define NONE ((size_t)-1)
@@ -116,7 +116,7 @@ static void progress_clear(emitter *e)
 static void progress_draw(emitter *e)
 {
     if (!e->progress) return;
-    int64_t now = real_mono_us();
+    int64_t now = host_mono_us();
     if (e->drawn && now - e->drawn_us < 200000) return;
     double secs = (double)(now - e->t0_us) / 1e6;
     double rate = secs > 0 ? (double)e->runs / secs : 0;
@@ -443,7 +443,7 @@ int pool_run(const pool_opts *o, size_t n, pool_run_fn run, pool_label_fn label,
     emitter e = {.o = o, .progress = o->progress, .stdout_tty = isatty(STDOUT_FILENO), .total = n};
     struct sigaction old[NSTOP];
     catch_stops(old);
-    e.t0_us = real_mono_us();
+    e.t0_us = host_mono_us();
     progress_draw(&e);
     int worst = o->jobs > 1 && n > 1 ? run_workers(o, n, run, label, arg, &e) : run_here(o, n, run, arg, &e);
     progress_clear(&e);

@@ -9,7 +9,7 @@
 #include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "sim/engine/run.h"
-#include "sim/real/real.h"
+#include "sim/kernel/host.h"
 #include "sim/real/servers.h"
 #include "sim/world/world.h"
 
@@ -104,7 +104,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
             return -1;
         }
     }
-    int64_t wall0 = real_mono_us();
+    int64_t wall0 = host_mono_us();
     sim_ctx *ctx = sim_new(seed);
     if (o && o->trace) sim_set_trace_sink(ctx, to_file, o->trace);
     if (o && o->chooser) sim_set_chooser(ctx, o->chooser, o->chooser_ud);
@@ -158,7 +158,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     world_free(w);
     real_servers_stop(srv);
     sim_free(ctx);
-    out->wall_ms = (double)(real_mono_us() - wall0) / 1000.0;
+    out->wall_ms = (double)(host_mono_us() - wall0) / 1000.0;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) out->peak_rss_kb = ru.ru_maxrss;
     return 0;

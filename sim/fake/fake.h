@@ -49,13 +49,16 @@ typedef struct fake_stats {
     uint64_t expired;       /* keys deleted because their time had come */
 } fake_stats;
 
-/* Creates an empty node named name (used in traces). Its clock starts at
- * the sim epoch; fake_node_clock() gives it to faults. Cannot fail. */
-fake_node *fake_node_new(sim_ctx *ctx, const char *name);
+/* Creates an empty node named name (used in traces). Its time is read from
+ * clock (borrowed for the node's life: its owner, the world, moves it),
+ * or, when clock is NULL, from a clock of its own that starts at the sim
+ * epoch. Cannot fail. */
+fake_node *fake_node_new(sim_ctx *ctx, const char *name, sim_clock *clock);
 /* Frees the node, its connections' subscriptions and its Lua state.
  * Connections must be freed first. */
 void fake_node_free(fake_node *n);
 const char *fake_node_name(const fake_node *n);
+/* The clock the node reads (its own, or the one it was given). */
 sim_clock *fake_node_clock(fake_node *n);
 /* The node's time in ms as Redis reads it (frozen inside a script). */
 int64_t fake_node_time_ms(const fake_node *n);

@@ -150,7 +150,8 @@ typedef struct fk_cmd_memo {
 struct fake_node {
     sim_ctx *ctx;
     char *name;
-    sim_clock clock;
+    sim_clock *clock;   /* the node's time: own_clock, or one its owner lent */
+    sim_clock own_clock;
     fkey *keys;
     fchannel *channels;
     lua_host *lua;

@@ -12,7 +12,7 @@
 int64_t fk_now_ms(const fake_node *n)
 {
     if (n->frozen_ms >= 0) return n->frozen_ms;
-    return sim_clock_now_ms(n->ctx, &n->clock);
+    return sim_clock_now_ms(n->ctx, n->clock);
 }
 
 void fstr_set(fstr *s, const char *p, size_t len)

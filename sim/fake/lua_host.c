@@ -474,7 +474,7 @@ int lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys, int first
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->ref);
 
     fake_node *n = h->n;
-    n->frozen_ms = sim_clock_now_ms(n->ctx, &n->clock);
+    n->frozen_ms = sim_clock_now_ms(n->ctx, n->clock);
     h->cur = c;
     h->cur_sha = s->sha;
     h->steps = 0;

@@ -7,12 +7,13 @@
 #define DEFAULT_SCRIPT_STEPS UINT64_C(100000000)
 #define DEFAULT_SCRIPT_BYTES ((size_t)256 << 20)
 
-fake_node *fake_node_new(sim_ctx *ctx, const char *name)
+fake_node *fake_node_new(sim_ctx *ctx, const char *name, sim_clock *clock)
 {
     fake_node *n = sim_xcalloc(1, sizeof *n);
     n->ctx = ctx;
     n->name = sim_xstrdup(name);
-    sim_clock_init(&n->clock);
+    sim_clock_init(&n->own_clock);
+    n->clock = clock ? clock : &n->own_clock;
     n->frozen_ms = -1;
     n->rand48 = UINT64_C(0x1234ABCD330E); /* lrand48's state before any seeding */
     n->script_steps = DEFAULT_SCRIPT_STEPS;
@@ -43,7 +44,7 @@ const char *fake_node_name(const fake_node *n)
 
 sim_clock *fake_node_clock(fake_node *n)
 {
-    return &n->clock;
+    return n->clock;
 }
 
 int64_t fake_node_time_ms(const fake_node *n)

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
 
 #include <hiredis.h>
 
@@ -88,18 +87,4 @@ int real_set_timeout(real_conn *c, int ms)
 const char *real_errstr(const real_conn *c)
 {
     return c->ctx->err ? c->ctx->errstr : "no error";
-}
-
-int64_t real_unix_us(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
-
-int64_t real_mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }

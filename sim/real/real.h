@@ -1,7 +1,7 @@
 /* real.h — talking to a real redis-server over hiredis: connections,
- * commands (one at a time or pipelined), replies converted to sim_reply, and
- * the wall clock. Only this module (and reports) may touch sockets and the
- * wall clock. */
+ * commands (one at a time or pipelined), replies converted to sim_reply,
+ * and plain TCP sockets. Only this module (and reports) may touch sockets;
+ * the wall clock is sim/kernel/host.h's. */
 #ifndef LOCKSIM_REAL_H
 #define LOCKSIM_REAL_H
 
@@ -38,12 +38,5 @@ int real_set_timeout(real_conn *c, int ms);
 int real_listen_loopback(int backlog, int *port);
 int real_tcp_connect(const char *host, int port);
 int real_accept(int listen_fd);
-
-/* Wall clock: Unix time in µs (what Redis' clock reads), and a monotonic
- * clock in µs for pacing and measuring. */
-int64_t real_unix_us(void);
-int64_t real_mono_us(void);
-/* 1 when an executable named prog is on the PATH. */
-int real_program_found(const char *prog);
 
 #endif /* LOCKSIM_REAL_H */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/kernel/host.h"
 #include "sim/real/real.h"
 
 extern char **environ;
@@ -264,24 +265,9 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* -------------------------------------------------------------- the set */
 
-int real_program_found(const char *prog)
-{
-    const char *path = getenv("PATH");
-    if (path == NULL) return 0;
-    char *copy = sim_xstrdup(path);
-    int found = 0;
-    for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-        char full[4096];
-        snprintf(full, sizeof full, "%s/%s", *d ? d : ".", prog);
-        found = access(full, X_OK) == 0;
-    }
-    sim_xfree(copy);
-    return found;
-}
-
 static real_servers *start_set(int groups, int replicas, const char *shim, char *err, size_t cap)
 {
-    if (!real_program_found("redis-server")) {
+    if (!host_program_found("redis-server")) {
         snprintf(err, cap, "redis-server is not installed: the real backend starts Debian's redis-server "
                            "(apt-get install redis-server, or make deps)");
         return NULL;

@@ -3,7 +3,6 @@
  * lines of [steps] and [faults], and the checks that need the whole file.
  * The first error wins and is reported as "path:line: message"; the
  * reader counts lines itself, since inih's handler is not given them. */
-#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,60 +480,14 @@ void scn_defaults(scenario *s)
     s->nemesis_p_ppm = 300000;
 }
 
-/* Is name a node of the topology ("redis2", "redis2.r1")? */
-static int is_node(const scenario *s, const char *name)
-{
-    int g, r = 0, n = 0, m = 0;
-    if (strncmp(name, "redis", 5) != 0 || !isdigit((unsigned char)name[5])) return 0;
-    if (sscanf(name, "redis%d%n", &g, &n) != 1) return 0;
-    if (name[n] == '.') {
-        if (sscanf(name + n, ".r%d%n", &r, &m) != 1 || r < 1) return 0;
-        n += m;
-    }
-    return name[n] == '\0' && g < s->nodes && r <= s->replicas;
-}
-
-/* Is name a group of the topology ("group2": redis2 and its replicas)? */
-static int is_group(const scenario *s, const char *name)
-{
-    int g, n = 0;
-    return sscanf(name, "group%d%n", &g, &n) == 1 && name[n] == '\0' && g >= 0 && g < s->nodes;
-}
-
-static int is_client(const char *name, int max_clients)
-{
-    int c, t;
-    return name[0] == 'c' && scn_parse_client(name, &c, &t) == 0 && c <= max_clients && t == 1;
-}
-
-/* A comma list of endpoint names (nodes, groups, clients), or "clients" /
- * "nodes". */
-static int check_side(parser *p, const scn_step *st, const char *side, int max_clients)
-{
-    char buf[160];
-    snprintf(buf, sizeof buf, "%s", side);
-    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(n, "clients") || !strcmp(n, "nodes") || is_node(p->s, n) || is_group(p->s, n) ||
-            is_client(n, max_clients))
-            continue;
-        fail(p, st->line,
-             "unknown endpoint \"%s\" (nodes are redis0, redis0.r1, ...; groups group0, ...; clients c1, c2, ...)",
-             n);
-        return -1;
-    }
-    return 0;
-}
-
-static void check_names(parser *p, const scn_step *st, int max_clients)
+/* The step's names resolved against the topology (scn_step_resolve),
+ * then what a failover needs. */
+static void check_names(parser *p, scn_step *st)
 {
     const scenario *s = p->s;
-    if (st->node[0] && !is_node(s, st->node))
-        fail(p, st->line, "no node \"%s\" (this topology has redis0..redis%d%s)", st->node, s->nodes - 1,
-             s->replicas ? " with replicas .r1.." : "");
-    else if (st->op == SCN_FAULT_PARTITION)
-        (void)(check_side(p, st, st->side_a, max_clients) || check_side(p, st, st->side_b, max_clients));
-    else if (st->link_a[0])
-        (void)(check_side(p, st, st->link_a, max_clients) || check_side(p, st, st->link_b, max_clients));
+    char msg[400];
+    if (scn_step_resolve(s, st, msg, sizeof msg) != 0)
+        fail(p, st->line, "%s", msg);
     else if (st->op == SCN_FAULT_FAILOVER && st->group >= s->nodes)
         fail(p, st->line, "no group %d: the scenario has %d", st->group, s->nodes);
     else if (st->op == SCN_FAULT_FAILOVER && s->replicas == 0)
@@ -559,12 +512,9 @@ static void validate(parser *p)
     if (s->nemesis && (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER)) && s->replicas == 0 &&
         (s->nemesis_kinds & SCN_NEM_FAILOVER))
         fail(p, 0, "[nemesis] failover needs [redis] replicas");
-    int max_clients = s->clients;
-    for (size_t j = 0; j < s->nsteps; j++)
-        if (s->steps[j].op < SCN_FIRST_FAULT && s->steps[j].client > max_clients)
-            max_clients = s->steps[j].client;
+    int max_clients = scn_max_client(s);
     for (size_t i = 0; i < s->nsteps && !p->failed; i++) {
-        const scn_step *st = &s->steps[i];
+        scn_step *st = &s->steps[i];
         char at[32], dur[32];
         scn_duration_format(st->at_us, at, sizeof at);
         scn_duration_format(s->duration_us, dur, sizeof dur);
@@ -573,7 +523,7 @@ static void validate(parser *p)
         else if (st->client > max_clients)
             fail(p, st->line, "no client %d: the scenario has %d", st->client, max_clients);
         else
-            check_names(p, st, max_clients);
+            check_names(p, st);
     }
 }
 

@@ -86,6 +86,28 @@ typedef enum scn_op {
 #define SCN_RW_READ 1
 #define SCN_RW_WRITE 2
 
+/* ---------------------------------------------------------- endpoints */
+
+/* Nodes are numbered group * (1 + replicas) + k: k = 0 is the group's
+ * first master ("redis<group>"), k >= 1 its replica "redis<group>.r<k>".
+ * Clients are numbered from 1 ("c<n>"). */
+#define SCN_MAX_NODES (15 * (1 + 8)) /* [redis] nodes x (1 + replicas) at most */
+#define SCN_SIDE_CLIENTS 64          /* more than a side's text can name */
+
+/* A partition's side or a link's end, resolved from its names (a comma
+ * list of nodes, groups, clients, "nodes" and "clients"): the nodes it
+ * names (groups expanded) and the clients, or all of either. */
+typedef struct scn_side {
+    int all_nodes, all_clients;
+    uint64_t nodes[(SCN_MAX_NODES + 63) / 64]; /* bit i: node i */
+    int nclients;
+    int clients[SCN_SIDE_CLIENTS];             /* client numbers, without repeats */
+} scn_side;
+
+/* Does side s take in node i / client c (listed, or all of them)? */
+int scn_side_has_node(const scn_side *s, int node);
+int scn_side_has_client(const scn_side *s, int client);
+
 /* One timed line of [steps] or [faults] (or one the nemesis made). */
 typedef struct scn_step {
     int line;          /* in the scenario file (0: generated) */
@@ -111,8 +133,21 @@ typedef struct scn_step {
     char point[64];    /* fiu point */
     int group;         /* failover: the node group (-1: from node=, else 0) */
     int generated;     /* written by the nemesis */
+    /* The names above resolved against the topology (scn_step_resolve):
+     * what runs use; the names are what traces and files show. */
+    int resolved;
+    int node_index;    /* node=, -1 when none */
+    scn_side end_a, end_b; /* a partition's sides, or a link's ends */
 } scn_step;
 
+/* Resolves st's endpoint names (node=, a partition's sides, a link's ends)
+ * against s's topology and clients (scn_max_client) into node_index,
+ * end_a and end_b, and sets resolved. Returns 0, or -1 with why in msg
+ * (cap bytes) when a name is not an endpoint of s (st's ids are then
+ * unspecified). The parser calls it on every line once the whole file is
+ * read; whatever makes or edits a step after that calls it again. Cost:
+ * O(number of s's steps) to find the highest client. */
+int scn_step_resolve(const struct scenario *s, scn_step *st, char *msg, size_t cap);
 /* Writes st as the scenario line that would produce it ("at = 10s ..."). */
 size_t scn_step_format(const scn_step *st, const struct scenario *s, char *buf, size_t cap);
 /* The name of a timed operation ("lock", "drop-reply", ...). */
@@ -280,6 +315,12 @@ int scn_load_string(const char *path, const char *text, scenario *out, scn_error
 void scn_free(scenario *s);
 /* Writes err as "path:line: message". */
 void scn_error_print(const scn_error *err);
+/* The highest client number of s: [clients] count, or the highest client
+ * of a client operation in [steps] when that is higher. */
+int scn_max_client(const scenario *s);
+/* Writes node's name ("redis0", "redis0.r1") into buf (cap bytes);
+ * returns its length. */
+size_t scn_node_name(const scenario *s, int node, char *buf, size_t cap);
 
 /* Writes s as scenario text: every key whose value differs from its
  * default, the locks, [steps] (client operations) and [faults] in file

@@ -1,7 +1,8 @@
 /* timed.c — the timed lines of [steps] and [faults]: "at = TIME [cN[.tM]]
  * OPERATION key=value..." parsed into a scn_step, and written back. The
  * grammar of each operation (which options it takes and needs) is in the
- * table below. Names are checked against the topology later (parse.c). */
+ * table below. Names are resolved against the topology later, once the
+ * whole file is read (endpoints.c). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,7 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     st->lease_us = -1;
     st->thread = 1;
     st->group = -1;
+    st->node_index = -1;
     int i = 0;
     if (nw == 0 || scn_parse_duration(words[0], &st->at_us) != 0 || st->at_us < 0)
         return err(msg, cap, "a timed line starts with its time, e.g. 'at = 10s c1 lock' (got %s)",

@@ -15,7 +15,7 @@
 #include "sim/real/aio.h"
 #include "sim/real/real.h"
 #include "sim/real/servers.h"
-#include "sim/world/world_int.h"
+#include "sim/world/backend.h"
 
 #define CHUNK 65536
 

@@ -1,19 +1,22 @@
 /* repl.c — replication and failover between the world's nodes.
  *
- * A master ships the effects of each client command (fake_node's effect
- * batches) to its replicas, one message per batch, with the replication
- * lag; a replica applies them in offset order and acknowledges. WAIT n t
- * counts the replicas whose acknowledged offset reaches the connection's
- * last write, blocking the connection until enough have or t runs out.
+ * A master ships the effects of each client command (the effect batches
+ * its backend hands to the hook of set_master) to its replicas, one
+ * message per batch, with the replication lag; a replica applies them in
+ * offset order and acknowledges. A backend whose servers replicate by
+ * themselves ships nothing: the links are then the world's view of the
+ * topology, for failover and the connected-replica count. A WAIT the
+ * backend leaves to the world (repl_wait) counts the replicas whose
+ * acknowledged offset reaches the connection's last write, blocking the
+ * connection until enough have or its timeout runs out.
  * Replication traffic that the network policy would drop is retried
  * (Redis' replication backlog resends it), so a replica lags, never
  * diverges. Failover (Sentinel-like) promotes the most up-to-date live
  * replica: what the old master had not shipped is gone. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "sim/world/world_int.h"
+#include "sim/world/backend.h"
 
 #define REPL_RETRY_US SIM_MS(100)
 
@@ -55,14 +58,14 @@ static wlink *link_for(world *w, int master, int replica)
     return l;
 }
 
+static void on_effects(void *ud, const fake_effect *effects, size_t n);
+
 static void make_master(world *w, int node)
 {
-    wnode *n = &w->nodes[node];
-    n->master = -1;
-    fake_node_set_replica(n->fake, 0);
+    w->nodes[node].master = -1;
     /* Without replicas nothing is shipped: the node need not record
      * its effects at all. */
-    if (w->s->replicas > 0) fake_node_set_repl(n->fake, repl_on_effects, &hooks_of(w)[node]);
+    w->be->set_master(w, node, w->s->replicas > 0 ? on_effects : NULL, &hooks_of(w)[node]);
 }
 
 void repl_init(world *w)
@@ -75,7 +78,7 @@ void repl_init(world *w)
         if (n->master < 0) {
             make_master(w, i);
         } else {
-            fake_node_set_replica(n->fake, 1);
+            w->be->set_replica(w, i);
             link_for(w, n->master, i)->alive = 1;
         }
     }
@@ -140,7 +143,8 @@ static void post_repl(world *w, wlink *l, msg *m)
     w->policy = saved;
 }
 
-void repl_on_effects(void *ud, const fake_effect *effects, size_t n)
+/* A master's hook (set_master): ships one client command's effects. */
+static void on_effects(void *ud, const fake_effect *effects, size_t n)
 {
     repl_hook *h = ud;
     world *w = h->w;
@@ -197,18 +201,8 @@ static void unblock(world *w, world_conn *c)
         msg *m = c->backlog_head;
         c->backlog_head = m->qnext;
         if (c->backlog_head == NULL) c->backlog_tail = NULL;
-        world_run_cmd(w, c, m);
-        world_msg_free(m);
+        w->be->command(w, c, m);
     }
-}
-
-static void wait_reply(world *w, world_conn *c, uint64_t req_id, int count)
-{
-    msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
-    back->c = c;
-    back->req_id = req_id;
-    back->reply = sim_reply_int(count);
-    world_post(w, back, c->lat_down, &w->s->latency, &c->last_down_us);
 }
 
 static void finish_wait(world *w, wnode *n, wwait *x)
@@ -220,7 +214,7 @@ static void finish_wait(world *w, wnode *n, wwait *x)
     }
     sim_timer_cancel(w->ctx, &x->timer);
     world_conn *c = x->c;
-    wait_reply(w, c, x->req_id, acked_count(w, c->node, c->woff));
+    world_reply(c, x->req_id, sim_reply_int(acked_count(w, c->node, c->woff)));
     sim_xfree(x);
     unblock(w, c);
 }
@@ -233,29 +227,17 @@ static void on_wait_timeout(sim_ctx *ctx, void *arg)
     finish_wait(w, &w->nodes[x->c->node], x);
 }
 
-void repl_wait(world *w, world_conn *c, msg *m)
+void repl_wait(world *w, world_conn *c, uint64_t req_id, long long want, long long timeout)
 {
     wnode *n = &w->nodes[c->node];
-    /* The fake checks the arguments as Redis does (and answers errors). */
-    sim_reply *r = fake_exec(n->fake, c->fconn, m->argc, (const char *const *)m->argv, m->lens);
-    if (r == NULL || r->type == SIM_REPLY_ERR) {
-        msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
-        back->c = c;
-        back->req_id = m->req_id;
-        back->reply = r;
-        world_post(w, back, c->lat_down, &w->s->latency, &c->last_down_us);
-        return;
-    }
-    sim_reply_free(r);
-    long long want = strtoll(m->argv[1], NULL, 10), timeout = strtoll(m->argv[2], NULL, 10);
     int now = acked_count(w, c->node, c->woff);
     if (now >= want) {
-        wait_reply(w, c, m->req_id, now);
+        world_reply(c, req_id, sim_reply_int(now));
         return;
     }
     wwait *x = sim_xcalloc(1, sizeof *x);
     x->c = c;
-    x->req_id = m->req_id;
+    x->req_id = req_id;
     x->want = want;
     x->next = n->waits;
     n->waits = x;
@@ -310,7 +292,7 @@ static void apply_ready(world *w, wlink *l)
         if (*pp == NULL) return;
         m = *pp;
         *pp = m->qnext;
-        fake_node_apply(r->fake, m->effects, m->neffects);
+        w->be->apply(w, l->replica, m->effects, m->neffects);
         r->offset = m->offset;
         send_ack(w, l, r->offset);
         world_msg_free(m);
@@ -350,10 +332,9 @@ void repl_attach(world *w, int node, int master)
 {
     wnode *n = &w->nodes[node];
     n->master = master;
-    fake_node_set_repl(n->fake, NULL, NULL);
-    fake_node_set_replica(n->fake, 1);
+    w->be->set_replica(w, node);
     if (!n->up) return; /* synchronised when it comes back */
-    fake_node_copy_data(n->fake, w->nodes[master].fake);
+    w->be->full_sync(w, node, master);
     n->offset = w->nodes[master].offset;
     for (size_t i = 0; i < w->nlinks; i++)
         if (w->links[i].replica == node) w->links[i].alive = 0;
@@ -406,13 +387,7 @@ static void on_discovered(sim_ctx *ctx, void *arg)
 int world_failover(world *w, int group)
 {
     wgroup *g = &w->groups[group];
-    int old = g->master, best = -1;
-    for (int i = 0; i < w->nnodes && !w->real; i++) {
-        wnode *n = &w->nodes[i];
-        if (n->group != group || i == old || !n->up || n->master != old) continue;
-        if (best < 0 || n->offset > w->nodes[best].offset) best = i;
-    }
-    if (w->real) best = wreal_pick_replica(w, group, old);
+    int old = g->master, best = w->be->pick_replica(w, group, old);
     if (best < 0) {
         sim_trace(w->ctx, "sentinel", "no replica of %s to promote", w->nodes[old].name);
         return -1;
@@ -427,7 +402,7 @@ int world_failover(world *w, int group)
     while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits);
     make_master(w, best);
     g->master = best;
-    if (w->real) wreal_promote(w, best);
+    w->be->promote(w, best);
     for (int i = 0; i < w->nnodes; i++)
         if (w->nodes[i].group == group && i != best) repl_attach(w, i, best);
     sim_timer_arm(w->ctx, &g->discovery_timer, sim_now(w->ctx) + w->s->discovery_us,

@@ -2,13 +2,13 @@
  * direction of a connection is a FIFO channel: a message arrives at
  * max(now + latency + policy delay, arrival of the previous message), so
  * TCP order holds while latencies vary; the policy may drop it instead. A
- * node runs a command the moment it arrives, unless it is down (the
- * message is lost, an open is refused) or paused (it waits). */
+ * message reaches the node's backend (backend.h) when it arrives, unless
+ * the node is down (the message is lost, an open is refused) or paused (it
+ * waits), or the connection is blocked in a WAIT (its commands queue). */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
-#include "sim/world/world_int.h"
+#include "sim/world/backend.h"
 
 /* ------------------------------------------------------------ messages */
 
@@ -66,8 +66,7 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
         world_msg_free(m);
         return;
     }
-    /* On real servers the network is real: no simulated latency. */
-    int64_t t = sim_now(w->ctx) + (w->real ? 0 : scn_dist_draw(w->ctx, d, lat)) + v.extra_us;
+    int64_t t = sim_now(w->ctx) + w->be->latency_us(w, d, lat) + v.extra_us;
     if (t < *last) t = *last;
     *last = t;
     m->prev = NULL;
@@ -87,24 +86,33 @@ static void post_down(world_conn *c, msg *m)
     world_post(c->w, m, c->lat_down, &c->w->s->latency, &c->last_down_us);
 }
 
-/* ------------------------------------------------------------- nodes */
-
-static void on_node_push(void *ud, const sim_reply *push)
+void world_reply(world_conn *c, uint64_t req_id, sim_reply *r)
 {
-    world_conn *c = ud;
+    msg *m = world_msg_new(c->w, WORLD_MSG_REPLY, c->node, c->from);
+    m->c = c;
+    m->req_id = req_id;
+    m->reply = r;
+    post_down(c, m);
+}
+
+void world_push(world_conn *c, sim_reply *push)
+{
     msg *m = world_msg_new(c->w, WORLD_MSG_PUSH, c->node, c->from);
     m->c = c;
-    m->reply = sim_reply_ref((sim_reply *)push); /* shared: a published message goes to every subscriber */
+    m->reply = push;
     post_down(c, m);
+}
+
+/* ------------------------------------------------------------- nodes */
+
+void world_ran(world *w, world_conn *c, uint64_t tag)
+{
+    if (w->exec_fn && w->nodes[c->node].master < 0) w->exec_fn(w->exec_ud, c->node, tag);
 }
 
 void world_conn_reset(world_conn *c)
 {
-    if (c->w->real) wreal_conn_gone(c);
-    if (c->fconn) {
-        fake_conn_free(c->fconn);
-        c->fconn = NULL;
-    }
+    c->w->be->conn_gone(c->w, c);
     repl_drop_waits(c->w, c);
     while (c->backlog_head) {
         msg *m = c->backlog_head;
@@ -120,51 +128,27 @@ void world_conn_reset(world_conn *c)
     post_down(c, m);
 }
 
-void world_run_cmd(world *w, world_conn *c, msg *m)
-{
-    wnode *n = &w->nodes[c->node];
-    if (m->argc == 3 && m->lens[0] == 4 && strncasecmp(m->argv[0], "wait", 4) == 0 && n->master < 0) {
-        repl_wait(w, c, m);
-        return;
-    }
-    sim_reply *r = fake_exec(n->fake, c->fconn, m->argc, (const char *const *)m->argv, m->lens);
-    c->woff = n->offset;
-    if (w->exec_fn && n->master < 0) w->exec_fn(w->exec_ud, c->node, m->tag);
-    if (r == NULL) return; /* answered with pushes (SUBSCRIBE) */
-    msg *back = world_msg_new(w, WORLD_MSG_REPLY, c->node, c->from);
-    back->c = c;
-    back->req_id = m->req_id;
-    back->reply = r;
-    post_down(c, back);
-}
-
 /* A message reaches a node that is up and running. */
 static void at_node(world *w, msg *m)
 {
-    if (w->real) {
-        wreal_at_node(w, m);
-        return;
-    }
     world_conn *c = m->c;
-    wnode *n = &w->nodes[c->node];
     switch (m->kind) {
     case WORLD_MSG_OPEN:
-        c->fconn = fake_conn_new(n->fake, on_node_push, c);
+        w->be->open(w, c);
         break;
     case WORLD_MSG_CMD:
-        if (c->fconn == NULL) break; /* the connection was reset */
-        if (c->blocked) {           /* behind a WAIT */
+        if (c->node_end == NULL) break; /* the connection was reset */
+        if (c->blocked) {               /* behind a WAIT */
             m->qnext = NULL;
             if (c->backlog_tail) c->backlog_tail->qnext = m;
             else c->backlog_head = m;
             c->backlog_tail = m;
             return;
         }
-        world_run_cmd(w, c, m);
-        break;
+        w->be->command(w, c, m);
+        return;
     case WORLD_MSG_CLOSE:
-        if (c->fconn) fake_conn_free(c->fconn);
-        c->fconn = NULL;
+        w->be->conn_gone(w, c);
         repl_drop_waits(w, c);
         break;
     default:
@@ -232,7 +216,7 @@ static void end_pause(sim_ctx *ctx, void *arg)
     (void)ctx;
     n->paused = 0;
     world *w = NULL;
-    if (n->owner->real) wreal_pause(n->owner, n->index, 0);
+    n->owner->be->pause(n->owner, n->index, 0);
     msg *m = n->queue_head;
     n->queue_head = n->queue_tail = NULL;
     while (m) {
@@ -249,7 +233,7 @@ void world_node_pause(world *w, int node, int64_t for_us)
     wnode *n = &w->nodes[node];
     if (!n->up || n->paused) return;
     n->paused = 1;
-    if (w->real) wreal_pause(w, node, 1);
+    w->be->pause(w, node, 1);
     sim_trace(w->ctx, n->name, "paused for %lldus", (long long)for_us);
     sim_timer_arm(w->ctx, &n->pause_end, sim_now(w->ctx) + for_us, "node resume", end_pause, n);
 }
@@ -269,8 +253,7 @@ void world_node_crash(world *w, int node)
     n->queue_tail = NULL;
     for (size_t i = 0; i < w->nconns; i++)
         if (w->conns[i]->node == node) world_conn_reset(w->conns[i]);
-    if (w->real) wreal_crash(w, node);
-    else fake_node_reset(n->fake, w->s->persistence);
+    w->be->crash(w, node);
     sim_trace(w->ctx, n->name, "crashed%s", w->s->persistence ? " (data persisted)" : ", data lost");
     repl_master_down(w, node);
 }
@@ -281,7 +264,7 @@ void world_node_restart(world *w, int node)
     if (n->up) return;
     n->up = 1;
     int master = w->groups[n->group].master;
-    if (w->real) wreal_restart(w, node);
+    w->be->restart(w, node);
     sim_trace(w->ctx, n->name, "restarted");
     if (master != node) repl_attach(w, node, master);
     else sim_timer_cancel(w->ctx, &w->groups[n->group].failover_timer);
@@ -363,7 +346,7 @@ int world_conn_node(const world_conn *c)
 
 /* ----------------------------------------------------------- lifecycle */
 
-world *world_new(sim_ctx *ctx, const scenario *s)
+world *world_alloc(sim_ctx *ctx, const scenario *s)
 {
     world *w = sim_xcalloc(1, sizeof *w);
     w->ctx = ctx;
@@ -379,25 +362,23 @@ world *world_new(sim_ctx *ctx, const scenario *s)
         for (int k = 0; k <= s->replicas; k++) {
             wnode *n = &w->nodes[base + k];
             char name[32];
-            if (k == 0) snprintf(name, sizeof name, "redis%d", g);
-            else snprintf(name, sizeof name, "redis%d.r%d", g, k);
+            scn_node_name(s, base + k, name, sizeof name);
             n->name = sim_xstrdup(name);
             n->owner = w;
             n->index = base + k;
             n->group = g;
             n->up = 1;
             n->master = k == 0 ? -1 : base;
-            n->fake = fake_node_new(ctx, name);
+            sim_clock_init(&n->clock);
         }
     }
-    repl_init(w);
     return w;
 }
 
 void world_free(world *w)
 {
     if (w == NULL) return;
-    wreal_free(w);
+    w->be->free(w);
     repl_free(w);
     while (w->wire) {
         msg *m = w->wire;
@@ -407,7 +388,6 @@ void world_free(world *w)
     for (int i = 0; i < w->nnodes; i++) {
         wnode *n = &w->nodes[i];
         sim_timer_cancel(w->ctx, &n->pause_end);
-        sim_timer_cancel(w->ctx, &n->clock_refresh);
         while (n->queue_head) {
             msg *m = n->queue_head;
             n->queue_head = m->qnext;
@@ -416,7 +396,6 @@ void world_free(world *w)
     }
     for (size_t i = 0; i < w->nconns; i++) {
         world_conn *c = w->conns[i];
-        if (c->fconn) fake_conn_free(c->fconn);
         while (c->backlog_head) {
             msg *m = c->backlog_head;
             c->backlog_head = m->qnext;
@@ -428,10 +407,7 @@ void world_free(world *w)
         sim_xfree(c);
     }
     sim_xfree(w->conns);
-    for (int i = 0; i < w->nnodes; i++) {
-        fake_node_free(w->nodes[i].fake);
-        sim_xfree(w->nodes[i].name);
-    }
+    for (int i = 0; i < w->nnodes; i++) sim_xfree(w->nodes[i].name);
     for (int g = 0; g < w->ngroups; g++) {
         sim_timer_cancel(w->ctx, &w->groups[g].failover_timer);
         sim_timer_cancel(w->ctx, &w->groups[g].discovery_timer);
@@ -474,21 +450,14 @@ int world_groups(const world *w)
     return w->ngroups;
 }
 
-fake_node *world_node(world *w, int node)
+sim_clock *world_node_clock(world *w, int node)
 {
-    return w->nodes[node].fake;
+    return &w->nodes[node].clock;
 }
 
 const char *world_node_name(const world *w, int node)
 {
     return w->nodes[node].name;
-}
-
-int world_node_find(const world *w, const char *name)
-{
-    for (int i = 0; i < w->nnodes; i++)
-        if (strcmp(w->nodes[i].name, name) == 0) return i;
-    return -1;
 }
 
 int world_group_of(const world *w, int node)
@@ -513,72 +482,45 @@ int world_is_replica(const world *w, int node)
 
 uint64_t world_commands(const world *w)
 {
-    if (w->real) return wreal_commands(w);
-    uint64_t n = 0;
-    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i].fake)->commands;
-    return n;
+    return w->be->commands(w);
 }
 
 uint64_t world_evals(const world *w)
 {
-    if (w->real) return wreal_evals(w);
-    uint64_t n = 0;
-    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(w->nodes[i].fake)->scripts;
-    return n;
+    return w->be->evals(w);
 }
 
-/* ------------------------------------------------------ the real backend */
+/* --------------------------------------------- through the backend */
 
-world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv)
+int world_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out)
 {
-    world *w = world_new(ctx, s);
-    wreal_start(w, srv);
-    return w;
-}
-
-int world_is_real(const world *w)
-{
-    return w->real != NULL;
-}
-
-int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out)
-{
-    if (w->real) return wreal_peek(w, node, key, klen, out);
-    return fake_node_peek(w->nodes[node].fake, key, klen, out);
+    return w->be->peek(w, node, key, klen, out);
 }
 
 int world_peek_hash(world *w, int node, const char *key, size_t klen,
                     int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud)
 {
-    if (w->real) return wreal_peek_hash(w, node, key, klen, fn, ud);
-    return fake_node_peek_hash(w->nodes[node].fake, key, klen, fn, ud);
-}
-
-int64_t world_true_at(world *w, int node, int64_t node_ms)
-{
-    if (node_ms < 0) return INT64_MAX;
-    if (w->real) return wreal_true_at(w, node_ms);
-    return sim_clock_true_at(w->ctx, fake_node_clock(w->nodes[node].fake), (node_ms + 1) * 1000);
-}
-
-void world_node_clock_changed(world *w, int node)
-{
-    if (w->real) wreal_clock(w, node);
-}
-
-sim_reply *world_admin(world *w, int node, int argc, const char *const *argv)
-{
-    if (w->real) return wreal_admin(w, node, argc, argv);
-    fake_node *n = w->nodes[node].fake;
-    fake_conn *admin = fake_conn_new(n, NULL, NULL);
-    sim_reply *r = fake_execv(n, admin, argc, argv);
-    fake_conn_free(admin);
-    return r;
+    return w->be->peek_hash(w, node, key, klen, fn, ud);
 }
 
 int world_peek_list(world *w, int node, const char *key, size_t klen,
                     void (*fn)(void *ud, const char *v, size_t vlen), void *ud)
 {
-    if (w->real) return wreal_peek_list(w, node, key, klen, fn, ud);
-    return fake_node_peek_list(w->nodes[node].fake, key, klen, fn, ud);
+    return w->be->peek_list(w, node, key, klen, fn, ud);
+}
+
+sim_reply *world_admin(world *w, int node, int argc, const char *const *argv)
+{
+    return w->be->admin(w, node, argc, argv);
+}
+
+int64_t world_true_at(world *w, int node, int64_t node_ms)
+{
+    if (node_ms < 0) return INT64_MAX;
+    return w->be->true_at(w, node, node_ms);
+}
+
+void world_node_clock_changed(world *w, int node)
+{
+    w->be->clock_changed(w, node);
 }

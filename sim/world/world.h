@@ -1,7 +1,7 @@
-/* world.h — the simulated deployment: Redis nodes (fake) in groups of one
- * master and its replicas, the network between them and the client
- * processes, replication and failover, and the node faults (crash,
- * restart, pause, clock).
+/* world.h — the simulated deployment: Redis nodes (the embedded fake, or
+ * real servers) in groups of one master and its replicas, the network
+ * between them and the client processes, replication and failover, and the
+ * node faults (crash, restart, pause, clock).
  *
  * Messages travel with a latency drawn per message, in order on each
  * connection (TCP), and run on arrival. A policy hook (installed by the
@@ -14,16 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/fake/fake.h"
 #include "sim/kernel/sim.h"
 #include "sim/scn/scn.h"
 
 typedef struct world world;
-/* What a peek of a key saw (the fake's view, for now). */
-typedef fake_peek world_peek_result;
 typedef struct world_conn world_conn;
 
-/* Endpoints: nodes are 0..world_nodes()-1; client i (1-based) is
+/* Endpoints: nodes are 0..world_nodes()-1, numbered as the scenario
+ * numbers them (group * (1 + replicas) + k, scn.h); client i (1-based) is
  * WORLD_CLIENT(i). */
 #define WORLD_CLIENT_BASE 100000
 #define WORLD_CLIENT(i) (WORLD_CLIENT_BASE + (i))
@@ -61,19 +59,35 @@ struct real_servers;
  * policy hook still judges every message), and time is the wall clock —
  * the world installs the kernel's waiter. */
 world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv);
-int world_is_real(const world *w);
+
+/* Value types as TYPE names them. */
+#define WORLD_TYPE_STRING 0
+#define WORLD_TYPE_LIST 1
+#define WORLD_TYPE_HASH 2
+#define WORLD_TYPE_ZSET 3
+
+/* What a peek sees of one key, whichever the backend. */
+typedef struct world_peek_result {
+    int type;          /* WORLD_TYPE_* */
+    int64_t expire_ms; /* deadline on the node's clock, -1 none */
+    const char *str;   /* strings: the value, borrowed until the next peek or command */
+    size_t len;
+    size_t count;      /* hash fields, list or zset members */
+} world_peek_result;
+
 /* Reads key on node without side effects: the fake's store, or a side
- * connection to the real server. expire_ms is a deadline on the node's
- * clock. The hash variant calls fn per field (stop: fn returns 0). */
-int world_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
+ * connection to the real server. Returns 1 when the key exists (*out
+ * filled), else 0. The hash variant calls fn per field (stop: fn returns
+ * 0); the list variant fn per element, head first. */
+int world_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out);
 int world_peek_hash(world *w, int node, const char *key, size_t klen,
                     int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+int world_peek_list(world *w, int node, const char *key, size_t klen,
+                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 /* Runs a command on node outside the simulated traffic (the runtime's
  * setup), now, and returns its reply (the caller's; NULL when the node
  * cannot be reached). */
 sim_reply *world_admin(world *w, int node, int argc, const char *const *argv);
-int world_peek_list(world *w, int node, const char *key, size_t klen,
-                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 /* The true time (µs) at which node's clock passes node_ms (a key with
  * that deadline is gone); INT64_MAX when node_ms < 0. */
 int64_t world_true_at(world *w, int node, int64_t node_ms);
@@ -85,11 +99,8 @@ void world_set_policy(world *w, world_policy_fn *fn, void *ud);
 
 int world_nodes(const world *w);
 int world_groups(const world *w);
-fake_node *world_node(world *w, int node);
 /* "redis0" (master of group 0 at the start), "redis0.r1" (its replica). */
 const char *world_node_name(const world *w, int node);
-/* The node named name, or -1. */
-int world_node_find(const world *w, const char *name);
 int world_group_of(const world *w, int node);
 /* The group's master as the world (Sentinel) has it now. */
 int world_master(const world *w, int group);
@@ -114,8 +125,11 @@ void world_node_pause(world *w, int node, int64_t for_us);
  * clients learn it after the discovery delay. Returns the new master, or
  * -1 if the group has no replica to promote. */
 int world_failover(world *w, int group);
-/* The clock of node (fake_node_clock) was changed by a fault: the real
- * backend moves the server's wall clock to match (the clock shim). */
+/* Node's clock, owned by the world (valid for the world's life): faults
+ * move it (offset, drift, jump), then call world_node_clock_changed. */
+sim_clock *world_node_clock(world *w, int node);
+/* The clock of node was changed: the real backend moves the server's wall
+ * clock to match (the clock shim); the fake reads the clock itself. */
 void world_node_clock_changed(world *w, int node);
 
 /* ------------------------------------------------------- client side */

@@ -1,15 +1,14 @@
 /* world_int.h — the world's insides, shared by world.c (nodes, network,
- * connections), repl.c (replication, WAIT, failover) and nodes.c (node
- * faults). Private to sim/world. */
+ * connections, node faults), repl.c (replication, WAIT, failover) and the
+ * node backends (backend.h). Private to sim/world. */
 #ifndef LOCKSIM_WORLD_INT_H
 #define LOCKSIM_WORLD_INT_H
 
+#include "sim/fake/fake.h"
 #include "sim/world/world.h"
 
 typedef struct msg msg;
-typedef struct wreal wreal;
-struct real_aconn;
-struct real_servers;
+typedef struct wbackend wbackend;
 
 /* One message on the wire. */
 struct msg {
@@ -35,7 +34,6 @@ struct world_conn {
     int from, node;
     char *name;
     char *lat_up, *lat_down;  /* PRNG stream names of the two directions */
-    fake_conn *fconn;         /* node side, while open */
     world_reply_fn *on_reply;
     world_push_fn *on_push;
     world_reset_fn *on_reset;
@@ -45,8 +43,7 @@ struct world_conn {
     int64_t last_up_us, last_down_us;
     uint64_t woff;            /* replication offset after its last command */
     int blocked;              /* in WAIT: later commands queue */
-    struct real_aconn *rconn; /* real backend: the hiredis connection */
-    int sub_cookie;           /* real backend: marks subscription replies */
+    void *node_end;           /* the backend's end (fake_conn, real_aconn) while open, else NULL */
     msg *backlog_head, *backlog_tail;
 };
 
@@ -60,7 +57,7 @@ typedef struct wwait {
 } wwait;
 
 typedef struct wnode {
-    fake_node *fake;
+    sim_clock clock;          /* the node's time (the fake reads it; the real server follows it) */
     char *name;
     int group;
     int up, paused;
@@ -72,7 +69,6 @@ typedef struct wnode {
     char *lat_name;
     world *owner;
     int index;
-    sim_timer clock_refresh;  /* real backend: a drifting clock's offset updates */
 } wnode;
 
 /* Replication link master -> replica (one per replica). */
@@ -110,10 +106,14 @@ struct world {
     size_t nconns, conns_cap;
     msg *wire;
     void *repl_hooks;         /* repl.c's per-node hook contexts */
-    wreal *real;              /* the real backend (real.c), or NULL: the fake */
+    const wbackend *be;       /* what the nodes are (backend.h) */
+    void *be_state;           /* the backend's own state */
 };
 
 /* world.c */
+/* A world of s's topology on ctx with no backend yet: the caller (world_new,
+ * world_new_real) installs one, then calls repl_init. */
+world *world_alloc(sim_ctx *ctx, const scenario *s);
 msg *world_msg_new(world *w, world_msg_kind kind, int from, int to);
 void world_msg_free(msg *m);
 /* Keeps m at paused node n until it resumes (in arrival order). */
@@ -121,53 +121,27 @@ void world_hold(wnode *n, msg *m);
 /* Puts m on the wire after the policy's verdict: latency from stream
  * `lat`, never before *last (FIFO), which it updates. */
 void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *last);
+/* The node end of c sends a reply to req_id (r is taken) / a push (msg is
+ * taken) back to the client, over the network. */
+void world_reply(world_conn *c, uint64_t req_id, sim_reply *r);
+void world_push(world_conn *c, sim_reply *msg);
+/* c's node end is gone: waits, queued commands and the node end go, and
+ * the client learns it (once) over the network. */
 void world_conn_reset(world_conn *c);
-void world_run_cmd(world *w, world_conn *c, msg *m);
-
-/* real.c — the real backend */
-void wreal_start(world *w, struct real_servers *srv);
-void wreal_free(world *w);
-/* A message reaches a real node (it is freed, or kept until its reply). */
-void wreal_at_node(world *w, msg *m);
-/* The connection's node end is gone: close its hiredis connection. */
-void wreal_conn_gone(world_conn *c);
-void wreal_crash(world *w, int node);
-void wreal_restart(world *w, int node);
-void wreal_pause(world *w, int node, int on);
-uint64_t wreal_commands(const world *w);
-uint64_t wreal_evals(const world *w);
-int wreal_peek(world *w, int node, const char *key, size_t klen, fake_peek *out);
-int wreal_peek_hash(world *w, int node, const char *key, size_t klen,
-                    int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
-int64_t wreal_true_at(const world *w, int64_t unix_ms);
-int wreal_peek_list(world *w, int node, const char *key, size_t klen,
-                    void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
-/* Failover on servers: the most advanced live replica of group (not
- * old), or -1; then promote it and repoint the rest. */
-int wreal_pick_replica(world *w, int group, int old);
-void wreal_promote(world *w, int best);
-void wreal_clock(world *w, int node);
-sim_reply *wreal_admin(world *w, int node, int argc, const char *const *argv);
-struct real_loop *wreal_loop(world *w);
-/* Outside input is about to schedule events: time moves to the wall. */
-void wreal_catch_up(world *w);
-int wreal_port(const world *w, int node);
-const char *wreal_host(const world *w, int node);
-
-/* proxy.c — a replication link through locksim (real backend) */
-typedef struct wproxy wproxy;
-wproxy *wproxy_new(world *w, int master, int replica);
-int wproxy_port(const wproxy *p);
-void wproxy_free(wproxy *p);
+/* The node of c ran a client command sent with tag: the exec hook hears
+ * of it when the node is a master. */
+void world_ran(world *w, world_conn *c, uint64_t tag);
 
 /* repl.c */
+/* Sets the nodes' roles (masters ship effects to their replicas) and the
+ * replication links of the initial topology. */
 void repl_init(world *w);
 void repl_free(world *w);
-/* The fake's replication hook: ships one command's effects. */
-void repl_on_effects(void *ud, const fake_effect *effects, size_t n);
 void repl_deliver(world *w, msg *m);
-/* Handles a WAIT for connection c (its reply comes later when it blocks). */
-void repl_wait(world *w, world_conn *c, msg *m);
+/* Blocks c on a WAIT (its arguments checked by the node) until `want`
+ * replicas acknowledged c's last write, or timeout_ms pass (0: for ever),
+ * then replies to req_id with the count. */
+void repl_wait(world *w, world_conn *c, uint64_t req_id, long long want, long long timeout_ms);
 /* Makes node a replica of master (full sync: a copy of its data). */
 void repl_attach(world *w, int node, int master);
 void repl_master_down(world *w, int node);

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     lens[2] = strlen(nk);
 
     sim_ctx *ctx = sim_new(1);
-    fake_node *n = fake_node_new(ctx, "redis0");
+    fake_node *n = fake_node_new(ctx, "redis0", NULL);
     fake_node_set_script_limits(n, STEP_LIMIT, MEMORY_LIMIT);
     fake_conn *c = fake_conn_new(n, NULL, NULL);
     sim_reply *r = fake_exec(n, c, argc, argv, lens);

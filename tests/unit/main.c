@@ -12,7 +12,7 @@ void tnode_init(tnode *t)
 {
     memset(t, 0, sizeof *t);
     t->ctx = sim_new(1);
-    t->node = fake_node_new(t->ctx, "redis0");
+    t->node = fake_node_new(t->ctx, "redis0", NULL);
     t->conn = fake_conn_new(t->node, NULL, NULL);
 }
 

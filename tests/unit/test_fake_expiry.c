@@ -1,6 +1,7 @@
 /* test_fake_expiry.c — expiry by the node's own clock: exactly at the
  * deadline (Redis 7: a key lives while now <= deadline), PEXPIRE <= 0,
- * TTL rounding, clock jumps, and node time frozen for a script's length. */
+ * TTL rounding, clock jumps (of its own clock or of one it was lent), and
+ * node time frozen for a script's length. */
 #include "tests/unit/tests.h"
 
 #define EQ(cmd, want) ck_assert_str_eq(tcmd(&t, cmd), want)
@@ -75,6 +76,26 @@ START_TEST(a_forward_clock_jump_expires_early)
 }
 END_TEST
 
+/* A node given a clock reads that one (the world owns its nodes' clocks):
+ * moving the lent clock moves the node's time; its own stays unused. */
+START_TEST(a_lent_clock_is_the_node_time)
+{
+    sim_ctx *ctx = sim_new(1);
+    sim_clock lent;
+    sim_clock_init(&lent);
+    fake_node *n = fake_node_new(ctx, "redis0", &lent);
+    ck_assert_ptr_eq(fake_node_clock(n), &lent);
+    const char *set[] = {"SET", "k", "v", "PX", "10000"}, *exists[] = {"EXISTS", "k"};
+    sim_reply_free(fake_execv(n, NULL, 5, set));
+    sim_clock_jump(ctx, &lent, SIM_SEC(11));
+    sim_reply *r = fake_execv(n, NULL, 2, exists);
+    ck_assert_int_eq(r->integer, 0);
+    sim_reply_free(r);
+    fake_node_free(n);
+    sim_free(ctx);
+}
+END_TEST
+
 /* The trace sink moves the node's clock a second forward each time the
  * script logs: time passing while a script runs. */
 static void jump_on_log(void *ud, const char *line, size_t len)
@@ -109,6 +130,7 @@ Suite *fake_expiry_suite(void)
     tcase_add_test(core, expiry_exactly_at_the_deadline);
     tcase_add_test(core, expire_commands);
     tcase_add_test(core, a_forward_clock_jump_expires_early);
+    tcase_add_test(core, a_lent_clock_is_the_node_time);
     tcase_add_test(core, node_time_is_frozen_inside_a_script);
     suite_add_tcase(s, core);
     return s;

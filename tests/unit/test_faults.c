@@ -14,8 +14,8 @@
 
 static int64_t counter(world *w, int node)
 {
-    fake_peek pk;
-    if (!fake_node_peek(world_node(w, node), "n", 1, &pk)) return 0;
+    world_peek_result pk;
+    if (!world_peek(w, node, "n", 1, &pk)) return 0;
     return strtoll(pk.str, NULL, 10);
 }
 
@@ -171,11 +171,11 @@ START_TEST(fiu_point_stalls_replication)
     sim_run(r.ctx, SIM_MS(1));
     wf_send(conn, 1, "SET", "k", "v");
     sim_run(r.ctx, SIM_MS(800));
-    fake_peek pk;
-    ck_assert(fake_node_peek(world_node(r.w, 0), "k", 1, &pk));
-    ck_assert(!fake_node_peek(world_node(r.w, 1), "k", 1, &pk)); /* held back */
+    world_peek_result pk;
+    ck_assert(world_peek(r.w, 0, "k", 1, &pk));
+    ck_assert(!world_peek(r.w, 1, "k", 1, &pk)); /* held back */
     sim_run(r.ctx, SIM_MS(1300));
-    ck_assert(fake_node_peek(world_node(r.w, 1), "k", 1, &pk)); /* retried after the window */
+    ck_assert(world_peek(r.w, 1, "k", 1, &pk)); /* retried after the window */
     wf_end(&r);
 }
 END_TEST
@@ -183,7 +183,7 @@ END_TEST
 static int64_t pttl(world *w)
 {
     const char *argv[] = {"PTTL", "k"};
-    sim_reply *a = fake_execv(world_node(w, 0), NULL, 2, argv);
+    sim_reply *a = world_admin(w, 0, 2, argv);
     int64_t v = a->integer;
     sim_reply_free(a);
     return v;
@@ -198,7 +198,7 @@ START_TEST(node_clock_faults_move_expiry)
                "at = 4s clock node=redis0 jump=+30s\n",
                7);
     const char *set[] = {"SET", "k", "v", "PX", "30000"};
-    sim_reply_free(fake_execv(world_node(r.w, 0), NULL, 5, set));
+    sim_reply_free(world_admin(r.w, 0, 5, set));
     sim_run(r.ctx, SIM_MS(1500));
     ck_assert_int_eq(pttl(r.w), 30000 - 1500 - 2000); /* offset: a 2 s step */
     sim_run(r.ctx, SIM_MS(3000));
@@ -225,6 +225,7 @@ START_TEST(nemesis_is_a_function_of_the_seed)
         for (size_t i = 0; i < n; i++) {
             char line[256];
             ck_assert(steps[i].generated);
+            ck_assert(steps[i].resolved);
             ck_assert(steps[i].op >= SCN_FIRST_FAULT);
             if (i > 0) ck_assert(steps[i].at_us >= steps[i - 1].at_us);
             scn_step_format(&steps[i], &s, line, sizeof line);

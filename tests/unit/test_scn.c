@@ -1,6 +1,6 @@
 /* test_scn.c — the scenario language: values with units, distributions,
- * timed lines, and every kind of bad input reported as path:line with the
- * offending token. */
+ * timed lines, endpoint names resolved against the topology, and every
+ * kind of bad input reported as path:line with the offending token. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +104,11 @@ static const struct {
     {"[nemesis]\nkinds = pause, meteor\n", 2, "meteor"},
     {"[protocol]\ncount = -1\n", 2, "'count' must be an integer from 0"},
     {"[steps]\nat = 1s c1 countdown wait=2s\n", 2, "'countdown' takes no option wait="},
+    /* Node names are the world's own: no leading zeros. */
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[redis]\nnodes = 3\n[faults]\n"
+     "at = 1s crash node=redis01\n", 8, "no node \"redis01\""},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n[faults]\n"
+     "at = 1s delay link=c3-redis0 by=1s\n", 8, "unknown endpoint \"c3\""},
 };
 
 START_TEST(bad_input_names_file_and_line)
@@ -116,6 +121,60 @@ START_TEST(bad_input_names_file_and_line)
     ck_assert_msg(strstr(err.msg, bad[_i].msg) != NULL, "case %d: message \"%s\" lacks \"%s\"", _i,
                   err.msg, bad[_i].msg);
     ck_assert_str_eq(err.path, "bad.scn");
+}
+END_TEST
+
+/* Endpoint names become ids once the whole file is read ([redis] may come
+ * after [faults]): node i is group * (1 + replicas) + k; a side lists
+ * nodes (groups expanded) and clients, or all of either. */
+START_TEST(resolves_endpoints_against_the_topology)
+{
+    scenario s;
+    scn_error err;
+    const char *text = "[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 3\n"
+                       "[faults]\n"
+                       "at = 1s partition c1,group1|clients\n"
+                       "at = 2s crash node=redis1.r1\n"
+                       "at = 3s drop link=c2,c2.t1-nodes p=1\n"
+                       "at = 4s clock node=c3 jump=+1s\n"
+                       "[redis]\nnodes = 2\nreplicas = 1\n";
+    ck_assert_msg(scn_load_string("ep.scn", text, &s, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq((int)s.nsteps, 4);
+    const scn_step *part = &s.steps[0], *crash = &s.steps[1], *drop = &s.steps[2], *clock = &s.steps[3];
+    for (size_t i = 0; i < s.nsteps; i++) ck_assert(s.steps[i].resolved);
+    /* c1 and group1 (redis1 = node 2, redis1.r1 = node 3) | every client */
+    ck_assert(!part->end_a.all_nodes && !part->end_a.all_clients);
+    ck_assert(!scn_side_has_node(&part->end_a, 0) && !scn_side_has_node(&part->end_a, 1));
+    ck_assert(scn_side_has_node(&part->end_a, 2) && scn_side_has_node(&part->end_a, 3));
+    ck_assert(scn_side_has_client(&part->end_a, 1) && !scn_side_has_client(&part->end_a, 2));
+    ck_assert(part->end_b.all_clients && !part->end_b.all_nodes);
+    ck_assert(scn_side_has_client(&part->end_b, 3) && !scn_side_has_node(&part->end_b, 0));
+    ck_assert_int_eq(part->node_index, -1);
+    ck_assert_int_eq(crash->node_index, 3);
+    /* c2 and c2.t1 are one client; "nodes" takes in every node */
+    ck_assert_int_eq(drop->end_a.nclients, 1);
+    ck_assert(scn_side_has_client(&drop->end_a, 2));
+    ck_assert(drop->end_b.all_nodes && scn_side_has_node(&drop->end_b, 3));
+    ck_assert_int_eq(clock->node_index, -1); /* node=c3: a client's clock */
+    ck_assert_int_eq(clock->client, 3);
+    /* The names stay as written: the lines go back into traces as they were. */
+    char line[256];
+    scn_step_format(part, &s, line, sizeof line);
+    ck_assert_str_eq(line, "at = 1s partition c1,group1|clients");
+    /* A step made or edited after the parse is resolved again. */
+    scn_step made = *crash;
+    snprintf(made.node, sizeof made.node, "redis0.r1");
+    char why[400];
+    ck_assert_int_eq(scn_step_resolve(&s, &made, why, sizeof why), 0);
+    ck_assert_int_eq(made.node_index, 1);
+    snprintf(made.node, sizeof made.node, "redis2");
+    ck_assert_int_eq(scn_step_resolve(&s, &made, why, sizeof why), -1);
+    ck_assert(!made.resolved);
+    ck_assert_msg(strstr(why, "no node \"redis2\"") != NULL, "%s", why);
+    char name[32];
+    scn_node_name(&s, 3, name, sizeof name);
+    ck_assert_str_eq(name, "redis1.r1");
+    scn_free(&s);
 }
 END_TEST
 
@@ -245,6 +304,7 @@ Suite *scn_suite(void)
     tcase_add_test(core, parses_counter_objects);
     tcase_add_test(core, bare_nemesis_section_is_a_nemesis);
     tcase_add_test(core, writes_back_what_it_read);
+    tcase_add_test(core, resolves_endpoints_against_the_topology);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_add_loop_test(errors, bad_input_names_file_and_line, 0, (int)(sizeof bad / sizeof bad[0]));

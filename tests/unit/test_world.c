@@ -88,7 +88,8 @@ START_TEST(replication_wait_and_absolute_expiry)
     ck_assert_int_eq(world_connected_replicas(w, 0), 2);
     /* The replica's clock is 5 s ahead: an absolute deadline leaves it
      * 5 s less of the key's life. */
-    sim_clock_jump(ctx, fake_node_clock(world_node(w, 2)), SIM_SEC(5));
+    sim_clock_jump(ctx, world_node_clock(w, 2), SIM_SEC(5));
+    world_node_clock_changed(w, 2);
     wf_rec r = {0};
     world_conn *c = wf_connect(w, &r);
     wf_send(c, 1, "SET", "k", "v");
@@ -96,24 +97,24 @@ START_TEST(replication_wait_and_absolute_expiry)
     wf_send(c, 3, "WAIT", "2", "1000");
     sim_run(ctx, SIM_MS(5));
     ck_assert_int_eq(r.replies, 2); /* WAIT blocks until both acked */
-    fake_peek pk;
-    ck_assert(!fake_node_peek(world_node(w, 1), "k", 1, &pk)); /* not there yet: lag */
+    world_peek_result pk;
+    ck_assert(!world_peek(w, 1, "k", 1, &pk)); /* not there yet: lag */
     sim_run(ctx, SIM_MS(100));
     ck_assert_int_eq(r.replies, 3);
     ck_assert_str_eq(r.last, "(integer) 2");
-    ck_assert(fake_node_peek(world_node(w, 1), "k", 1, &pk));
+    ck_assert(world_peek(w, 1, "k", 1, &pk));
     int64_t master_deadline = pk.expire_ms;
-    ck_assert(fake_node_peek(world_node(w, 0), "k", 1, &pk));
+    ck_assert(world_peek(w, 0, "k", 1, &pk));
     ck_assert_int_eq(pk.expire_ms, master_deadline); /* the same absolute time */
     const char *pttl[] = {"PTTL", "k"};
-    sim_reply *a = fake_execv(world_node(w, 0), NULL, 2, pttl);
-    sim_reply *b = fake_execv(world_node(w, 2), NULL, 2, pttl);
+    sim_reply *a = world_admin(w, 0, 2, pttl);
+    sim_reply *b = world_admin(w, 2, 2, pttl);
     ck_assert_int_eq(a->integer - b->integer, 5000);
     sim_reply_free(a);
     sim_reply_free(b);
     /* A replica refuses clients' writes. */
     const char *set[] = {"SET", "x", "1"};
-    sim_reply *ro = fake_execv(world_node(w, 1), NULL, 3, set);
+    sim_reply *ro = world_admin(w, 1, 3, set);
     ck_assert_str_eq(ro->str, "READONLY You can't write against a read only replica.");
     sim_reply_free(ro);
     /* With a replica down, WAIT 2 times out with what it has. */
@@ -160,9 +161,9 @@ START_TEST(failover_loses_unreplicated_writes)
     sim_run(ctx, SIM_MS(1200));
     int m = world_master(w, 0);
     ck_assert(m == 1 || m == 2);
-    fake_peek pk;
-    ck_assert(fake_node_peek(world_node(w, m), "old", 3, &pk));
-    ck_assert(!fake_node_peek(world_node(w, m), "new", 3, &pk)); /* gone with the old master */
+    world_peek_result pk;
+    ck_assert(world_peek(w, m, "old", 3, &pk));
+    ck_assert(!world_peek(w, m, "new", 3, &pk)); /* gone with the old master */
     ck_assert_int_eq(t.calls, 0); /* clients learn after the discovery delay */
     sim_run(ctx, SIM_MS(1400));
     ck_assert_int_eq(t.calls, 1);
@@ -171,7 +172,7 @@ START_TEST(failover_loses_unreplicated_writes)
     /* The old master comes back as a replica of the new one. */
     world_node_restart(w, 0);
     ck_assert(world_is_replica(w, 0));
-    ck_assert(fake_node_peek(world_node(w, 0), "old", 3, &pk));
+    ck_assert(world_peek(w, 0, "old", 3, &pk));
     wf_end(&R);
 }
 END_TEST
@@ -199,10 +200,10 @@ START_TEST(policy_drops_and_delays)
     world_set_policy(w, drop_replies, NULL);
     wf_send(c, 1, "INCR", "n", NULL);
     sim_run(ctx, SIM_MS(40));
-    fake_peek pk;
-    ck_assert(!fake_node_peek(world_node(w, 0), "n", 1, &pk)); /* delayed by 50 ms */
+    world_peek_result pk;
+    ck_assert(!world_peek(w, 0, "n", 1, &pk)); /* delayed by 50 ms */
     sim_run(ctx, SIM_MS(100));
-    ck_assert(fake_node_peek(world_node(w, 0), "n", 1, &pk)); /* the server ran it ... */
+    ck_assert(world_peek(w, 0, "n", 1, &pk)); /* the server ran it ... */
     ck_assert_int_eq(r.replies, 0);                            /* ... the reply was lost */
     wf_end(&R);
 }

@@ -1,0 +1,207 @@
+/* backend_fake.c — the world on embedded fake nodes (sim/fake), and
+ * world_new. A node is a fake_node reading the world's clock of that node;
+ * a client connection's node end is a fake_conn; a command runs the moment
+ * it arrives and its reply goes back over the simulated network. The fake
+ * knows nothing of replicas: a master's WAIT is checked by the fake, then
+ * counted by the world (repl_wait), and replication applies the effect
+ * batches the fake records. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sim/world/backend.h"
+
+typedef struct wfake {
+    fake_node **nodes; /* index = world node */
+} wfake;
+
+static fake_node *node_of(const world *w, int node)
+{
+    return ((const wfake *)w->be_state)->nodes[node];
+}
+
+/* ------------------------------------------------------------- traffic */
+
+static int64_t be_latency_us(world *w, const scn_dist *d, const char *lat)
+{
+    return scn_dist_draw(w->ctx, d, lat);
+}
+
+static void on_node_push(void *ud, const sim_reply *push)
+{
+    /* shared: a published message goes to every subscriber */
+    world_push(ud, sim_reply_ref((sim_reply *)push));
+}
+
+static void be_open(world *w, world_conn *c)
+{
+    c->node_end = fake_conn_new(node_of(w, c->node), on_node_push, c);
+}
+
+static int is_wait(const msg *m)
+{
+    return m->argc == 3 && m->lens[0] == 4 && strncasecmp(m->argv[0], "wait", 4) == 0;
+}
+
+/* A master's WAIT: the fake checks its arguments as Redis does (and
+ * answers errors); the world counts the replicas. */
+static void run_wait(world *w, world_conn *c, const msg *m)
+{
+    sim_reply *r = fake_exec(node_of(w, c->node), c->node_end, m->argc, (const char *const *)m->argv, m->lens);
+    if (r == NULL || r->type == SIM_REPLY_ERR) {
+        world_reply(c, m->req_id, r);
+        return;
+    }
+    sim_reply_free(r);
+    repl_wait(w, c, m->req_id, strtoll(m->argv[1], NULL, 10), strtoll(m->argv[2], NULL, 10));
+}
+
+static void be_command(world *w, world_conn *c, msg *m)
+{
+    wnode *n = &w->nodes[c->node];
+    if (is_wait(m) && n->master < 0) {
+        run_wait(w, c, m);
+    } else {
+        sim_reply *r = fake_exec(node_of(w, c->node), c->node_end, m->argc, (const char *const *)m->argv, m->lens);
+        c->woff = n->offset;
+        world_ran(w, c, m->tag);
+        if (r) world_reply(c, m->req_id, r); /* NULL: answered with pushes (SUBSCRIBE) */
+    }
+    world_msg_free(m);
+}
+
+static void be_conn_gone(world *w, world_conn *c)
+{
+    (void)w;
+    fake_conn_free(c->node_end);
+    c->node_end = NULL;
+}
+
+/* --------------------------------------------------------- node faults */
+
+static void be_crash(world *w, int node)
+{
+    fake_node_reset(node_of(w, node), w->s->persistence);
+}
+
+/* The process was reset at the crash; a paused node is held by the world
+ * (nothing reaches it); the fake reads the world's clock itself. */
+static void be_restart(world *w, int node) { (void)w; (void)node; }
+static void be_pause(world *w, int node, int on) { (void)w; (void)node; (void)on; }
+static void be_clock_changed(world *w, int node) { (void)w; (void)node; }
+
+/* ------------------------------------------------ replication, failover */
+
+static void be_set_master(world *w, int node, fake_repl_fn *ship, void *ud)
+{
+    fake_node_set_replica(node_of(w, node), 0);
+    fake_node_set_repl(node_of(w, node), ship, ud);
+}
+
+static void be_set_replica(world *w, int node)
+{
+    fake_node_set_repl(node_of(w, node), NULL, NULL);
+    fake_node_set_replica(node_of(w, node), 1);
+}
+
+static void be_full_sync(world *w, int node, int master)
+{
+    fake_node_copy_data(node_of(w, node), node_of(w, master));
+}
+
+static void be_apply(world *w, int node, const fake_effect *effects, size_t n)
+{
+    fake_node_apply(node_of(w, node), effects, n);
+}
+
+/* The live replica of old that applied the most batches. */
+static int be_pick_replica(world *w, int group, int old)
+{
+    int best = -1;
+    for (int i = 0; i < w->nnodes; i++) {
+        wnode *n = &w->nodes[i];
+        if (n->group != group || i == old || !n->up || n->master != old) continue;
+        if (best < 0 || n->offset > w->nodes[best].offset) best = i;
+    }
+    return best;
+}
+
+static void be_promote(world *w, int node) { (void)w; (void)node; }
+
+/* ----------------------------------------------------------- observing */
+
+static int be_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out)
+{
+    static const int types[] = {[FAKE_TYPE_STRING] = WORLD_TYPE_STRING, [FAKE_TYPE_LIST] = WORLD_TYPE_LIST,
+                                [FAKE_TYPE_HASH] = WORLD_TYPE_HASH, [FAKE_TYPE_ZSET] = WORLD_TYPE_ZSET};
+    fake_peek fp;
+    int found = fake_node_peek(node_of(w, node), key, klen, &fp);
+    *out = (world_peek_result){types[fp.type], fp.expire_ms, fp.str, fp.len, fp.count};
+    return found;
+}
+
+static int be_peek_hash(world *w, int node, const char *key, size_t klen,
+                          int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud)
+{
+    return fake_node_peek_hash(node_of(w, node), key, klen, fn, ud);
+}
+
+static int be_peek_list(world *w, int node, const char *key, size_t klen,
+                          void (*fn)(void *ud, const char *v, size_t vlen), void *ud)
+{
+    return fake_node_peek_list(node_of(w, node), key, klen, fn, ud);
+}
+
+static sim_reply *be_admin(world *w, int node, int argc, const char *const *argv)
+{
+    fake_conn *admin = fake_conn_new(node_of(w, node), NULL, NULL);
+    sim_reply *r = fake_execv(node_of(w, node), admin, argc, argv);
+    fake_conn_free(admin);
+    return r;
+}
+
+static int64_t be_true_at(world *w, int node, int64_t node_ms)
+{
+    return sim_clock_true_at(w->ctx, &w->nodes[node].clock, (node_ms + 1) * 1000);
+}
+
+static uint64_t be_commands(const world *w)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(node_of(w, i))->commands;
+    return n;
+}
+
+static uint64_t be_evals(const world *w)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < w->nnodes; i++) n += fake_node_stats(node_of(w, i))->scripts;
+    return n;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static void be_free(world *w)
+{
+    wfake *f = w->be_state;
+    for (size_t i = 0; i < w->nconns; i++) be_conn_gone(w, w->conns[i]);
+    for (int i = 0; i < w->nnodes; i++) fake_node_free(f->nodes[i]);
+    sim_xfree(f->nodes);
+    sim_xfree(f);
+    w->be_state = NULL;
+}
+
+static const wbackend backend = WBACKEND_TABLE;
+
+world *world_new(sim_ctx *ctx, const scenario *s)
+{
+    world *w = world_alloc(ctx, s);
+    wfake *f = sim_xcalloc(1, sizeof *f);
+    f->nodes = sim_xcalloc((size_t)w->nnodes, sizeof *f->nodes);
+    for (int i = 0; i < w->nnodes; i++)
+        f->nodes[i] = fake_node_new(ctx, w->nodes[i].name, &w->nodes[i].clock);
+    w->be = &backend;
+    w->be_state = f;
+    repl_init(w);
+    return w;
+}
