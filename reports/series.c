@@ -68,11 +68,12 @@ static void build_spans(report_series *rs, const history *h, int nlocks)
  * client from the rest; 0 otherwise. */
 static int fault_client(const scn_step *st)
 {
-    int c, n = 0;
-    if (st->node[0] == '\0' && st->client > 0) return st->client;
-    if (st->op == SCN_FAULT_PARTITION && sscanf(st->side_a, "c%d%n", &c, &n) == 1 && st->side_a[n] == '\0')
-        return c;
-    return 0;
+    const scn_side *a = &st->end_a;
+    if (st->node_index < 0 && st->client > 0) return st->client;
+    if (st->op != SCN_FAULT_PARTITION || a->all_nodes || a->all_clients || a->nclients != 1) return 0;
+    for (size_t i = 0; i < sizeof a->nodes / sizeof a->nodes[0]; i++)
+        if (a->nodes[i]) return 0;
+    return a->clients[0];
 }
 
 static void add_fault(report_series *rs, int64_t from, int64_t to, const char *kind, const char *line, int client)
@@ -94,7 +95,7 @@ static void add_fault(report_series *rs, int64_t from, int64_t to, const char *k
 /* The same target: the node, or the client. */
 static int same_target(const scn_step *a, const scn_step *b)
 {
-    return a->node[0] ? !strcmp(a->node, b->node) : !b->node[0] && a->client == b->client;
+    return a->node_index >= 0 ? a->node_index == b->node_index : b->node_index < 0 && a->client == b->client;
 }
 
 /* When the fault of line st stops acting: the next restart of what

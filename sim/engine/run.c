@@ -1,5 +1,5 @@
-/* run.c — runs one scenario with one seed on the fake world and judges
- * it. The first trace line states the seed and every derived parameter
+/* run.c — runs one scenario with one seed, on the fake world or on real
+ * servers, and judges it. The first trace line states the seed and every derived parameter
  * (so a failing seed can be understood from its trace alone). */
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +39,7 @@ static void trace_header(sim_ctx *ctx, const scenario *s, uint64_t seed)
 static int is_node_fault(const scn_step *st)
 {
     return st->op == SCN_FAULT_FAILOVER ||
-           (st->node[0] && st->node[0] == 'r' &&
+           (st->node_index >= 0 &&
             (st->op == SCN_FAULT_CRASH || st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_PAUSE));
 }
 
@@ -49,7 +49,7 @@ int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap
     for (size_t i = 0; i < s->nsteps; i++) {
         const scn_step *st = &s->steps[i];
         const char *why = NULL;
-        if (st->op == SCN_FAULT_CLOCK && st->node[0] == 'r' && o->redis)
+        if (st->op == SCN_FAULT_CLOCK && st->node_index >= 0 && o->redis)
             why = "clocks of servers you run cannot be moved (locksim's own servers run with its clock shim)";
         else if (st->op == SCN_FAULT_FIU && !strcmp(st->point, "redis/replicate"))
             why = "redis/replicate is the fake's replication; real replicas replicate by themselves";
@@ -92,7 +92,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
         if (run_real_refusal(s, o, err->msg, sizeof err->msg) != 0) return -1;
         int clocks = s->nemesis && (s->nemesis_kinds & SCN_NEM_CLOCK);
         for (size_t i = 0; i < s->nsteps; i++)
-            clocks |= s->steps[i].op == SCN_FAULT_CLOCK && s->steps[i].node[0] == 'r';
+            clocks |= s->steps[i].op == SCN_FAULT_CLOCK && s->steps[i].node_index >= 0;
         srv = o->redis ? real_servers_external(o->redis, err->msg, sizeof err->msg)
               : clocks ? real_servers_start_clocked(s->nodes, s->replicas, err->msg, sizeof err->msg)
                        : real_servers_start(s->nodes, s->replicas, err->msg, sizeof err->msg);
