@@ -8,7 +8,7 @@
 #ifndef LOCKSIM_FAULT_H
 #define LOCKSIM_FAULT_H
 
-#include "protocols/protocol.h"
+#include "protocols/client/client.h"
 #include "sim/kernel/sim.h"
 #include "sim/scn/scn.h"
 #include "sim/world/world.h"
