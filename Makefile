@@ -62,6 +62,8 @@ FUZZ_OBJ = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o) $(BUILD)/tests/fuzz/re
 FUZZERS  = $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
 REPLAYS  = $(FUZZ_TARGETS:%=$(BUILD)/replay_%)
 LUA_SCRIPTS = $(sort $(wildcard protocols/lua/*.lua))
+# The bundled lock policies (protocols/locks/*.lock) and their scripts.
+LOCK_FILES = $(sort $(wildcard protocols/locks/*.lock protocols/locks/*.lua))
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 
 BIN      = $(BUILD)/locksim
@@ -86,9 +88,9 @@ $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -Wall -Wextra -Werror $(shell pkg-config --cflags nettle) -o $@ $< \
 	    $(shell pkg-config --libs nettle)
-$(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS)
+$(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS) $(LOCK_FILES)
 	@mkdir -p $(dir $@)
-	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS)
+	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS) -- $(LOCK_FILES)
 $(BUILD)/gen/scripts_embed.o: $(BUILD)/gen/scripts_embed.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 

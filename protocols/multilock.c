@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocols/quorum.h"
 #include "protocols/rlock.h"
 
 #define ML_MAX 7
@@ -339,31 +340,14 @@ static void ml_observe(cl_world *cw, int group, int lock, hist_store *out)
     int n = members(cw);
     int need = ((const rlock_cfg *)cl_world_cfg(cw))->quorum ? n / 2 + 1 : n;
     hist_store m[ML_MAX];
-    memset(out, 0, sizeof *out);
-    out->expire_ms = -1;
-    int64_t gone = 0;
+    int groups[ML_MAX];
     for (int i = 0; i < n; i++) {
         int k = cl_world_scenario(cw)->nlocks + lock * n + i;
-        int g = cl_key_group(cw, k);
-        if (cl_group_up(cw, g)) rlock_observe(cw, g, k, &m[i]);
+        groups[i] = cl_key_group(cw, k);
+        if (cl_group_up(cw, groups[i])) rlock_observe(cw, groups[i], k, &m[i]);
         else m[i] = (hist_store){.held = 0, .expire_ms = -1};
-        if (!m[i].held) continue;
-        out->held = 1;
-        int64_t at = cl_expiry_true_us(cw, g, m[i].expire_ms);
-        if (at > gone) gone = at;
     }
-    if (!out->held) return;
-    out->expire_true_us = gone;
-    for (int i = 0; i < n; i++) {
-        if (!m[i].held) continue;
-        int same = 0;
-        for (int j = 0; j < n; j++) same += m[j].held && strcmp(m[j].owner, m[i].owner) == 0;
-        if (same >= need) {
-            snprintf(out->owner, sizeof out->owner, "%s", m[i].owner);
-            out->count = 1;
-            return;
-        }
-    }
+    proto_quorum_view(cw, m, groups, n, need, out);
 }
 
 static const cl_defaults ml_defaults = {

@@ -23,6 +23,17 @@ extern const size_t proto_script_text_count;
 /* The bundled script named name, or NULL. O(number of scripts). */
 const cl_script *proto_script_find(const char *name);
 
+/* A file of the bundled lock policies (protocols/locks/), named by its
+ * path below protocols/ ("locks/redis-py.lock"). */
+typedef struct proto_bundle_file {
+    const char *path;
+    const char *text;
+    size_t len;
+} proto_bundle_file;
+
+/* Generated with the scripts; NULL-terminated. */
+extern const proto_bundle_file proto_bundle[];
+
 /* --------------------------------------------------------- protocols */
 
 /* One protocol of the catalogue: what `locksim list` says of it and what
@@ -53,7 +64,34 @@ unsigned proto_invariants(const proto_def *p);
 const proto_def *proto_find(const char *name);
 /* Why proto_find(name) found nothing, as one sentence in buf. */
 const char *proto_unknown_reason(const char *name, char *buf, size_t cap);
-/* All protocols, NULL-terminated, for `locksim list`. */
+/* The protocols written in C, NULL-terminated, for `locksim list`. */
 extern const proto_def *const proto_all[];
+
+/* ------------------------------------------------------ lock policies */
+
+/* The protocol scenario s names: a protocol of the catalogue (C or a
+ * bundled or added lock policy), else a lock policy file by its path
+ * (one with a '/' or ending in .lock; relative to the scenario's folder;
+ * write ./NAME.lock for a file that has a catalogue name). NULL with err set ("path:line:
+ * why", the scenario's or the policy file's) when there is none. */
+const proto_def *proto_resolve(const scenario *s, scn_error *err);
+/* Adds every lock policy (*.lock) of folder dir to the catalogue
+ * (--protocols DIR). Returns 0, or -1 with err set. */
+int proto_add_dir(const char *dir, scn_error *err);
+/* The lock policies known now (bundled, then added), by index, for
+ * `locksim list`; and one by name ("redis-py", "redis-py@5.0": a bare
+ * name is its newest version), or NULL. */
+size_t proto_policy_count(void);
+/* The script steps of policy pd (a lock policy of the catalogue): each
+ * script with its KEYS then ARGV templates, for the conformance runner.
+ * Fills at most max; returns how many there are (0: not a policy). */
+typedef struct proto_script_step {
+    const cl_script *script;
+    int nkeys, nwords;
+    char *const *words; /* templates: {key}, {owner}, {lease_ms}, ... */
+} proto_script_step;
+size_t proto_policy_script_steps(const proto_def *pd, proto_script_step *out, size_t max);
+const proto_def *proto_policy_at(size_t i);
+const proto_def *proto_policy_find(const char *name);
 
 #endif /* LOCKSIM_PROTOCOL_H */

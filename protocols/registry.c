@@ -98,6 +98,8 @@ const proto_def *proto_find(const char *name)
 {
     for (size_t i = 0; proto_all[i]; i++)
         if (strcmp(proto_all[i]->name, name) == 0) return proto_all[i];
+    const proto_def *pol = proto_policy_find(name);
+    if (pol) return pol;
     const char *at = strchr(name, '@');
     if (at == NULL) return NULL;
     for (size_t i = 0; proto_all[i]; i++)

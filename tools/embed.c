@@ -1,7 +1,9 @@
 /* embed.c — build tool: writes a C file holding the given files (the
  * protocols' Lua scripts) as string constants, named by their base name
  * without extension, with the SHA-1 that EVALSHA names each by, so the
- * binary carries the exact script text and never hashes it at run time. */
+ * binary carries the exact script text and never hashes it at run time.
+ * Files after "--" (the bundled lock policies and their scripts) go into a
+ * second table, proto_bundle, named by their path below protocols/. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,28 @@ static int emit_file(FILE *out, const char *path)
     return 0;
 }
 
+/* One bundled file: {"locks/x.lock", "text", len}. */
+static int emit_bundle_file(FILE *out, const char *path)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, "embed: cannot open %s\n", path);
+        return -1;
+    }
+    const char *rel = strstr(path, "protocols/");
+    rel = rel ? rel + strlen("protocols/") : path;
+    fprintf(out, "    {\"%s\", \"", rel);
+    long n = 0;
+    int c;
+    while ((c = fgetc(in)) != EOF) {
+        fprintf(out, "\\x%02x", (unsigned)c);
+        if (++n % 32 == 0) fputs("\"\n        \"", out);
+    }
+    fprintf(out, "\", %ld},\n", n);
+    fclose(in);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -53,10 +77,17 @@ int main(int argc, char **argv)
           "#include <stddef.h>\n"
           "#include \"protocols/protocol.h\"\n"
           "const cl_script proto_script_texts[] = {\n", out);
+    int sep = argc;
     for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--")) sep = i;
+    for (int i = 2; i < sep; i++)
         if (emit_file(out, argv[i]) != 0) return 1;
     fputs("    {NULL, NULL, 0, \"\"}\n};\n", out);
-    fprintf(out, "const size_t proto_script_text_count = %d;\n", argc - 2);
+    fprintf(out, "const size_t proto_script_text_count = %d;\n", sep - 2);
+    fputs("const proto_bundle_file proto_bundle[] = {\n", out);
+    for (int i = sep + 1; i < argc; i++)
+        if (emit_bundle_file(out, argv[i]) != 0) return 1;
+    fputs("    {NULL, NULL, 0}\n};\n", out);
     if (fclose(out) != 0) return 1;
     return 0;
 }

@@ -53,6 +53,12 @@ int64_t cl_admin_eval(cl_world *cw, int group, const cl_script *script, int nkey
     return answer;
 }
 
+void cl_owner_register(cl_thread *t, const char *token)
+{
+    cl_proc *p = t->p;
+    hist_observer_owner(p->cw->obs, token, p->client, p->inc, t->index);
+}
+
 int cl_group_up(const cl_world *cw, int group)
 {
     return world_node_up(cw->w, world_master(cw->w, group));
@@ -110,6 +116,14 @@ const char *cl_key_name(const cl_world *cw, int lock)
 int cl_key_group(const cl_world *cw, int lock)
 {
     return cw->key_group[lock];
+}
+
+void cl_key_rename(cl_world *cw, int lock, const char *name)
+{
+    sim_assert(lock >= 0 && lock < cw->nkeys);
+    sim_xfree(cw->key_owned[lock]);
+    cw->key_owned[lock] = sim_xstrdup(name);
+    cw->key_names[lock] = cw->key_owned[lock];
 }
 
 int cl_key_add(cl_world *cw, const char *name, int group)

@@ -144,6 +144,8 @@ const cl_settings *cl_world_settings(const cl_world *cw);
  * group). */
 const char *cl_key_name(const cl_world *cw, int lock);
 int cl_key_group(const cl_world *cw, int lock);
+/* Renames the key behind lock index lock (copied; world_init only). */
+void cl_key_rename(cl_world *cw, int lock, const char *name);
 /* Adds a key (copied) on group; returns its lock index (-1: no room). */
 int cl_key_add(cl_world *cw, const char *name, int group);
 
@@ -247,6 +249,7 @@ void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void
 #define CL_SUB_LOCK 0      /* "0": one permit; "1": a permit per waiter */
 #define CL_SUB_SEMAPHORE 1 /* "v" (the new count): min(references, v) permits */
 #define CL_SUB_LATCH 2     /* "0" opens a gate every wait passes; "1" closes it */
+#define CL_SUB_BROADCAST 3 /* any message: a permit per waiter */
 /* Sets the entry's kind (entries start as CL_SUB_LOCK). */
 void cl_sub_kind(cl_sub *s, int kind);
 
@@ -305,6 +308,9 @@ int cl_store_peek_list(cl_world *cw, int group, const char *key, void (*fn)(void
  * timeout, no network); returns the integer it answered (0 otherwise). */
 int64_t cl_admin_eval(cl_world *cw, int group, const cl_script *script, int nkeys, const char *const *keys,
                       int nargs, const char *const *args);
+/* Tells the store observer that owner value token is t's (a lock client
+ * that stores its own tokens, not "<id>:<thread>"). */
+void cl_owner_register(cl_thread *t, const char *token);
 /* 1 when group's master (as the world has it now) is up. */
 int cl_group_up(const cl_world *cw, int group);
 /* True time at which a key with node-clock deadline expire_ms on group's

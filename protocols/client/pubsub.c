@@ -277,15 +277,16 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
         }
     } else if (kind->len == 7 && memcmp(kind->str, "message", 7) == 0) {
         const sim_reply *payload = msg->element[2];
-        if (s->kind != CL_SUB_LOCK) {
+        if (s->kind != CL_SUB_LOCK && s->kind != CL_SUB_BROADCAST) {
             on_counter_message(p, s, payload);
             return;
         }
-        int read_unlock = payload->type == SIM_REPLY_STR && payload->len == 1 && payload->str[0] == '1';
+        int read_unlock = s->kind == CL_SUB_BROADCAST ||
+                          (payload->type == SIM_REPLY_STR && payload->len == 1 && payload->str[0] == '1');
         /* "0": one permit (one waiter may go); "1": one per waiting thread. */
         s->permits += read_unlock ? waiting(s) : 1;
         cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting",
-                 read_unlock ? "1" : "0", s->channel, (long long)s->permits,
+                 s->kind == CL_SUB_BROADCAST ? "*" : read_unlock ? "1" : "0", s->channel, (long long)s->permits,
                  (long long)waiting(s));
         serve(p, s);
     }

@@ -24,10 +24,8 @@ int cli_load(const char *path, scenario *s)
         scn_error_print(&err);
         return -1;
     }
-    if (proto_find(s->protocol) == NULL) {
-        char why[256];
-        fprintf(stderr, "%s:%d: %s\n", s->path, s->protocol_line,
-                proto_unknown_reason(s->protocol, why, sizeof why));
+    if (proto_resolve(s, &err) == NULL) {
+        scn_error_print(&err);
         scn_free(s);
         return -1;
     }

@@ -246,8 +246,8 @@ static int load_all(const run_args *a, scenario *scns, size_t *loaded)
             return 2;
         }
         char why[768];
-        if (proto_find(s->protocol) == NULL) {
-            fprintf(stderr, "%s:%d: %s\n", s->path, s->protocol_line, proto_unknown_reason(s->protocol, why, sizeof why));
+        if (proto_resolve(s, &err) == NULL) {
+            scn_error_print(&err);
             scn_free(s);
             return 2;
         }
@@ -583,8 +583,11 @@ int cli_list(int argc, char **argv)
     (void)argc;
     (void)argv;
     printf("protocols:\n");
-    for (size_t i = 0; proto_all[i]; i++) {
-        const proto_def *pd = proto_all[i];
+    size_t nc = 0;
+    while (proto_all[nc]) nc++;
+    for (size_t i = 0; i < nc + proto_policy_count(); i++) {
+        const proto_def *pd = i < nc ? proto_all[i] : proto_policy_at(i - nc);
+        if (i == nc) printf("lock policies (protocols/locks, --protocols DIR, or [protocol] name = FILE.lock):\n");
         printf("  %-22s %s\n", pd->name, pd->summary);
         if (pd->options) printf("  %-22s   options: %s\n", "", pd->options);
         if (pd->versions) printf("  %-22s   versions: %s\n", "", pd->versions);

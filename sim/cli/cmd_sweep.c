@@ -193,10 +193,8 @@ static int load_variants(sweep_work *w, size_t *loaded)
                 }
                 (*loaded)++;
                 if (x == 0) series_label(w, series, a->files[f], s->protocol);
-                char why[768];
-                if (proto_find(s->protocol) == NULL) {
-                    fprintf(stderr, "locksim sweep: %s: %s\n", a->files[f],
-                            proto_unknown_reason(s->protocol, why, sizeof why));
+                if (proto_resolve(s, &err) == NULL) {
+                    scn_error_print(&err);
                     return 2;
                 }
             }

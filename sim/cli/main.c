@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocols/protocol.h"
 #include "sim/cli/cli.h"
 
 static void usage(FILE *to)
@@ -22,12 +23,40 @@ static void usage(FILE *to)
           "  shrink SCENARIO --seed N -o FILE the smallest scenario failing the same way\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
-          "  version                          print the version\n",
+          "  version                          print the version\n"
+          "options of every command: --protocols DIR   add the lock policies (*.lock) of DIR\n",
           to);
+}
+
+/* --protocols DIR, anywhere on the line (repeatable): the lock policies
+ * of DIR join the catalogue. Removes them from argv; -1 after printing
+ * why on bad input. */
+static int take_protocol_dirs(int *argc, char **argv)
+{
+    int n = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--protocols") != 0) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc) {
+            fprintf(stderr, "locksim: --protocols wants a folder of lock policies (*.lock)\n");
+            return -1;
+        }
+        scn_error err;
+        if (proto_add_dir(argv[++i], &err) != 0) {
+            scn_error_print(&err);
+            return -1;
+        }
+    }
+    *argc = n;
+    argv[n] = NULL;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
+    if (take_protocol_dirs(&argc, argv) != 0) return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -201,7 +201,7 @@ static void expire_flags(conform_gen *g, conform_op *op)
 static void g_keys(conform_gen *g, conform_op *op)
 {
     switch (below(g, 12)) {
-    case 0: add_name(g, op, "del"); add(op, pick(g, keys)); add_some(g, op, keys, 2); break;
+    case 0: add_name(g, op, chance(g, 70) ? "del" : "unlink"); add(op, pick(g, keys)); add_some(g, op, keys, 2); break;
     case 1: add_name(g, op, "exists"); add(op, pick(g, keys)); add_some(g, op, keys, 2); break;
     case 2: add_name(g, op, "expire"); add(op, pick(g, keys)); add(op, pick(g, ttl_s));
             expire_flags(g, op); break;
@@ -598,8 +598,55 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     }
 }
 
+/* One word of a lock policy's script step, its template given values
+ * that meet the keyspace the other commands make. */
+static void add_policy_word(conform_gen *g, conform_op *op, const char *t, int is_key)
+{
+    if (is_key) add(op, chance(g, 60) ? pick(g, lock_keys) : pick(g, keys));
+    else if (strstr(t, "{owner}") || strstr(t, "{uuid}")) add(op, pick(g, values));
+    else if (strstr(t, "{lease_ms}") || strstr(t, "{wait_ms}")) add(op, pick(g, ttl_ms));
+    else if (strstr(t, "{lease_s}")) add(op, pick(g, ttl_s));
+    else if (strstr(t, "{channel}")) add(op, pick(g, channels));
+    else if (strchr(t, '{')) add(op, pick(g, ints));
+    else add(op, t);
+}
+
+/* A script of a bundled lock policy (protocols/locks), its KEYS and ARGV
+ * from the step's templates. Returns 0 when there is none. */
+static int g_policy_script(conform_gen *g, conform_op *op)
+{
+    proto_script_step steps[64];
+    size_t total = 0, np = proto_policy_count();
+    for (size_t i = 0; i < np; i++) total += proto_policy_script_steps(proto_policy_at(i), NULL, 0);
+    if (total == 0) return 0;
+    size_t k = below(g, total);
+    for (size_t i = 0; i < np; i++) {
+        size_t n = proto_policy_script_steps(proto_policy_at(i), steps, 64);
+        if (k >= n) {
+            k -= n;
+            continue;
+        }
+        const proto_script_step *st = &steps[k];
+        if (chance(g, 40)) {
+            add_name(g, op, "evalsha");
+            add(op, st->script->sha);
+        } else {
+            add_name(g, op, "eval");
+            add_len(op, st->script->text, st->script->len);
+        }
+        op->family = st->script->name;
+        addf(op, "%lld", (long long)st->nkeys);
+        for (int w = 0; w < st->nwords; w++) add_policy_word(g, op, st->words[w], w < st->nkeys);
+        op->cmp = CONFORM_CMP_TIME;
+        return 1;
+    }
+    return 0;
+}
+
 static void g_script(conform_gen *g, conform_op *op)
 {
+    /* A quarter of the time, a script of a bundled lock policy. */
+    if (chance(g, 25) && g_policy_script(g, op)) return;
     const script_case *sc = &scripts[below(g, NSCRIPTS)];
     /* Half of the time, one of the protocol scripts (the last entries). */
     if (chance(g, 50)) {

@@ -77,14 +77,8 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
                  history *h, scn_error *err)
 {
     memset(out, 0, sizeof *out);
-    const proto_def *pd = proto_find(s->protocol);
-    if (pd == NULL) {
-        memset(err, 0, sizeof *err);
-        snprintf(err->path, sizeof err->path, "%s", s->path);
-        err->line = s->protocol_line;
-        proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
-        return -1;
-    }
+    const proto_def *pd = proto_resolve(s, err);
+    if (pd == NULL) return -1;
     real_servers *srv = NULL;
     if (o && o->real) {
         memset(err, 0, sizeof *err);

@@ -61,6 +61,7 @@ static const fake_cmd commands[] = {
     {"subscribe", -2, NS | PS, cmd_subscribe},
     {"ttl", 2, 0, cmd_ttl},
     {"type", 2, 0, cmd_type},
+    {"unlink", -2, W, cmd_del}, /* DEL whose memory is freed later: the same reply */
     {"unsubscribe", -1, NS | PS, cmd_unsubscribe},
     {"wait", 3, NS, cmd_wait},
     {"zadd", -4, W, cmd_zadd},

@@ -134,6 +134,11 @@ int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
 int fake_node_peek_list(fake_node *n, const char *key, size_t klen,
                         void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 
+/* Compiles a script body as Redis would (Lua 5.1, chunk "@user_script"),
+ * without running it: 0, or -1 with Lua's message in err (cap bytes),
+ * e.g. "user_script:3: '=' expected near 'x'". */
+int fake_script_compile(const char *body, size_t len, char *err, size_t cap);
+
 /* SHA1 of len bytes as 40 lowercase hex characters plus NUL (out[41]). */
 void fake_sha1hex(const char *s, size_t len, char out[41]);
 

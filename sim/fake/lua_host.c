@@ -305,6 +305,24 @@ int lua_host_exists(lua_host *h, const char *sha40)
     return find_script(h, sha40) != NULL;
 }
 
+int fake_script_compile(const char *body, size_t len, char *err, size_t cap)
+{
+    if (len > 0 && body[0] == LUA_SIGNATURE[0]) {
+        snprintf(err, cap, "user_script: bytecode is not allowed");
+        return -1;
+    }
+    lua_State *L = luaL_newstate();
+    sim_assert(L != NULL);
+    int rc = 0;
+    if (luaL_loadbuffer(L, body, len, "@user_script") != 0) {
+        const char *msg = lua_tostring(L, -1);
+        snprintf(err, cap, "%s", msg ? msg : "?");
+        rc = -1;
+    }
+    lua_close(L);
+    return rc;
+}
+
 int lua_host_load(lua_host *h, const char *body, size_t len, char sha[41], char **err)
 {
     fake_sha1hex(body, len, sha);

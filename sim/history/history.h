@@ -137,8 +137,13 @@ void hist_observer_free(hist_observer *o);
 /* A process started with connection-manager id `id`: lock names
  * "<id>:<t>" are client's incarnation inc from now on. */
 void hist_observer_incarnation(hist_observer *o, const char *id, int client, int inc);
-/* "<uuid>:<thread>" to the (client, incarnation, thread) that used it;
- * 0 when no process of the run had that id. O(1). */
+/* A lock's owner value `token` (any text a client stores as the owner:
+ * a random token, a UUID shared by threads) is client's incarnation inc,
+ * thread `thread` from now on (the newest one of a token wins). */
+void hist_observer_owner(hist_observer *o, const char *token, int client, int inc, int thread);
+/* An owner value to the (client, incarnation, thread) that used it: a
+ * token told by hist_observer_owner, else "<uuid>:<thread>" of an
+ * incarnation; 0 when no process of the run had it. O(1). */
 int hist_observer_who(const hist_observer *o, const char *lname, int *client, int *inc, int *thread);
 /* Records the store's view of every lock now (a fault may have changed
  * it, a client learned a new master). */

@@ -29,6 +29,13 @@ typedef struct incarnation {
     int tag_key[2]; /* client, inc & 0xFF */
 } incarnation;
 
+/* An owner token a client told: exact text to its thread. */
+typedef struct owner_tok {
+    UT_hash_handle hh;
+    int client, inc, thread;
+    char token[]; /* NUL-terminated */
+} owner_tok;
+
 typedef struct qlist {
     char (*v)[64]; /* lock names, head first */
     size_t n, cap;
@@ -51,6 +58,7 @@ struct hist_observer {
     seen locks[SCN_MAX_LOCKS];
     qlist cur;               /* the queue being read */
     incarnation *ids, *tags; /* uthash */
+    owner_tok *tokens;       /* uthash by token */
     incarnation **all;       /* every one, to free */
     size_t n, cap;
 };
@@ -78,8 +86,33 @@ void hist_observer_incarnation(hist_observer *o, const char *id, int client, int
     HASH_ADD(by_tag, o->tags, tag_key, sizeof x->tag_key, x);
 }
 
+void hist_observer_owner(hist_observer *o, const char *token, int client, int inc, int thread)
+{
+    size_t n = strlen(token);
+    owner_tok *x;
+    HASH_FIND(hh, o->tokens, token, n, x);
+    if (x == NULL) {
+        x = sim_xcalloc(1, sizeof *x + n + 1);
+        memcpy(x->token, token, n + 1);
+        HASH_ADD(hh, o->tokens, token[0], n, x);
+    }
+    x->client = client;
+    x->inc = inc;
+    x->thread = thread;
+}
+
 int hist_observer_who(const hist_observer *o, const char *lname, int *client, int *inc, int *thread)
 {
+    if (o->tokens) {
+        owner_tok *t;
+        HASH_FIND(hh, o->tokens, lname, strlen(lname), t);
+        if (t) {
+            *client = t->client;
+            *inc = t->inc;
+            *thread = t->thread;
+            return 1;
+        }
+    }
     const char *colon = strrchr(lname, ':');
     if (colon == NULL) return 0;
     incarnation *x;
@@ -283,6 +316,11 @@ void hist_observer_free(hist_observer *o)
     world_set_exec_hook(o->w, NULL, NULL);
     HASH_CLEAR(by_id, o->ids);
     HASH_CLEAR(by_tag, o->tags);
+    owner_tok *t, *tmp;
+    HASH_ITER(hh, o->tokens, t, tmp) {
+        HASH_DEL(o->tokens, t);
+        sim_xfree(t);
+    }
     for (size_t i = 0; i < o->n; i++) sim_xfree(o->all[i]);
     sim_xfree(o->all);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(o->locks[i].queue.v);

@@ -36,6 +36,9 @@ int64_t scn_dist_draw(sim_ctx *ctx, const scn_dist *d, const char *label);
 /* Writes d as scenario text ("5ms", "1ms..20ms", "exp(50ms)"). */
 size_t scn_dist_format(const scn_dist *d, char *buf, size_t cap);
 size_t scn_duration_format(int64_t us, char *buf, size_t cap);
+/* Parses "5ms", "1ms..20ms" or "exp(50ms)". Returns 0, or -1 when s is
+ * not a distribution. */
+int scn_parse_dist(const char *s, scn_dist *out);
 /* Parses "<decimal><unit>" (us ms s m h, e.g. "46.7s", "-200ms") into µs.
  * Returns 0, or -1 when s is not a duration. */
 int scn_parse_duration(const char *s, int64_t *out);

@@ -46,7 +46,6 @@ int scn_lock_name_ok(const char *name);
 void scn_defaults(scenario *s);
 
 /* Each returns 0, or -1 when s is not a valid value of its kind. */
-int scn_parse_dist(const char *s, scn_dist *out);
 int scn_parse_int(const char *s, int64_t *out);
 int scn_parse_prob(const char *s, int *ppm);
 /* "c3", "c3.t2" or "3". */

@@ -1,0 +1,173 @@
+/* policy.h — a lock defined by files, not C: a policy file (INI, `NAME.lock`)
+ * that says how a lock client behaves, and the Lua scripts it names. The
+ * generic client (generic.c) runs any policy on the client runtime, so a
+ * lock written from a blog post, or a library's documented behaviour, gets
+ * every fault, checker and report locksim has. Private to protocols/.
+ *
+ * The language (README "Any Redis lock" shows it end to end):
+ *
+ *   [lock]     name, version, summary, key (template), owner (template),
+ *              lease (default when the scenario gives none), reentrant =
+ *              no | local, local-lock = yes | no, fencing = no | reply
+ *   [acquire]  steps (below); outcomes: acquired, held, ttl (held, the
+ *              integer reply is the holder's remaining ms), next, error
+ *   [wait]     mode = none | poll | pubsub; interval (a distribution),
+ *              backoff = fixed | double, max, deadline = try-after | no-sleep-past,
+ *              channel (pubsub), message = one | all
+ *   [renew]    every (a duration or a fraction of the lease: 1/3), steps
+ *              with outcomes renewed / failed, on-failure = stop | retry
+ *   [release]  steps; outcomes released, not-owner, error
+ *   [masters]  count, quorum = majority | all | N, drift = P% + D,
+ *              validity = yes | no, resolve = early | all, node-timeout,
+ *              retries, retry-delay (a distribution), release-between,
+ *              release-on-failure
+ *   [observe]  type = string | hash (string: the value is the owner; hash:
+ *              a field is the owner, its value the count)
+ *
+ * A step is `command = WORD ...` (a plain command) or `script = FILE` with
+ * `keys = ...` and `args = ...`; each section has `resend = yes | no` (a
+ * reply timeout resends: Redisson's transport R, or fails: NR). After a
+ * step, `OUTCOME = PATTERN, ...` lines say what its reply means, tried in
+ * the order written; a reply no line matches is an error. Patterns: OK,
+ * nil, an integer, int, int>0, int>=0, int<0, err, array, any, or a
+ * template ({owner}: the reply equals it).
+ *
+ * Templates: words with {lock} (the scenario's lock name), {key}, {owner},
+ * {lease_ms}, {lease_s}, {wait_ms}, {now_ms}, {thread}, {client}, {uuid}
+ * (the process's id), {channel}, {random} / {random:N} (N hex characters,
+ * drawn for each acquire), {base64:N} (N random bytes in base64), {seq}
+ * (the process's acquire counter). */
+#ifndef LOCKSIM_POLICY_H
+#define LOCKSIM_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocols/protocol.h"
+
+#define POL_MAX_STEPS 6
+#define POL_MAX_WORDS 16
+#define POL_MAX_PATTERNS 8
+
+/* What a reply means, after one step. */
+typedef enum pol_outcome {
+    POL_NEXT,      /* go on with the next step */
+    POL_ACQUIRED,
+    POL_HELD,      /* held by another: wait and try again */
+    POL_TTL,       /* held; the integer reply is the holder's remaining ms */
+    POL_RENEWED,
+    POL_FAILED,    /* a renewal that did not renew */
+    POL_RELEASED,
+    POL_NOT_OWNER, /* a release of a lock that is not (any more) ours */
+    POL_ERROR
+} pol_outcome;
+
+/* A reply pattern. */
+typedef enum pol_pattern_kind {
+    PAT_OK, PAT_NIL, PAT_INT_EQ, PAT_INT, PAT_INT_GT0, PAT_INT_GE0, PAT_INT_LT0, PAT_ERR, PAT_ARRAY, PAT_ANY,
+    PAT_TEMPLATE /* a bulk (or status) string equal to a template */
+} pol_pattern_kind;
+
+typedef struct pol_pattern {
+    pol_pattern_kind kind;
+    int64_t value;  /* PAT_INT_EQ */
+    char *text;     /* PAT_TEMPLATE (owned) */
+    pol_outcome outcome;
+} pol_pattern;
+
+/* One step: a plain command (script NULL) or a script with keys and args,
+ * all templates; what its reply means. */
+typedef struct pol_step {
+    int line;
+    const cl_script *script;
+    char *words[POL_MAX_WORDS];  /* command words, or KEYS then ARGV (owned) */
+    int nwords, nkeys;
+    pol_pattern pat[POL_MAX_PATTERNS];
+    int npat;
+} pol_step;
+
+typedef struct pol_section {
+    int present, line;
+    pol_step step[POL_MAX_STEPS];
+    int nsteps;
+    int resend;      /* CL_RESEND (1) or CL_NORESEND (0) */
+} pol_section;
+
+typedef enum pol_wait_mode { POL_WAIT_NONE, POL_WAIT_POLL, POL_WAIT_PUBSUB } pol_wait_mode;
+
+typedef struct pol_policy {
+    char *name, *version, *summary, *path;
+    char *dir;               /* where its scripts are found */
+    int bundled;             /* its files are compiled into the binary */
+    /* [lock] */
+    char *key, *owner;
+    int64_t lease_us;        /* the default lease */
+    int reentrant_local;     /* re-entry counts in the client, not in Redis */
+    int local_lock;          /* a process's threads take a local lock first */
+    int fencing;             /* the acquire's integer reply is a fencing token */
+    /* [acquire] [renew] [release] [force] */
+    pol_section acquire, renew, release, force;
+    /* [wait] */
+    pol_wait_mode wait;
+    scn_dist interval;
+    int backoff_double;
+    int64_t backoff_max_us;
+    int no_sleep_past;       /* never sleep past the deadline: give up first */
+    char *channel;
+    int message_all;         /* a message wakes every waiter (else one) */
+    /* [renew] */
+    int64_t renew_every_us;  /* > 0: a period; else renew_num / renew_den of the lease */
+    int renew_num, renew_den;
+    int renew_retry;         /* a failed renewal tries again (else stops) */
+    /* [masters] */
+    int masters;             /* independent node groups (1: one master) */
+    int quorum;              /* 0: a majority */
+    int quorum_all;
+    int drift_ppm;           /* drift = lease * ppm / 1e6 + drift_us */
+    int64_t drift_us;
+    int validity;            /* acquired only while lease - elapsed - drift > 0 */
+    int resolve_early;       /* decide as soon as a quorum for or against is in */
+    int node_timeout_ppm;    /* a master not answering in lease * ppm counts against (0: none) */
+    int retries;             /* attempts after the first (-1: as long as the wait lasts) */
+    scn_dist retry_delay;
+    int release_between;     /* release every master before the next attempt */
+    int release_on_failure;  /* release every master when the acquire fails */
+    /* [observe] */
+    int observe_hash;        /* a hash: field = owner, value = count */
+    cl_script **scripts;     /* the scripts the steps name (owned) */
+    size_t nscripts;
+    proto_def def;           /* the protocol the runtime runs */
+} pol_policy;
+
+/* Reads the policy file at path (files of the bundle when bundled), its
+ * scripts compiled as Redis would compile them. Returns the policy, or
+ * NULL with err set: "FILE:LINE: what is wrong" for the file or a script.
+ * The policy lives for the process (the catalogue keeps it). */
+pol_policy *pol_load(const char *path, int bundled, scn_error *err);
+void pol_free(pol_policy *p);
+
+/* The outcome of reply r after step st of section sec for the operation
+ * whose templates expand with ex (the owner...): st's patterns in order. */
+struct pol_expand;
+pol_outcome pol_match(const pol_step *st, const sim_reply *r, const struct pol_expand *ex);
+
+/* Template expansion: the values one operation gives its templates. */
+typedef struct pol_expand {
+    const pol_policy *pol;
+    const char *lock;        /* the scenario's lock name */
+    const char *owner;       /* the owner drawn for this acquire */
+    int64_t lease_ms, wait_ms, now_ms;
+    int thread, client;
+    const char *uuid;
+    uint64_t seq;
+    cl_proc *p;              /* draws {random} from its PRNG (NULL: none) */
+} pol_expand;
+
+/* Expands template t into buf (cap bytes); returns the length (cut at
+ * cap - 1). {key} and {channel} expand their own templates first. */
+size_t pol_expand_into(const pol_expand *ex, const char *t, char *buf, size_t cap);
+
+/* generic.c: the client that runs a policy. */
+extern const cl_protocol pol_generic_impl;
+
+#endif /* LOCKSIM_POLICY_H */

@@ -1,0 +1,200 @@
+/* policy_registry.c — lock policies in the catalogue: the bundled ones
+ * (protocols/locks/, compiled into the binary), those of a folder given
+ * with --protocols DIR, and a policy file a scenario names by its path
+ * (`[protocol] name = mylock.lock`, relative to the scenario). Each is
+ * loaded once and lives for the process. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocols/policy.h"
+
+#define MAX_POLICIES 256
+
+static pol_policy *loaded[MAX_POLICIES];
+static int nloaded, bundled_done;
+
+/* The invariants a policy's lock is judged by. */
+static unsigned invariants(const pol_policy *p)
+{
+    unsigned inv = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK);
+    if (p->fencing) inv |= PROTO_INV(SCN_INV_FENCING);
+    if (p->observe_hash && !p->reentrant_local) inv |= PROTO_INV(SCN_INV_REENTRANCY);
+    return inv;
+}
+
+/* Fills p->def: its name (name@version), what `locksim list` says, and the
+ * generic client with p as its settings. */
+static void make_def(pol_policy *p, char *name_buf, size_t cap)
+{
+    if (p->version) snprintf(name_buf, cap, "%s@%s", p->name, p->version);
+    else snprintf(name_buf, cap, "%s", p->name);
+    proto_def *d = &p->def;
+    d->name = name_buf;
+    d->summary = p->summary ? p->summary : "a lock policy file";
+    d->impl = pol_generic_impl;
+    d->impl.cfg = p;
+    d->impl.invariants = invariants(p);
+    if (!p->fencing) d->impl.token = NULL;
+}
+
+static const proto_def *add(pol_policy *p)
+{
+    sim_assert(nloaded < MAX_POLICIES);
+    char *name = sim_xcalloc(1, 160);
+    make_def(p, name, 160);
+    loaded[nloaded++] = p;
+    return &p->def;
+}
+
+/* The bundled policies, loaded on first use. A bundled policy that does not
+ * load is a build error: said at once. */
+static void load_bundled(void)
+{
+    if (bundled_done) return;
+    bundled_done = 1;
+    for (const proto_bundle_file *f = proto_bundle; f->path; f++) {
+        size_t n = strlen(f->path);
+        if (n < 5 || strcmp(f->path + n - 5, ".lock") != 0) continue;
+        scn_error err;
+        pol_policy *p = pol_load(f->path, 1, &err);
+        if (p == NULL) {
+            fprintf(stderr, "locksim: the bundled lock policy %s does not load: %s:%d: %s\n", f->path, err.path,
+                    err.line, err.msg);
+            abort();
+        }
+        add(p);
+    }
+}
+
+static int version_newer(const pol_policy *a, const pol_policy *b)
+{
+    if (b == NULL) return 1;
+    return strverscmp(a->version ? a->version : "", b->version ? b->version : "") > 0;
+}
+
+const proto_def *proto_policy_find(const char *name)
+{
+    load_bundled();
+    const pol_policy *best = NULL;
+    for (int i = 0; i < nloaded; i++) {
+        if (!strcmp(loaded[i]->def.name, name)) return &loaded[i]->def;
+        if (!strcmp(loaded[i]->name, name) && version_newer(loaded[i], best)) best = loaded[i];
+    }
+    return best ? &best->def : NULL;
+}
+
+size_t proto_policy_count(void)
+{
+    load_bundled();
+    return (size_t)nloaded;
+}
+
+const proto_def *proto_policy_at(size_t i)
+{
+    load_bundled();
+    return i < (size_t)nloaded ? &loaded[i]->def : NULL;
+}
+
+size_t proto_policy_script_steps(const proto_def *pd, proto_script_step *out, size_t max)
+{
+    if (pd->impl.proc_init != pol_generic_impl.proc_init) return 0;
+    const pol_policy *p = pd->impl.cfg;
+    const pol_section *secs[] = {&p->acquire, &p->renew, &p->release, &p->force};
+    size_t n = 0;
+    for (size_t s = 0; s < sizeof secs / sizeof secs[0]; s++)
+        for (int i = 0; i < secs[s]->nsteps; i++) {
+            const pol_step *st = &secs[s]->step[i];
+            if (st->script == NULL) continue;
+            if (n < max) out[n] = (proto_script_step){st->script, st->nkeys, st->nwords, st->words};
+            n++;
+        }
+    return n;
+}
+
+/* A policy file by its path (loaded once). */
+static const proto_def *by_path(const char *path, scn_error *err)
+{
+    char real[4096];
+    if (realpath(path, real) == NULL) snprintf(real, sizeof real, "%s", path);
+    for (int i = 0; i < nloaded; i++)
+        if (!loaded[i]->bundled && !strcmp(loaded[i]->path, real)) return &loaded[i]->def;
+    pol_policy *p = pol_load(real, 0, err);
+    if (p == NULL) {
+        if (strcmp(err->path, real) == 0) snprintf(err->path, sizeof err->path, "%s", path);
+        return NULL;
+    }
+    return add(p);
+}
+
+int proto_add_dir(const char *dir, scn_error *err)
+{
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", dir);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        snprintf(err->msg, sizeof err->msg, "cannot open the folder of lock policies");
+        return -1;
+    }
+    struct dirent *de;
+    int rc = 0, found = 0;
+    char **names = NULL;
+    size_t n = 0;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".lock") != 0) continue;
+        names = sim_xrealloc(names, (n + 1) * sizeof *names);
+        names[n++] = sim_xstrdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, (int (*)(const void *, const void *))strcmp);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (rc == 0 && by_path(path, err) == NULL) rc = -1;
+        found++;
+        sim_xfree(names[i]);
+    }
+    sim_xfree(names);
+    if (rc == 0 && found == 0) {
+        snprintf(err->msg, sizeof err->msg, "no lock policy (*.lock) in this folder");
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Does the scenario's protocol name a policy file (a path)? */
+static int is_path(const char *name)
+{
+    size_t n = strlen(name);
+    return strchr(name, '/') != NULL || (n > 5 && !strcmp(name + n - 5, ".lock"));
+}
+
+const proto_def *proto_resolve(const scenario *s, scn_error *err)
+{
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", s->path);
+    err->line = s->protocol_line;
+    const proto_def *pd = proto_find(s->protocol); /* "redisson.lock" is a name, ./x.lock a file */
+    if (pd == NULL && is_path(s->protocol)) {
+        char path[4096];
+        const char *slash = strrchr(s->path, '/');
+        if (s->protocol[0] == '/' || slash == NULL) snprintf(path, sizeof path, "%s", s->protocol);
+        else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - s->path), s->path, s->protocol);
+        pd = by_path(path, err);
+        if (pd == NULL) return NULL;
+    } else if (pd == NULL) {
+        proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
+        return NULL;
+    }
+    const pol_policy *pol = pd->impl.proc_init == pol_generic_impl.proc_init ? pd->impl.cfg : NULL;
+    if (pol && pol->masters > s->nodes) {
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        err->line = s->protocol_line;
+        snprintf(err->msg, sizeof err->msg, "%s takes %d independent masters: give [redis] nodes = %d (it is %d)",
+                 pd->name, pol->masters, pol->masters, s->nodes);
+        return NULL;
+    }
+    return pd;
+}

@@ -1,0 +1,15 @@
+/* quorum.h — one lock kept on n independent stores (MultiLock, RedLock,
+ * the multi-master lock policies), seen by the store observer as one
+ * lock. Private to protocols/. */
+#ifndef LOCKSIM_QUORUM_H
+#define LOCKSIM_QUORUM_H
+
+#include "protocols/client/client.h"
+
+/* The lock as members m[0..n) (member i on node group groups[i]) hold it:
+ * held by an owner when need of them name that owner; held by nobody known
+ * when some member is held; free when none is. It is gone when its last
+ * held member expires. */
+void proto_quorum_view(cl_world *cw, const hist_store *m, const int *groups, int n, int need, hist_store *out);
+
+#endif /* LOCKSIM_QUORUM_H */
