@@ -152,6 +152,12 @@ static void req_done(cl_proc *p, gen_req *q, pol_outcome o, const sim_reply *r, 
         if (o == POL_ERROR && a->error == NULL)
             a->error = cl_err_exception(err) ? cl_err_exception(err) : r && r->type == SIM_REPLY_ERR ? "error reply"
                                                                                                   : "unexpected reply";
+        if (o == POL_ERROR && r) { /* what the reply was, for the trace */
+            char text[200];
+            sim_reply_format(r, text, sizeof text);
+            cl_trace(p, cl_proc_name(p), "%s on master %d: %s %s", a->sec == &pol_of(p)->acquire ? "acquire" : "step",
+                     q->master, r->type == SIM_REPLY_ERR ? "error reply" : "unexpected reply", text);
+        }
     }
     cl_free(p, q);
     if (a->op) decide(p, a);

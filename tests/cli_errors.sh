@@ -86,4 +86,18 @@ head -1 "$tmp/bad.json" > "$tmp/one.json"
 expect mergedup "$tmp/bad.json:1: a.scn seed 1 (fake) is already at $tmp/one.json:1" -- merge "$tmp/one.json" "$tmp/bad.json"
 expect mergemissing "no-such.json" -- merge "$tmp/no-such.json"
 expect mergenone "locksim merge: no file given" -- merge
+# Lock policy files: the policy's or the script's own file and line.
+mkdir -p "$tmp/locks"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = locks/mine.lock\n[clients]\ncount = 1\n' > "$tmp/mine.scn"
+printf '[lock]\nname = mine\n[acquire]\ncommand = SET {key} {owner} NX PX {lease_ms}\nacquired = OK\nheld = nul\n' > "$tmp/locks/mine.lock"
+expect policy-pattern "$tmp/locks/mine.lock:6: \"nul\" is not a reply pattern" -- run "$tmp/mine.scn"
+printf '[lock]\nname = mine\n[acquire]\nscript = get.lua\nacquired = 1\n[release]\ncommand = DEL {key}\nreleased = any\n' > "$tmp/locks/mine.lock"
+printf -- '-- acquire\nif redis.call("get", KEYS[1]) = ARGV[1] then\nend\n' > "$tmp/locks/get.lua"
+expect policy-script "$tmp/locks/get.lua:2: the script does not compile" -- run "$tmp/mine.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = locks/none.lock\n[clients]\ncount = 1\n' > "$tmp/none.scn"
+expect policy-missing "locks/none.lock: cannot open the lock policy file" -- run "$tmp/none.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = node-redlock\n[clients]\ncount = 1\n' > "$tmp/masters.scn"
+expect policy-masters "$tmp/masters.scn:4: node-redlock@5.0.0-beta.2 takes 3 independent masters: give [redis] nodes = 3" -- run "$tmp/masters.scn"
+expect protocols-dir "no-such-dir: cannot open the folder of lock policies" -- --protocols "$tmp/no-such-dir" list
+expect protocols-missing "locksim: --protocols wants a folder" -- list --protocols
 exit $fail

@@ -60,6 +60,9 @@ done
 stage "real backend: scenarios/real on redis-server processes and on the fake"
 bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 
+stage "lock policies: your own lock on the fake and on redis-server, --protocols, script errors"
+bash "$here/policies.sh" "$bin" || { echo "FAIL: lock policies"; exit 1; }
+
 stage "check: exhaustive exploration within bounds, counterexamples replay"
 bash "$here/check.sh" "$bin" || { echo "FAIL: check"; exit 1; }
 

@@ -588,10 +588,10 @@ int cli_list(int argc, char **argv)
     for (size_t i = 0; i < nc + proto_policy_count(); i++) {
         const proto_def *pd = i < nc ? proto_all[i] : proto_policy_at(i - nc);
         if (i == nc) printf("lock policies (protocols/locks, --protocols DIR, or [protocol] name = FILE.lock):\n");
-        printf("  %-22s %s\n", pd->name, pd->summary);
-        if (pd->options) printf("  %-22s   options: %s\n", "", pd->options);
-        if (pd->versions) printf("  %-22s   versions: %s\n", "", pd->versions);
-        printf("  %-22s   checkers:", "");
+        printf("  %-30s %s\n", pd->name, pd->summary);
+        if (pd->options) printf("  %-30s   options: %s\n", "", pd->options);
+        if (pd->versions) printf("  %-30s   versions: %s\n", "", pd->versions);
+        printf("  %-30s   checkers:", "");
         size_t nrows;
         const check_row *rows = check_rows(&nrows);
         for (size_t k = 0; k < nrows; k++)

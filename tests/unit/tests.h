@@ -24,6 +24,7 @@ Suite *servers_suite(void);
 Suite *rwlock_suite(void);
 Suite *check_counters_suite(void);
 Suite *report_suite(void);
+Suite *policy_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {
