@@ -97,6 +97,13 @@ const proto_def *proto_policy_at(size_t i)
     return i < (size_t)nloaded ? &loaded[i]->def : NULL;
 }
 
+const char *proto_policy_file(const proto_def *pd)
+{
+    if (pd->impl.proc_init != pol_generic_impl.proc_init) return NULL;
+    const pol_policy *p = pd->impl.cfg;
+    return p->bundled ? NULL : p->path;
+}
+
 size_t proto_policy_script_steps(const proto_def *pd, proto_script_step *out, size_t max)
 {
     if (pd->impl.proc_init != pol_generic_impl.proc_init) return 0;

@@ -82,6 +82,10 @@ int proto_add_dir(const char *dir, scn_error *err);
  * `locksim list`; and one by name ("redis-py", "redis-py@5.0": a bare
  * name is its newest version), or NULL. */
 size_t proto_policy_count(void);
+/* The file a lock policy was read from when a scenario named it by path
+ * or --protocols added it (absolute); NULL for the bundled ones and the
+ * protocols written in C. */
+const char *proto_policy_file(const proto_def *pd);
 /* The script steps of policy pd (a lock policy of the catalogue): each
  * script with its KEYS then ARGV templates, for the conformance runner.
  * Fills at most max; returns how many there are (0: not a policy). */

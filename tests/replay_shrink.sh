@@ -41,7 +41,11 @@ sed 's/^mutual-exclusion = violated/mutual-exclusion = held/' "$bug" > "$tmp/hel
 [ $? = 1 ] || fail "replay of a run that misses an expectation should exit 1"
 echo "ok   replay exits 1 when an expectation is missed"
 
-# 4. Round trip of the writer over every bundled scenario.
+# 4. Round trip of the writer over every bundled scenario (with the lock
+# policies and scripts some of them name beside them).
+find scenarios -name '*.lock' -o -name '*.lua' | while read -r f; do
+    mkdir -p "$tmp/rt/$(dirname "$f")" && cp "$f" "$tmp/rt/$f"
+done
 find scenarios -name '*.scn' | sort | while read -r f; do
     mkdir -p "$tmp/rt/$(dirname "$f")"
     "$bin" replay "$f" --print-scenario > "$tmp/rt/$f" || { echo "cannot write $f back"; exit 1; }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocols/protocol.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/shrink.h"
 
@@ -148,6 +149,14 @@ int cli_shrink(int argc, char **argv)
     print_size("before", &orig);
     if (orig.nemesis) printf("  the nemesis generated %zu faults\n", k.stats.generated);
     print_steps(&k);
+    /* A lock policy named by a path relative to the input: the written
+     * file names it by its absolute path, so it runs from anywhere. */
+    scn_error perr;
+    const char *policy = proto_policy_file(proto_resolve(&k.out, &perr));
+    if (policy) {
+        sim_xfree(k.out.protocol);
+        k.out.protocol = sim_xstrdup(policy);
+    }
     int status = write_and_verify(&k, seed, path, out);
     shrink_result_free(&k);
     scn_free(&orig);
