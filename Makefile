@@ -69,7 +69,8 @@ DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d
 BIN      = $(BUILD)/locksim
 LIB      = $(BUILD)/liblocksim.a
 UNIT     = $(BUILD)/unit_tests
-BENCHBIN = $(BUILD)/bench_evals
+# One benchmark binary per bench/NAME.c: bench_NAME (bench_evals.c: bench_evals).
+BENCHBIN = $(patsubst bench/%.c,$(BUILD)/bench_%,$(subst bench_,,$(BENCH_SRC)))
 SHIM     = $(BUILD)/libclockshim.so
 
 .PHONY: all deps run test bench fuzz fuzzers clean unit conform
@@ -107,8 +108,10 @@ $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 $(UNIT): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS)
-$(BENCHBIN): $(BENCH_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(LDLIBS)
+$(BUILD)/bench_%: $(BUILD)/bench/bench_%.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench_%: $(BUILD)/bench/%.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 # Built through the pattern rules below: kept, not removed as intermediate.
 .SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)

@@ -5,7 +5,7 @@
  * a slow spell of the machine hits both sides of a ratio alike; each figure
  * is the best of its rounds. One JSON object per workload on stdout.
  *
- * usage: bench_evals HOST PORT [CYCLES [fake-only]] */
+ * usage: bench_evals HOST PORT [CYCLES [fake-only [WORKLOAD]]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +186,7 @@ int main(int argc, char **argv)
     int port = atoi(argv[2]);
     uint64_t cycles = argc > 3 ? strtoull(argv[3], NULL, 10) : 200000;
     int fake_only = argc > 4 && strcmp(argv[4], "fake-only") == 0;
+    const char *only = argc > 5 ? argv[5] : NULL; /* one workload (profiling) */
     static workload w[] = {
         {.name = "reentrant", .what = "reentrant lock acquire + release (+ DEL of the unlock latch, as Redisson does)",
          .cleanup = 1},
@@ -194,6 +195,7 @@ int main(int argc, char **argv)
          .cleanup = 1, .fair = 1},
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        if (only && strcmp(only, w[i].name) != 0) continue;
         const char *acq = w[i].fair ? "fair_acquire" : "lock_acquire";
         const char *rel = w[i].fair ? "fair_unlock" : "lock_unlock";
         snprintf(w[i].acq_sha, sizeof w[i].acq_sha, "%s", proto_script_find(acq)->sha);
