@@ -212,6 +212,8 @@ cl_world *cl_world_new(world *w, const scenario *s, const cl_protocol *p, histor
     cw->proto = p;
     cw->h = h;
     cw->ctx = world_ctx(w);
+    cw->events = (sim_freelist)SIM_FREELIST(cl_event);
+    cl_commands_world_init(cw);
     resolve_settings(cw);
     cw->nprocs = client_count(s);
     cw->procs = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->procs);
@@ -243,6 +245,8 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->masters_known);
     sim_xfree(cw->clocks);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(cw->key_owned[i]);
+    sim_fl_drain(&cw->events);
+    cl_commands_world_free(cw);
     sim_xfree(cw);
 }
 

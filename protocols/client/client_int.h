@@ -106,6 +106,8 @@ struct cl_world {
     char *key_owned[SCN_MAX_LOCKS];
     int key_group[SCN_MAX_LOCKS];
     int nkeys;
+    sim_freelist events; /* cl_event blocks */
+    sim_freelist reqs, deliveries, cmds; /* command.c's blocks */
 };
 
 /* cl_world.c: the live process of client (1-based), or NULL. */
@@ -121,6 +123,9 @@ void cl_post_owned(cl_proc *p, const char *label, cl_fn *fn, void *arg, void (*f
 void cl_proc_pause(cl_proc *p, int64_t for_us);
 
 /* command.c */
+/* The free lists of command.c's blocks in cw: set up, and drained. */
+void cl_commands_world_init(cl_world *cw);
+void cl_commands_world_free(cl_world *cw);
 /* Sends on the pub/sub connection (SUBSCRIBE / UNSUBSCRIBE). */
 void cl_ps_send(cl_proc *p, int group, int argc, const char *const *argv);
 /* Drops the process's pending commands (its death). */

@@ -58,6 +58,7 @@ struct cl_node {
 };
 
 typedef struct delivery {
+    cl_world *cw; /* its free list (n's process may end while it runs) */
     cl_node *n;
     uint64_t req;
     sim_reply *reply;
@@ -66,18 +67,32 @@ typedef struct delivery {
 
 /* ------------------------------------------------------------- requests */
 
+void cl_commands_world_init(cl_world *cw)
+{
+    cw->reqs = (sim_freelist)SIM_FREELIST(req_entry);
+    cw->deliveries = (sim_freelist)SIM_FREELIST(delivery);
+    cw->cmds = (sim_freelist)SIM_FREELIST(cl_cmd);
+}
+
+void cl_commands_world_free(cl_world *cw)
+{
+    sim_fl_drain(&cw->reqs);
+    sim_fl_drain(&cw->deliveries);
+    sim_fl_drain(&cw->cmds);
+}
+
 static void forget(cl_node *n, uint64_t id)
 {
     req_entry *e;
     HASH_FIND(hh, n->reqs, &id, sizeof id, e);
     if (e == NULL) return;
     HASH_DEL(n->reqs, e);
-    sim_xfree(e);
+    sim_fl_put(&n->p->cw->reqs, e);
 }
 
 static void remember(cl_node *n, uint64_t id, cl_cmd *c, int is_wait)
 {
-    req_entry *e = sim_xcalloc(1, sizeof *e);
+    req_entry *e = sim_fl_get(&n->p->cw->reqs);
     e->id = id;
     e->cmd = c;
     e->is_wait = is_wait;
@@ -96,11 +111,11 @@ static void cmd_free(cl_cmd *c)
     req_entry *e, *tmp;
     HASH_ITER(hh, n->reqs, e, tmp) if (e->cmd == c) {
         HASH_DEL(n->reqs, e);
-        sim_xfree(e);
+        sim_fl_put(&c->p->cw->reqs, e);
     }
     sim_xfree(c->argv); /* one block: pointers, lengths, bytes */
     sim_reply_free(c->first);
-    sim_xfree(c);
+    sim_fl_put(&c->p->cw->cmds, c);
 }
 
 void cl_commands_free(cl_proc *p)
@@ -111,7 +126,7 @@ void cl_commands_free(cl_proc *p)
         req_entry *e, *tmp;
         HASH_ITER(hh, n->reqs, e, tmp) {
             HASH_DEL(n->reqs, e);
-            sim_xfree(e);
+            sim_fl_put(&p->cw->reqs, e);
         }
     }
 }
@@ -306,12 +321,13 @@ static void delivery_free(void *arg)
 {
     delivery *d = arg;
     sim_reply_free(d->reply);
-    sim_xfree(d);
+    sim_fl_put(&d->cw->deliveries, d);
 }
 
 static void deliver(cl_node *n, int kind, uint64_t req, const sim_reply *r)
 {
-    delivery *d = sim_xcalloc(1, sizeof *d);
+    delivery *d = sim_fl_get(&n->p->cw->deliveries);
+    d->cw = n->p->cw;
     d->n = n;
     d->kind = kind;
     d->req = req;
@@ -436,7 +452,7 @@ void cl_ps_send(cl_proc *p, int group, int argc, const char *const *argv)
 static cl_cmd *cmd_new(cl_proc *p, int group, int argc, int flags, cl_cmd_fn *fn, void *ud,
                        uint64_t tag)
 {
-    cl_cmd *c = sim_xcalloc(1, sizeof *c);
+    cl_cmd *c = sim_fl_get(&p->cw->cmds);
     cl_node *n = &p->nodes[group];
     c->p = p;
     c->group = group;

@@ -77,13 +77,14 @@ static void dispatch(sim_ctx *ctx, void *arg)
         e->timer->ev = NULL;
         e->timer = NULL;
     }
+    cl_world *cw = p->cw; /* outlives p, which fn may end */
     e->fn(p, e->arg);
-    sim_xfree(e);
+    sim_fl_put(&cw->events, e);
 }
 
 static cl_event *event_arm(cl_proc *p, int64_t t_true, const char *label, cl_fn *fn, void *arg)
 {
-    cl_event *e = sim_xcalloc(1, sizeof *e);
+    cl_event *e = sim_fl_get(&p->cw->events);
     e->p = p;
     e->fn = fn;
     e->arg = arg;
@@ -108,7 +109,7 @@ static void event_drop(cl_event *e)
 {
     if (e->timer) e->timer->ev = NULL;
     if (e->free_arg) e->free_arg(e->arg);
-    sim_xfree(e);
+    sim_fl_put(&e->p->cw->events, e);
 }
 
 void cl_timer_arm(cl_proc *p, cl_timer *t, int64_t delay_us, const char *label, cl_fn *fn,
@@ -138,7 +139,7 @@ void cl_timer_cancel(cl_proc *p, cl_timer *t)
     }
     armed_unlink(p, e);
     sim_timer_cancel(p->cw->ctx, &e->st);
-    sim_xfree(e);
+    sim_fl_put(&p->cw->events, e);
 }
 
 int cl_timer_armed(const cl_timer *t)

@@ -8,9 +8,13 @@
 
 #include "sim/kernel/sim.h"
 
+/* Reply blocks are made and freed by the hundred thousand per run. The
+ * list is the process's: locksim runs no threads (workers are processes). */
+static sim_freelist reply_blocks = SIM_FREELIST(sim_reply);
+
 sim_reply *sim_reply_new(sim_reply_type type)
 {
-    sim_reply *r = sim_xcalloc(1, sizeof *r);
+    sim_reply *r = sim_fl_get(&reply_blocks);
     r->type = type;
     return r;
 }
@@ -86,7 +90,7 @@ void sim_reply_free(sim_reply *r)
     for (size_t i = 0; i < r->elements; i++) sim_reply_free(r->element[i]);
     sim_xfree(r->element);
     sim_xfree(r->str);
-    sim_xfree(r);
+    sim_fl_put(&reply_blocks, r);
 }
 
 /* ------------------------------------------------------------ comparison */

@@ -14,7 +14,7 @@
 
 msg *world_msg_new(world *w, world_msg_kind kind, int from, int to)
 {
-    msg *m = sim_xcalloc(1, sizeof *m);
+    msg *m = sim_fl_get(&w->msgs);
     m->w = w;
     m->kind = kind;
     m->from = from;
@@ -41,7 +41,7 @@ void world_msg_free(msg *m)
         sim_xfree(m->effects[i].lens);
     }
     sim_xfree(m->effects);
-    sim_xfree(m);
+    sim_fl_put(&m->w->msgs, m);
 }
 
 static void wire_unlink(world *w, msg *m)
@@ -351,6 +351,7 @@ world *world_alloc(sim_ctx *ctx, const scenario *s)
     world *w = sim_xcalloc(1, sizeof *w);
     w->ctx = ctx;
     w->s = s;
+    w->msgs = (sim_freelist)SIM_FREELIST(msg);
     w->ngroups = s->nodes;
     w->nnodes = s->nodes * (1 + s->replicas);
     w->nodes = sim_xcalloc((size_t)w->nnodes, sizeof *w->nodes);
@@ -414,6 +415,7 @@ void world_free(world *w)
     }
     sim_xfree(w->nodes);
     sim_xfree(w->groups);
+    sim_fl_drain(&w->msgs);
     sim_xfree(w);
 }
 

@@ -90,6 +90,7 @@ typedef struct wgroup {
 
 struct world {
     sim_ctx *ctx;
+    sim_freelist msgs; /* msg blocks */
     const scenario *s;
     int nnodes, ngroups;
     wnode *nodes;
