@@ -60,10 +60,18 @@ uint64_t sim_rng_below(sim_rng *r, uint64_t n)
 
 sim_rng *sim_stream(sim_ctx *ctx, const char *name)
 {
-    sim_stream_entry *e;
+    /* Most names are string constants, drawn from again and again: the
+     * memo at the name's address answers without hashing it. */
+    size_t slot = ((uintptr_t)name >> 3) % (sizeof ctx->stream_memo / sizeof ctx->stream_memo[0]);
+    sim_stream_entry *e = ctx->stream_memo[slot].e;
+    if (ctx->stream_memo[slot].name == name && strcmp(e->name, name) == 0) return &e->rng;
     size_t len = strlen(name);
     HASH_FIND(hh, ctx->streams, name, len, e);
-    if (e) return &e->rng;
+    if (e) {
+        ctx->stream_memo[slot].name = name;
+        ctx->stream_memo[slot].e = e;
+        return &e->rng;
+    }
     e = sim_xmalloc(sizeof *e + len + 1);
     memcpy(e->name, name, len + 1);
     uint64_t mix = ctx->seed ^ XXH3_64bits(name, len);

@@ -1,6 +1,6 @@
 /* sim.c — the sim context: virtual time, the event queue and timers.
  *
- * The queue is a binary min-heap of events ordered by (time, seq), where seq
+ * The queue is a 4-ary min-heap of events ordered by (time, seq), where seq
  * is a counter taken when the event is scheduled, so two runs that schedule
  * the same events in the same order dispatch them in the same order. Time
  * only advances when the earliest event is in the future. Cancelled timer
@@ -71,11 +71,15 @@ static int slot_before(const sim_slot *a, const sim_slot *b)
     return a->seq < b->seq;
 }
 
+/* A 4-ary heap: half the depth of a binary one, and a node's children
+ * side by side in memory. */
+#define HEAP_ARITY 4
+
 static void heap_up(sim_slot *h, size_t i)
 {
     sim_slot x = h[i];
     while (i > 0) {
-        size_t parent = (i - 1) / 2;
+        size_t parent = (i - 1) / HEAP_ARITY;
         if (!slot_before(&x, &h[parent])) break;
         h[i] = h[parent];
         i = parent;
@@ -87,12 +91,15 @@ static void heap_down(sim_slot *h, size_t len, size_t i)
 {
     sim_slot x = h[i];
     for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= len) break;
-        if (child + 1 < len && slot_before(&h[child + 1], &h[child])) child++;
-        if (!slot_before(&h[child], &x)) break;
-        h[i] = h[child];
-        i = child;
+        size_t first = HEAP_ARITY * i + 1;
+        if (first >= len) break;
+        size_t last = first + HEAP_ARITY < len ? first + HEAP_ARITY : len;
+        size_t best = first;
+        for (size_t c = first + 1; c < last; c++)
+            if (slot_before(&h[c], &h[best])) best = c;
+        if (!slot_before(&h[best], &x)) break;
+        h[i] = h[best];
+        i = best;
     }
     h[i] = x;
 }
@@ -124,7 +131,7 @@ static void compact(sim_ctx *ctx)
     }
     ctx->heap_len = live;
     ctx->dead_count = 0;
-    for (size_t i = live / 2; i-- > 0;) heap_down(ctx->heap, live, i);
+    for (size_t i = live / HEAP_ARITY + 1; i-- > 0;) heap_down(ctx->heap, live, i);
 }
 
 /* Drops dead events from the heap's top and the FIFO's head, so each, if

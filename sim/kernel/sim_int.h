@@ -38,7 +38,7 @@ struct sim_ctx {
     uint64_t events_run;
     int stopping;
 
-    sim_slot *heap;   /* binary min-heap on (t_us, seq) */
+    sim_slot *heap;   /* 4-ary min-heap on (t_us, seq) */
     size_t heap_len, heap_cap, dead_count;
     sim_event **now;  /* ring: events scheduled for the time they were
                          scheduled at, in seq order (no heap needed) */
@@ -46,6 +46,10 @@ struct sim_ctx {
     sim_event *free_events;
 
     sim_stream_entry *streams; /* uthash by name, insertion ordered */
+    struct {                   /* the last stream seen at each name address */
+        const char *name;      /* (checked by content: a buffer is reused) */
+        sim_stream_entry *e;
+    } stream_memo[64];
     sim_chooser_fn *chooser;
     void *chooser_ud;
     uint64_t choices;
