@@ -13,10 +13,22 @@
 
 /* ------------------------------------------------------------- values */
 
+/* A byte string, NUL-terminated after len bytes. Short ones (most values
+ * of a lock: counters, tokens, "0") live inline, with no allocation of
+ * their own; read the bytes with fstr_ptr. A zeroed fstr is "". */
+#define FSTR_INLINE 16
 typedef struct fstr {
-    char *p;    /* NUL-terminated after len bytes */
     size_t len;
+    union {
+        char *p;                   /* len >= FSTR_INLINE: owned */
+        char small[FSTR_INLINE];   /* len < FSTR_INLINE */
+    } u;
 } fstr;
+
+static inline const char *fstr_ptr(const fstr *s)
+{
+    return s->len < FSTR_INLINE ? s->u.small : s->u.p;
+}
 
 typedef enum fobj_type { FOBJ_STRING, FOBJ_LIST, FOBJ_HASH, FOBJ_ZSET } fobj_type;
 

@@ -17,19 +17,25 @@ int64_t fk_now_ms(const fake_node *n)
 
 void fstr_set(fstr *s, const char *p, size_t len)
 {
-    char *q = sim_xmalloc(len + 1);
-    if (len) memcpy(q, p, len);
-    q[len] = '\0';
-    sim_xfree(s->p);
-    s->p = q;
+    /* p may point into s (its inline bytes or its block): copy, then free. */
+    char *old = s->len >= FSTR_INLINE ? s->u.p : NULL;
+    if (len < FSTR_INLINE) {
+        if (len) memmove(s->u.small, p, len);
+        s->u.small[len] = '\0';
+    } else {
+        char *q = sim_xmalloc(len + 1);
+        memcpy(q, p, len);
+        q[len] = '\0';
+        s->u.p = q;
+    }
     s->len = len;
+    sim_xfree(old);
 }
 
 void fstr_free(fstr *s)
 {
-    sim_xfree(s->p);
-    s->p = NULL;
-    s->len = 0;
+    if (s->len >= FSTR_INLINE) sim_xfree(s->u.p);
+    memset(s, 0, sizeof *s);
 }
 
 static void free_value(fkey *e)
@@ -139,7 +145,7 @@ int fake_node_peek(fake_node *n, const char *key, size_t klen, fake_peek *out)
     out->expire_ms = e->expire_ms;
     switch (e->type) {
     case FOBJ_STRING:
-        out->str = e->v.str.p;
+        out->str = fstr_ptr(&e->v.str);
         out->len = e->v.str.len;
         break;
     case FOBJ_HASH: out->count = HASH_COUNT(e->v.hash); break;
@@ -157,7 +163,7 @@ int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
     if (e == NULL || e->type != FOBJ_HASH) return 0;
     fhash_field *hf, *tmp;
     HASH_ITER(hh, e->v.hash, hf, tmp)
-        if (!fn(ud, hf->f, hf->flen, hf->val.p, hf->val.len)) break;
+        if (!fn(ud, hf->f, hf->flen, fstr_ptr(&hf->val), hf->val.len)) break;
     return 1;
 }
 
@@ -169,7 +175,7 @@ int fake_node_peek_list(fake_node *n, const char *key, size_t klen,
     const flist *l = e->v.list;
     for (size_t i = 0; i < l->len; i++) {
         const fstr *it = &l->items[(l->head + i) % l->cap];
-        fn(ud, it->p, it->len);
+        fn(ud, fstr_ptr(it), it->len);
     }
     return 1;
 }
@@ -180,7 +186,7 @@ static void copy_value(fkey *dst, const fkey *src)
 {
     switch (src->type) {
     case FOBJ_STRING:
-        fstr_set(&dst->v.str, src->v.str.p, src->v.str.len);
+        fstr_set(&dst->v.str, fstr_ptr(&src->v.str), src->v.str.len);
         break;
     case FOBJ_HASH: {
         fhash_field *hf, *tmp;
@@ -188,7 +194,7 @@ static void copy_value(fkey *dst, const fkey *src)
             fhash_field *c = sim_xcalloc(1, sizeof *c + hf->flen + 1);
             memcpy(c->f, hf->f, hf->flen);
             c->flen = hf->flen;
-            fstr_set(&c->val, hf->val.p, hf->val.len);
+            fstr_set(&c->val, fstr_ptr(&hf->val), hf->val.len);
             HASH_ADD(hh, dst->v.hash, f[0], c->flen, c);
         }
         break;
@@ -216,7 +222,7 @@ void fake_node_copy_data(fake_node *dst, fake_node *src)
         if (e->type == FOBJ_LIST) {
             for (size_t i = 0; i < e->v.list->len; i++) {
                 const fstr *it = &e->v.list->items[(e->v.list->head + i) % e->v.list->cap];
-                const char *argv[] = {"RPUSH", e->k, it->p};
+                const char *argv[] = {"RPUSH", e->k, fstr_ptr(it)};
                 size_t lens[] = {5, e->klen, it->len};
                 sim_reply_free(fake_exec(dst, NULL, 3, argv, lens));
             }

@@ -27,6 +27,25 @@ int lh_raise(lua_State *L)
 
 /* ------------------------------------------------------------ redis.call */
 
+/* The command named by argument 1 (name, len: as collected). */
+static const fake_cmd *command_of(lua_host *h, lua_State *L, const char *name, size_t len)
+{
+    if (lua_type(L, 1) != LUA_TSTRING) return fk_cmd_find(h->n, name, len);
+    size_t slot = ((uintptr_t)name >> 4) & (LH_NAME_MEMO - 1);
+    if (h->name_memo[slot].name == name) return h->name_memo[slot].cmd;
+    const fake_cmd *cmd = fk_cmd_find(h->n, name, len);
+    if (cmd == NULL || h->npinned >= LH_PIN_MAX) return cmd;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->pin_ref);
+    lua_pushvalue(L, 1);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    h->npinned++;
+    h->name_memo[slot].name = name;
+    h->name_memo[slot].cmd = cmd;
+    return cmd;
+}
+
 /* Converts the call's arguments to strings the way Redis does: numbers with
  * %.17g (not Lua's %.14g), strings as they are, anything else refused. */
 static int collect_args(lua_State *L, int argc, const char **argv, size_t *lens,
@@ -73,7 +92,7 @@ static int redis_generic(lua_State *L, int raise)
         lh_push_error(L, "Lua redis lib command arguments must be strings or integers");
         sink.top_is_error = 1;
     } else {
-        const fake_cmd *cmd = fk_cmd_find(h->n, argv[0], lens[0]);
+        const fake_cmd *cmd = command_of(h, L, argv[0], lens[0]);
         if (fake_script_check(&sub, cmd) == 0) {
             sub.cmd = cmd;
             h->n->stats.commands++;

@@ -247,6 +247,10 @@ static void init_state(lua_host *h)
     push_guard_metatable(L);
     lua_setmetatable(L, -2);                     /* [ro, real] */
     lua_pop(L, 2);
+    lua_newtable(L);
+    h->pin_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    h->npinned = 0;
+    memset(h->name_memo, 0, sizeof h->name_memo);
     lua_gc(L, LUA_GCSETPAUSE, 400); /* collect less often: scripts make short-lived garbage */
     lua_sethook(L, lh_count_hook, LUA_MASKCOUNT, LH_HOOK_EVERY);
 }

@@ -15,6 +15,9 @@ typedef struct lscript {
     int ref; /* the compiled function, in the registry */
 } lscript;
 
+#define LH_NAME_MEMO 64 /* power of two */
+#define LH_PIN_MAX 512
+
 struct lua_host {
     fake_node *n;
     lua_State *L;
@@ -31,6 +34,16 @@ struct lua_host {
     int killed;           /* the step limit fired: keep failing */
     fcmd *cur;            /* the EVAL being run, NULL between runs */
     const char *cur_sha;
+    /* redis.call's command names, by the address of the Lua string: a name
+     * found once is pinned (a registry table holds the string, so it is
+     * never collected and its address never names another string), and
+     * the next call with it skips the lookup. */
+    struct {
+        const char *name;
+        const fake_cmd *cmd;
+    } name_memo[LH_NAME_MEMO];
+    int pin_ref;          /* the table of pinned names */
+    int npinned;          /* at most LH_PIN_MAX */
 };
 
 /* Key of the host pointer in the Lua registry. */

@@ -35,7 +35,7 @@ static void push_count(fake_conn *conn, const char *kind, const char *ch, size_t
 static int conn_has(const fake_conn *conn, const char *ch, size_t len)
 {
     for (size_t i = 0; i < conn->nchannels; i++)
-        if (conn->channels[i].len == len && memcmp(conn->channels[i].p, ch, len) == 0)
+        if (conn->channels[i].len == len && memcmp(fstr_ptr(&conn->channels[i]), ch, len) == 0)
             return 1;
     return 0;
 }
@@ -60,7 +60,7 @@ static void subscribe_one(fake_conn *conn, const char *name, size_t len)
             conn->cap = conn->cap ? conn->cap * 2 : 4;
             conn->channels = sim_xrealloc(conn->channels, conn->cap * sizeof *conn->channels);
         }
-        conn->channels[conn->nchannels].p = NULL;
+        conn->channels[conn->nchannels] = (fstr){0};
         fstr_set(&conn->channels[conn->nchannels++], name, len);
     }
     push_count(conn, "subscribe", name, len);
@@ -72,7 +72,7 @@ static int unsubscribe_one(fake_conn *conn, const char *ch, size_t len, int noti
     fake_node *n = conn->node;
     int was = 0;
     for (size_t i = 0; i < conn->nchannels; i++) {
-        if (conn->channels[i].len != len || memcmp(conn->channels[i].p, ch, len) != 0)
+        if (conn->channels[i].len != len || memcmp(fstr_ptr(&conn->channels[i]), ch, len) != 0)
             continue;
         fstr_free(&conn->channels[i]);
         memmove(&conn->channels[i], &conn->channels[i + 1],
@@ -107,9 +107,9 @@ void fps_unsubscribe_all(fake_conn *conn, int notify)
         return;
     }
     while (conn->nchannels > 0) {
-        fstr ch = {NULL, 0};
-        fstr_set(&ch, conn->channels[0].p, conn->channels[0].len);
-        unsubscribe_one(conn, ch.p, ch.len, notify);
+        fstr ch = {0};
+        fstr_set(&ch, fstr_ptr(&conn->channels[0]), conn->channels[0].len);
+        unsubscribe_one(conn, fstr_ptr(&ch), ch.len, notify);
         fstr_free(&ch);
     }
 }

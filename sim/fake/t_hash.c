@@ -87,7 +87,7 @@ void cmd_hget(fcmd *c)
     fkey *e = fk_lookup_type(c, 1, FOBJ_HASH, &wrong);
     if (wrong) return;
     fhash_field *hf = e ? fh_find(e, c->argv[2], c->lens[2]) : NULL;
-    if (hf) fr_bulk(c, hf->val.p, hf->val.len);
+    if (hf) fr_bulk(c, fstr_ptr(&hf->val), hf->val.len);
     else fr_nil(c);
 }
 
@@ -99,7 +99,7 @@ void cmd_hmget(fcmd *c)
     fr_array(c, (size_t)(c->argc - 2));
     for (int j = 2; j < c->argc; j++) {
         fhash_field *hf = e ? fh_find(e, c->argv[j], c->lens[j]) : NULL;
-        if (hf) fr_bulk(c, hf->val.p, hf->val.len);
+        if (hf) fr_bulk(c, fstr_ptr(&hf->val), hf->val.len);
         else fr_nil(c);
     }
 }
@@ -119,7 +119,7 @@ void cmd_hincrby(fcmd *c)
     fkey *e = lookup_write_or_create(c);
     if (e == NULL) return;
     fhash_field *hf = fh_find(e, c->argv[2], c->lens[2]);
-    if (hf && !fu_str2ll(hf->val.p, hf->val.len, &value)) {
+    if (hf && !fu_str2ll(fstr_ptr(&hf->val), hf->val.len, &value)) {
         fr_err(c, "ERR hash value is not an integer");
         return;
     }
@@ -180,7 +180,7 @@ static void hash_getall(fcmd *c, int what)
     fhash_field *hf, *tmp;
     HASH_ITER(hh, e->v.hash, hf, tmp) {
         if (what & EMIT_FIELDS) fr_bulk(c, hf->f, hf->flen);
-        if (what & EMIT_VALUES) fr_bulk(c, hf->val.p, hf->val.len);
+        if (what & EMIT_VALUES) fr_bulk(c, fstr_ptr(&hf->val), hf->val.len);
     }
 }
 

@@ -33,7 +33,7 @@ static void push(flist *l, const char *p, size_t len, int left)
     } else {
         slot = at(l, l->len);
     }
-    slot->p = NULL;
+    *slot = (fstr){0};
     fstr_set(slot, p, len);
     l->len++;
 }
@@ -115,7 +115,7 @@ static void pop_generic(fcmd *c, int left)
     for (size_t i = 0; i < n; i++) {
         size_t idx = left ? 0 : l->len - 1;
         fstr *s = at(l, idx);
-        fr_bulk(c, s->p, s->len);
+        fr_bulk(c, fstr_ptr(s), s->len);
         remove_at(l, idx);
     }
     c->n->dirty++;
@@ -150,7 +150,7 @@ void cmd_lindex(fcmd *c)
         return;
     }
     fstr *s = at(l, (size_t)index);
-    fr_bulk(c, s->p, s->len);
+    fr_bulk(c, fstr_ptr(s), s->len);
 }
 
 void cmd_lrem(fcmd *c)
@@ -171,7 +171,7 @@ void cmd_lrem(fcmd *c)
     if (toremove >= 0) {
         for (size_t i = 0; i < l->len;) {
             fstr *s = at(l, i);
-            if (s->len == vlen && memcmp(s->p, v, vlen) == 0) {
+            if (s->len == vlen && memcmp(fstr_ptr(s), v, vlen) == 0) {
                 remove_at(l, i);
                 removed++;
                 if (toremove && removed == toremove) break;
@@ -182,7 +182,7 @@ void cmd_lrem(fcmd *c)
     } else {
         for (size_t i = l->len; i > 0; i--) {
             fstr *s = at(l, i - 1);
-            if (s->len == vlen && memcmp(s->p, v, vlen) == 0) {
+            if (s->len == vlen && memcmp(fstr_ptr(s), v, vlen) == 0) {
                 remove_at(l, i - 1);
                 removed++;
                 if (removed == -toremove) break;
@@ -218,7 +218,7 @@ void cmd_lrange(fcmd *c)
     fr_array(c, (size_t)(end - start + 1));
     for (long long i = start; i <= end; i++) {
         fstr *s = at(l, (size_t)i);
-        fr_bulk(c, s->p, s->len);
+        fr_bulk(c, fstr_ptr(s), s->len);
     }
 }
 

@@ -12,7 +12,7 @@ void cmd_get(fcmd *c)
     fkey *e = fk_lookup_type(c, 1, FOBJ_STRING, &wrong);
     if (wrong) return;
     if (e == NULL) fr_nil(c);
-    else fr_bulk(c, e->v.str.p, e->v.str.len);
+    else fr_bulk(c, fstr_ptr(&e->v.str), e->v.str.len);
 }
 
 #define SET_NX 1
@@ -100,7 +100,7 @@ void cmd_set(fcmd *c)
             fr_err(c, FERR_WRONGTYPE);
             return;
         }
-        if (e) fr_bulk(c, e->v.str.p, e->v.str.len);
+        if (e) fr_bulk(c, fstr_ptr(&e->v.str), e->v.str.len);
         else fr_nil(c);
     }
     if (((flags & SET_NX) && e) || ((flags & SET_XX) && !e)) {
@@ -151,7 +151,7 @@ void cmd_mget(fcmd *c)
     for (int j = 1; j < c->argc; j++) {
         fkey *e = fk_lookup(c->n, c->argv[j], c->lens[j]);
         if (e == NULL || e->type != FOBJ_STRING) fr_nil(c);
-        else fr_bulk(c, e->v.str.p, e->v.str.len);
+        else fr_bulk(c, fstr_ptr(&e->v.str), e->v.str.len);
     }
 }
 
@@ -161,7 +161,7 @@ static void incr_decr(fcmd *c, long long incr)
     long long value = 0;
     fkey *e = fk_lookup_type(c, 1, FOBJ_STRING, &wrong);
     if (wrong) return;
-    if (e && !fu_str2ll(e->v.str.p, e->v.str.len, &value)) {
+    if (e && !fu_str2ll(fstr_ptr(&e->v.str), e->v.str.len, &value)) {
         fr_err(c, FERR_NOTINT);
         return;
     }
