@@ -124,6 +124,7 @@ void cl_key_rename(cl_world *cw, int lock, const char *name)
     sim_xfree(cw->key_owned[lock]);
     cw->key_owned[lock] = sim_xstrdup(name);
     cw->key_names[lock] = cw->key_owned[lock];
+    if (cw->obs) hist_observer_forget(cw->obs); /* readings of the old key */
 }
 
 int cl_key_add(cl_world *cw, const char *name, int group)

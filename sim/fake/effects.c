@@ -27,6 +27,7 @@ void fk_propagate(fake_node *n, int argc, const char *const *argv, const size_t 
 
 void fk_propagate_cmd(fcmd *c, uint64_t dirty_before)
 {
+    if (c->n->dirty != dirty_before) c->n->version++;
     if (c->propagated || c->n->dirty == dirty_before || c->cmd == NULL ||
         !(c->cmd->flags & FCMD_WRITE))
         return;
@@ -47,6 +48,7 @@ void fk_flush_effects(fake_node *n)
 
 void fake_node_set_replica(fake_node *n, int replica)
 {
+    n->version++;
     n->replica = replica;
 }
 

@@ -134,6 +134,16 @@ int fake_node_peek_hash(fake_node *n, const char *key, size_t klen,
 int fake_node_peek_list(fake_node *n, const char *key, size_t klen,
                         void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
 
+/* A number that changes whenever what a peek could see of n changes by
+ * anything but time: a write, a deletion (expiry included), a flush, a
+ * resync, a role change. Between two equal readings only expiry moves. */
+uint64_t fake_node_version(const fake_node *n);
+/* While watching (on = 1), peeks note the earliest expiry of a live key
+ * they saw; fake_node_watch_min: that expiry in node ms, or -1 when no key
+ * seen will expire. on = 0 stops noting (the minimum stays readable). */
+void fake_node_watch(fake_node *n, int on);
+int64_t fake_node_watch_min(const fake_node *n);
+
 /* Compiles a script body as Redis would (Lua 5.1, chunk "@user_script"),
  * without running it: 0, or -1 with Lua's message in err (cap bytes),
  * e.g. "user_script:3: '=' expected near 'x'". */

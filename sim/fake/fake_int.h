@@ -170,6 +170,9 @@ struct fake_node {
     fake_stats stats;
     int64_t frozen_ms;  /* >= 0 while a script runs: its time snapshot */
     uint64_t dirty;     /* count of changes, as Redis' server.dirty */
+    uint64_t version;   /* fake_node_version */
+    int watching;       /* fake_node_watch */
+    int64_t watch_min;  /* earliest expiry of a key peeked while watching, -1 none */
     uint64_t rand48;    /* math.random state (Redis' redisLrand48) */
     fake_repl_fn *repl;
     void *repl_ud;

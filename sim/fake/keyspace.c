@@ -89,11 +89,13 @@ fkey *fk_create(fake_node *n, const char *k, size_t klen, fobj_type type)
     case FOBJ_ZSET: e->v.zset = sim_xcalloc(1, sizeof(fzset)); break;
     }
     HASH_ADD(hh, n->keys, k[0], klen, e);
+    n->version++;
     return e;
 }
 
 void fk_delete(fake_node *n, fkey *e)
 {
+    n->version++;
     HASH_DEL(n->keys, e);
     free_value(e);
     sim_xfree(e);
@@ -101,7 +103,7 @@ void fk_delete(fake_node *n, fkey *e)
 
 void fk_set_expire(fake_node *n, fkey *e, int64_t when_ms)
 {
-    (void)n;
+    n->version++;
     e->expire_ms = when_ms;
 }
 
@@ -133,7 +135,25 @@ static fkey *peek_live(fake_node *n, const char *k, size_t klen)
     fkey *e;
     HASH_FIND(hh, n->keys, k, klen, e);
     if (e && e->expire_ms >= 0 && fk_now_ms(n) > e->expire_ms) return NULL;
+    if (e && n->watching && e->expire_ms >= 0 && (n->watch_min < 0 || e->expire_ms < n->watch_min))
+        n->watch_min = e->expire_ms;
     return e;
+}
+
+uint64_t fake_node_version(const fake_node *n)
+{
+    return n->version;
+}
+
+void fake_node_watch(fake_node *n, int on)
+{
+    if (on) n->watch_min = -1;
+    n->watching = on;
+}
+
+int64_t fake_node_watch_min(const fake_node *n)
+{
+    return n->watch_min;
 }
 
 int fake_node_peek(fake_node *n, const char *key, size_t klen, fake_peek *out)

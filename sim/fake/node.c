@@ -71,6 +71,7 @@ void fake_node_set_script_limits(fake_node *n, uint64_t steps, size_t bytes)
 
 void fake_node_reset(fake_node *n, int keep_data)
 {
+    n->version++;
     fps_free_all(n);
     lua_host_flush(n->lua);
     if (!keep_data) fk_flush(n);

@@ -117,7 +117,9 @@ typedef void hist_queue_fn(void *ud, const char *lname, size_t len);
 /* How the observer reads locks (ud is handed back to each function). */
 typedef struct hist_reader {
     void *ud;
-    /* lock as group's master stores it (no side effects) */
+    /* lock as group's master stores it: no side effects, no state of its
+     * own, reading the stores through world_peek* only (the observer
+     * keeps a reading while the stores cannot have changed) */
     void (*observe)(void *ud, int group, int lock, hist_store *out);
     /* the group holding lock; -1: the lock spans groups */
     int (*node_of)(void *ud, int lock);
@@ -145,6 +147,9 @@ void hist_observer_owner(hist_observer *o, const char *token, int client, int in
  * token told by hist_observer_owner, else "<uuid>:<thread>" of an
  * incarnation; 0 when no process of the run had it. O(1). */
 int hist_observer_who(const hist_observer *o, const char *lname, int *client, int *inc, int *thread);
+/* What the reader reads changed other than through the stores (a lock's
+ * key was renamed): every reading is taken again. */
+void hist_observer_forget(hist_observer *o);
 /* Records the store's view of every lock now (a fault may have changed
  * it, a client learned a new master). */
 void hist_observe_all(hist_observer *o);

@@ -11,7 +11,14 @@
  * appended: members of the new queue that match the old one in order
  * (greedily) stayed; the old members left out were removed; the rest of
  * the new queue entered. A waiter purged at the head and queued again at
- * the tail by the same script is seen as leaving and entering. */
+ * the tail by the same script is seen as leaving and entering.
+ *
+ * A lock is read again only when the reading may have changed: each one
+ * is kept with the world's store version, the true time before which no
+ * key it saw expires (world_watch_end), and the naming of owners it was
+ * mapped with; a reader reads the stores only through the world's peeks
+ * and keeps no state of its own, so an unchanged reading records nothing
+ * and is skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +48,23 @@ typedef struct qlist {
     size_t n, cap;
 } qlist;
 
+/* A reading of one lock that still holds while the world's store version
+ * is ver, owners are named as at `names`, and the true time is before
+ * until. Kept for locks of one group. */
+typedef struct reading {
+    int valid, group, master;
+    uint64_t ver, names;
+    int64_t until;
+    hist_store st; /* what the reader returned */
+} reading;
+
 /* The last observation of one lock, to record changes only. */
 typedef struct seen {
     int observed;
     int client, inc, thread, mode;
     int64_t count, expire;
     qlist queue;
+    reading last;
 } seen;
 
 struct hist_observer {
@@ -61,6 +79,7 @@ struct hist_observer {
     owner_tok *tokens;       /* uthash by token */
     incarnation **all;       /* every one, to free */
     size_t n, cap;
+    uint64_t names;          /* changes with every incarnation or token told */
 };
 
 /* ------------------------------------------------------- incarnations */
@@ -73,6 +92,7 @@ void hist_observer_incarnation(hist_observer *o, const char *id, int client, int
     }
     incarnation *x = sim_xcalloc(1, sizeof *x), *old;
     o->all[o->n++] = x;
+    o->names++;
     snprintf(x->id, sizeof x->id, "%s", id);
     x->client = client;
     x->inc = inc;
@@ -90,6 +110,7 @@ void hist_observer_owner(hist_observer *o, const char *token, int client, int in
 {
     size_t n = strlen(token);
     owner_tok *x;
+    o->names++;
     HASH_FIND(hh, o->tokens, token, n, x);
     if (x == NULL) {
         x = sim_xcalloc(1, sizeof *x + n + 1);
@@ -209,13 +230,10 @@ static void observe_counter(hist_observer *o, int group, int lock, const hist_st
     hist_add(o->h, &e);
 }
 
-/* Records the lock as the store has it now (when it changed); raw, when
- * not NULL, gets what the protocol's reader read. */
-static void observe_lock(hist_observer *o, int group, int lock, hist_store *raw)
+/* Records the lock as the store has it now (when it changed) from st, what
+ * the protocol's reader read. */
+static void record_lock(hist_observer *o, int group, int lock, hist_store st)
 {
-    hist_store st = {0}; /* readers that predate a field leave it 0 */
-    o->r.observe(o->r.ud, group, lock, &st);
-    if (raw) *raw = st;
     if (st.counter) {
         observe_counter(o, group, lock, &st);
         return;
@@ -249,6 +267,34 @@ static void observe_lock(hist_observer *o, int group, int lock, hist_store *raw)
         hist_add(o->h, &e);
     }
     if (o->r.queue) observe_queue(o, group, lock);
+}
+
+/* Reads lock on group's master and records what changed, unless nothing
+ * can have changed since the last reading; raw, when not NULL, gets what
+ * the protocol's reader read. */
+static void observe_lock(hist_observer *o, int group, int lock, hist_store *raw)
+{
+    reading *r = &o->locks[lock].last;
+    int master = world_master(o->w, group);
+    uint64_t ver = world_store_version(o->w);
+    if (r->valid && r->group == group && r->master == master && r->ver == ver && r->names == o->names &&
+        sim_now(o->ctx) < r->until) {
+        if (raw) *raw = r->st;
+        return;
+    }
+    hist_store st = {0}; /* readers that predate a field leave it 0 */
+    world_watch_begin(o->w);
+    o->r.observe(o->r.ud, group, lock, &st);
+    if (raw) *raw = st;
+    record_lock(o, group, lock, st);
+    int64_t until = world_watch_end(o->w);
+    *r = (reading){.valid = o->r.node_of(o->r.ud, lock) >= 0, .group = group, .master = master, .ver = ver,
+                   .names = o->names, .until = until, .st = st};
+}
+
+void hist_observer_forget(hist_observer *o)
+{
+    o->names++;
 }
 
 /* The store's count for the thread that sent the command tagged tag,

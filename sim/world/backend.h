@@ -62,6 +62,10 @@ struct wbackend {
     int (*peek_list)(world *w, int node, const char *key, size_t klen,
                      void (*fn)(void *ud, const char *v, size_t vlen), void *ud);
     sim_reply *(*admin)(world *w, int node, int argc, const char *const *argv);
+    /* world_store_version, world_watch_begin / world_watch_end. */
+    uint64_t (*store_version)(world *w);
+    void (*watch_begin)(world *w);
+    int64_t (*watch_end)(world *w);
     /* The true time (µs) at which node's clock passes node_ms >= 0. */
     int64_t (*true_at)(world *w, int node, int64_t node_ms);
     /* Commands and script runs executed by all nodes. */
@@ -95,6 +99,9 @@ struct wbackend {
         .peek_hash = be_peek_hash,                                                  \
         .peek_list = be_peek_list,                                                  \
         .admin = be_admin,                                                          \
+        .store_version = be_store_version,                                          \
+        .watch_begin = be_watch_begin,                                              \
+        .watch_end = be_watch_end,                                                  \
         .true_at = be_true_at,                                                      \
         .commands = be_commands,                                                    \
         .evals = be_evals,                                                          \

@@ -13,6 +13,8 @@
 
 typedef struct wfake {
     fake_node **nodes; /* index = world node */
+    uint64_t gen;      /* node faults, clock moves, role changes, admin commands */
+    int watching, admin_in_watch;
 } wfake;
 
 static fake_node *node_of(const world *w, int node)
@@ -79,38 +81,49 @@ static void be_conn_gone(world *w, world_conn *c)
 
 /* --------------------------------------------------------- node faults */
 
+/* Anything that may change what a peek sees, time and writes aside. */
+static void moved(world *w)
+{
+    ((wfake *)w->be_state)->gen++;
+}
+
 static void be_crash(world *w, int node)
 {
+    moved(w);
     fake_node_reset(node_of(w, node), w->s->persistence);
 }
 
 /* The process was reset at the crash; a paused node is held by the world
  * (nothing reaches it); the fake reads the world's clock itself. */
-static void be_restart(world *w, int node) { (void)w; (void)node; }
-static void be_pause(world *w, int node, int on) { (void)w; (void)node; (void)on; }
-static void be_clock_changed(world *w, int node) { (void)w; (void)node; }
+static void be_restart(world *w, int node) { (void)node; moved(w); }
+static void be_pause(world *w, int node, int on) { (void)node; (void)on; moved(w); }
+static void be_clock_changed(world *w, int node) { (void)node; moved(w); }
 
 /* ------------------------------------------------ replication, failover */
 
 static void be_set_master(world *w, int node, fake_repl_fn *ship, void *ud)
 {
+    moved(w);
     fake_node_set_replica(node_of(w, node), 0);
     fake_node_set_repl(node_of(w, node), ship, ud);
 }
 
 static void be_set_replica(world *w, int node)
 {
+    moved(w);
     fake_node_set_repl(node_of(w, node), NULL, NULL);
     fake_node_set_replica(node_of(w, node), 1);
 }
 
 static void be_full_sync(world *w, int node, int master)
 {
+    moved(w);
     fake_node_copy_data(node_of(w, node), node_of(w, master));
 }
 
 static void be_apply(world *w, int node, const fake_effect *effects, size_t n)
 {
+    moved(w);
     fake_node_apply(node_of(w, node), effects, n);
 }
 
@@ -126,7 +139,7 @@ static int be_pick_replica(world *w, int group, int old)
     return best;
 }
 
-static void be_promote(world *w, int node) { (void)w; (void)node; }
+static void be_promote(world *w, int node) { (void)node; moved(w); }
 
 /* ----------------------------------------------------------- observing */
 
@@ -154,10 +167,46 @@ static int be_peek_list(world *w, int node, const char *key, size_t klen,
 
 static sim_reply *be_admin(world *w, int node, int argc, const char *const *argv)
 {
+    wfake *f = w->be_state;
+    f->admin_in_watch |= f->watching; /* a script's reads are not noted */
+    moved(w);
     fake_conn *admin = fake_conn_new(node_of(w, node), NULL, NULL);
     sim_reply *r = fake_execv(node_of(w, node), admin, argc, argv);
     fake_conn_free(admin);
     return r;
+}
+
+static uint64_t be_store_version(world *w)
+{
+    const wfake *f = w->be_state;
+    uint64_t v = f->gen;
+    for (int i = 0; i < w->nnodes; i++) v += fake_node_version(f->nodes[i]);
+    return v;
+}
+
+static void be_watch_begin(world *w)
+{
+    wfake *f = w->be_state;
+    f->watching = 1;
+    f->admin_in_watch = 0;
+    for (int i = 0; i < w->nnodes; i++) fake_node_watch(f->nodes[i], 1);
+}
+
+static int64_t be_true_at(world *w, int node, int64_t node_ms);
+
+static int64_t be_watch_end(world *w)
+{
+    wfake *f = w->be_state;
+    int64_t until = INT64_MAX;
+    for (int i = 0; i < w->nnodes; i++) {
+        fake_node_watch(f->nodes[i], 0);
+        int64_t ms = fake_node_watch_min(f->nodes[i]);
+        if (ms < 0) continue;
+        int64_t t = be_true_at(w, i, ms); /* the key is gone from then on */
+        if (t < until) until = t;
+    }
+    f->watching = 0;
+    return f->admin_in_watch ? sim_now(w->ctx) : until;
 }
 
 static int64_t be_true_at(world *w, int node, int64_t node_ms)

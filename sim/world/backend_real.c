@@ -37,6 +37,7 @@ typedef struct wreal {
     wproxy **proxies;         /* every replication link made, freed at the end */
     size_t nproxies;
     rnode *nodes;             /* index = world node */
+    uint64_t version;         /* store_version: a new one at each reading */
 } wreal;
 
 static wreal *state_of(const world *w)
@@ -387,6 +388,23 @@ static int be_peek_list(world *w, int node, const char *key, size_t klen,
 
 /* A deadline in Unix ms (what PTTL gave: the servers' clocks) on the
  * true-time axis. */
+/* Other clients and the servers' own expiry change a real store at any
+ * time: no two readings are the same version, and no peek holds. */
+static uint64_t be_store_version(world *w)
+{
+    return ++state_of(w)->version;
+}
+
+static void be_watch_begin(world *w)
+{
+    (void)w;
+}
+
+static int64_t be_watch_end(world *w)
+{
+    return sim_now(w->ctx);
+}
+
 static int64_t be_true_at(world *w, int node, int64_t unix_ms)
 {
     (void)node;

@@ -516,6 +516,21 @@ sim_reply *world_admin(world *w, int node, int argc, const char *const *argv)
     return w->be->admin(w, node, argc, argv);
 }
 
+uint64_t world_store_version(world *w)
+{
+    return w->be->store_version(w);
+}
+
+void world_watch_begin(world *w)
+{
+    w->be->watch_begin(w);
+}
+
+int64_t world_watch_end(world *w)
+{
+    return w->be->watch_end(w);
+}
+
 int64_t world_true_at(world *w, int node, int64_t node_ms)
 {
     if (node_ms < 0) return INT64_MAX;

@@ -91,6 +91,16 @@ sim_reply *world_admin(world *w, int node, int argc, const char *const *argv);
 /* The true time (µs) at which node's clock passes node_ms (a key with
  * that deadline is gone); INT64_MAX when node_ms < 0. */
 int64_t world_true_at(world *w, int node, int64_t node_ms);
+/* Reading the stores again only when they may have changed: the store
+ * version changes whenever a peek of any node could see something new,
+ * the passing of time aside; between world_watch_begin and world_watch_end
+ * the peeks note the keys they see, and world_watch_end returns the true
+ * time before which none of them expires (INT64_MAX: none will; the
+ * current time: nothing can be promised, as on real servers). A reading
+ * taken under one version and before that time is still the reading. */
+uint64_t world_store_version(world *w);
+void world_watch_begin(world *w);
+int64_t world_watch_end(world *w);
 void world_free(world *w);
 sim_ctx *world_ctx(const world *w);
 void world_set_policy(world *w, world_policy_fn *fn, void *ud);
