@@ -1,22 +1,28 @@
 /* sim.c — the sim context: virtual time, the event queue and timers.
  *
- * The queue is a 4-ary min-heap of events ordered by (time, seq), where seq
- * is a counter taken when the event is scheduled, so two runs that schedule
- * the same events in the same order dispatch them in the same order. Time
- * only advances when the earliest event is in the future. Cancelled timer
- * events are marked dead and dropped when they surface, or all at once
- * when they come to outnumber the live ones (the heap is rebuilt; since
- * (time, seq) orders every pair, the dispatch order cannot change).
+ * The queue orders events by (time, seq), where seq is a counter taken
+ * when the event is scheduled, so two runs that schedule the same events
+ * in the same order dispatch them in the same order. Time only advances
+ * when the earliest event is in the future.
  *
- * Events scheduled for the current time (posts, zero delays: about half
- * of them) skip the heap: they go to the now FIFO, which is in seq order
- * and all at the current time, and the next event is the smaller (time,
- * seq) of the heap's top and the FIFO's head. Time cannot advance while
- * the FIFO holds a live event, so its events are always due now. */
+ * Three places hold events, and the next event is the smallest (time,
+ * seq) of their heads:
+ *  - the now FIFO: events scheduled for the current time (posts, zero
+ *    delays: about half of them), in seq order and all due now (time
+ *    cannot advance while it holds a live event);
+ *  - the near heap: events due within SIM_NEAR_US, the busy part;
+ *  - the far heap: the rest (timeouts, watchdog ticks: a contended run
+ *    keeps a thousand of them), so the near heap stays shallow.
+ * Both heaps are 4-ary min-heaps. Cancelled timer events are marked dead
+ * and dropped when they surface, or all at once when they come to
+ * outnumber the live ones of their heap (it is rebuilt; since (time, seq)
+ * orders every pair, the dispatch order cannot change). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/kernel/sim_int.h"
+
+#define SIM_NEAR_US 100000 /* 100 ms */
 
 sim_ctx *sim_new(uint64_t seed)
 {
@@ -28,14 +34,21 @@ sim_ctx *sim_new(uint64_t seed)
     return ctx;
 }
 
-void sim_free(sim_ctx *ctx)
+static void heap_free(sim_heap *h)
 {
-    if (ctx == NULL) return;
-    for (size_t i = 0; i < ctx->heap_len; i++) {
-        sim_event *ev = ctx->heap[i].ev;
+    for (size_t i = 0; i < h->len; i++) {
+        sim_event *ev = h->v[i].ev;
         if (ev->owner) ev->owner->ev = NULL;
         sim_xfree(ev);
     }
+    sim_xfree(h->v);
+}
+
+void sim_free(sim_ctx *ctx)
+{
+    if (ctx == NULL) return;
+    heap_free(&ctx->near);
+    heap_free(&ctx->far);
     for (size_t i = 0; i < ctx->now_len; i++) {
         sim_event *ev = ctx->now[(ctx->now_head + i) % ctx->now_cap];
         if (ev->owner) ev->owner->ev = NULL;
@@ -47,7 +60,6 @@ void sim_free(sim_ctx *ctx)
         ctx->free_events = ev->next_free;
         sim_xfree(ev);
     }
-    sim_xfree(ctx->heap);
     sim_streams_free(ctx);
     sim_trace_free(ctx);
     sim_xfree(ctx);
@@ -63,7 +75,7 @@ int64_t sim_now(const sim_ctx *ctx)
     return ctx->now_us;
 }
 
-/* ------------------------------------------------------------------ heap */
+/* ------------------------------------------------------------------ heaps */
 
 static int slot_before(const sim_slot *a, const sim_slot *b)
 {
@@ -75,7 +87,7 @@ static int slot_before(const sim_slot *a, const sim_slot *b)
  * side by side in memory. */
 #define HEAP_ARITY 4
 
-static void heap_up(sim_slot *h, size_t i)
+static void sift_up(sim_slot *h, size_t i)
 {
     sim_slot x = h[i];
     while (i > 0) {
@@ -87,7 +99,7 @@ static void heap_up(sim_slot *h, size_t i)
     h[i] = x;
 }
 
-static void heap_down(sim_slot *h, size_t len, size_t i)
+static void sift_down(sim_slot *h, size_t len, size_t i)
 {
     sim_slot x = h[i];
     for (;;) {
@@ -104,15 +116,31 @@ static void heap_down(sim_slot *h, size_t len, size_t i)
     h[i] = x;
 }
 
-static sim_event *heap_pop(sim_ctx *ctx)
+static void heap_push(sim_heap *h, sim_event *ev)
 {
-    sim_event *top = ctx->heap[0].ev;
-    ctx->heap_len--;
-    if (ctx->heap_len > 0) {
-        ctx->heap[0] = ctx->heap[ctx->heap_len];
-        heap_down(ctx->heap, ctx->heap_len, 0);
+    if (h->len == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 64;
+        h->v = sim_xrealloc(h->v, h->cap * sizeof *h->v);
+    }
+    h->v[h->len] = (sim_slot){ev->t_us, ev->seq, ev};
+    sift_up(h->v, h->len);
+    h->len++;
+}
+
+static sim_event *heap_pop(sim_heap *h)
+{
+    sim_event *top = h->v[0].ev;
+    h->len--;
+    if (h->len > 0) {
+        h->v[0] = h->v[h->len];
+        sift_down(h->v, h->len, 0);
     }
     return top;
+}
+
+static sim_event *heap_top(const sim_heap *h)
+{
+    return h->len ? h->v[0].ev : NULL;
 }
 
 static void event_release(sim_ctx *ctx, sim_event *ev)
@@ -121,27 +149,31 @@ static void event_release(sim_ctx *ctx, sim_event *ev)
     ctx->free_events = ev;
 }
 
-/* Rebuilds the heap without its dead events. O(heap). */
-static void compact(sim_ctx *ctx)
+/* Rebuilds h without its dead events. O(len). */
+static void compact(sim_ctx *ctx, sim_heap *h)
 {
     size_t live = 0;
-    for (size_t i = 0; i < ctx->heap_len; i++) {
-        if (ctx->heap[i].ev->dead) event_release(ctx, ctx->heap[i].ev);
-        else ctx->heap[live++] = ctx->heap[i];
+    for (size_t i = 0; i < h->len; i++) {
+        if (h->v[i].ev->dead) event_release(ctx, h->v[i].ev);
+        else h->v[live++] = h->v[i];
     }
-    ctx->heap_len = live;
-    ctx->dead_count = 0;
-    for (size_t i = live / HEAP_ARITY + 1; i-- > 0;) heap_down(ctx->heap, live, i);
+    h->len = live;
+    h->dead = 0;
+    for (size_t i = live / HEAP_ARITY + 1; i-- > 0;) sift_down(h->v, live, i);
 }
 
-/* Drops dead events from the heap's top and the FIFO's head, so each, if
- * not empty, starts with a live event. */
+/* Drops dead events from the heads, so each place, if not empty, starts
+ * with a live event. */
 static void skip_dead(sim_ctx *ctx)
 {
-    while (ctx->heap_len > 0 && ctx->heap[0].ev->dead) {
-        sim_event *ev = heap_pop(ctx);
-        ctx->dead_count--;
-        event_release(ctx, ev);
+    sim_heap *heaps[] = {&ctx->near, &ctx->far};
+    for (int k = 0; k < 2; k++) {
+        sim_heap *h = heaps[k];
+        while (h->len > 0 && h->v[0].ev->dead) {
+            sim_event *ev = heap_pop(h);
+            h->dead--;
+            event_release(ctx, ev);
+        }
     }
     while (ctx->now_len > 0 && ctx->now[ctx->now_head]->dead) {
         sim_event *ev = ctx->now[ctx->now_head];
@@ -163,31 +195,38 @@ static void now_push(sim_ctx *ctx, sim_event *ev)
         ctx->now_cap = cap;
         ctx->now_head = 0;
     }
-    ev->in_now = 1;
+    ev->where = SIM_IN_NOW;
     ctx->now[(ctx->now_head + ctx->now_len) % ctx->now_cap] = ev;
     ctx->now_len++;
 }
 
-/* The next live event (after skip_dead), or NULL; *from_now: it is the
- * FIFO's head. */
-static sim_event *peek(sim_ctx *ctx, int *from_now)
+static int event_before(const sim_event *a, const sim_event *b)
 {
-    sim_event *h = ctx->heap_len ? ctx->heap[0].ev : NULL;
+    return a->t_us < b->t_us || (a->t_us == b->t_us && a->seq < b->seq);
+}
+
+/* The next live event (after skip_dead), or NULL. */
+static sim_event *peek(const sim_ctx *ctx)
+{
+    sim_event *best = heap_top(&ctx->near), *far = heap_top(&ctx->far);
+    if (far && (best == NULL || event_before(far, best))) best = far;
     sim_event *f = ctx->now_len ? ctx->now[ctx->now_head] : NULL;
-    *from_now = f && (h == NULL || f->t_us < h->t_us || (f->t_us == h->t_us && f->seq < h->seq));
-    return *from_now ? f : h;
+    if (f && (best == NULL || event_before(f, best))) best = f;
+    return best;
 }
 
 /* Removes and returns the next live event (after skip_dead). */
 static sim_event *take(sim_ctx *ctx)
 {
-    int from_now;
-    sim_event *ev = peek(ctx, &from_now);
-    if (!from_now) return heap_pop(ctx);
-    ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
-    ctx->now_len--;
-    ev->in_now = 0;
-    return ev;
+    sim_event *ev = peek(ctx);
+    switch (ev->where) {
+    case SIM_IN_NEAR: return heap_pop(&ctx->near);
+    case SIM_IN_FAR: return heap_pop(&ctx->far);
+    default:
+        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+        ctx->now_len--;
+        return ev;
+    }
 }
 
 static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
@@ -203,19 +242,16 @@ static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
     ev->label = label;
     ev->owner = NULL;
     ev->dead = 0;
-    ev->in_now = 0;
     ev->next_free = NULL;
     if (ev->t_us == ctx->now_us) {
         now_push(ctx, ev);
-        return ev;
+    } else if (ev->t_us - ctx->now_us < SIM_NEAR_US) {
+        ev->where = SIM_IN_NEAR;
+        heap_push(&ctx->near, ev);
+    } else {
+        ev->where = SIM_IN_FAR;
+        heap_push(&ctx->far, ev);
     }
-    if (ctx->heap_len == ctx->heap_cap) {
-        ctx->heap_cap = ctx->heap_cap ? ctx->heap_cap * 2 : 64;
-        ctx->heap = sim_xrealloc(ctx->heap, ctx->heap_cap * sizeof *ctx->heap);
-    }
-    ctx->heap[ctx->heap_len] = (sim_slot){ev->t_us, ev->seq, ev};
-    heap_up(ctx->heap, ctx->heap_len);
-    ctx->heap_len++;
     return ev;
 }
 
@@ -250,8 +286,12 @@ void sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
     ev->dead = 1;
     ev->owner = NULL;
     t->ev = NULL;
-    if (ev->in_now) ctx->now_dead++;
-    else if (++ctx->dead_count > 1024 && ctx->dead_count > ctx->heap_len / 2) compact(ctx);
+    if (ev->where == SIM_IN_NOW) {
+        ctx->now_dead++;
+        return;
+    }
+    sim_heap *h = ev->where == SIM_IN_NEAR ? &ctx->near : &ctx->far;
+    if (++h->dead > 1024 && h->dead > h->len / 2) compact(ctx, h);
 }
 
 int sim_timer_armed(const sim_timer *t)
@@ -268,7 +308,7 @@ int64_t sim_timer_when(const sim_timer *t)
 
 size_t sim_pending(const sim_ctx *ctx)
 {
-    return ctx->heap_len - ctx->dead_count + ctx->now_len - ctx->now_dead;
+    return ctx->near.len - ctx->near.dead + ctx->far.len - ctx->far.dead + ctx->now_len - ctx->now_dead;
 }
 
 uint64_t sim_events_run(const sim_ctx *ctx)
@@ -279,8 +319,7 @@ uint64_t sim_events_run(const sim_ctx *ctx)
 int64_t sim_next_time(sim_ctx *ctx)
 {
     skip_dead(ctx);
-    int from_now;
-    sim_event *ev = peek(ctx, &from_now);
+    sim_event *ev = peek(ctx);
     return ev ? ev->t_us : SIM_TIME_NEVER;
 }
 
@@ -300,7 +339,7 @@ static void dispatch(sim_ctx *ctx)
 int sim_step(sim_ctx *ctx)
 {
     skip_dead(ctx);
-    if (ctx->heap_len == 0 && ctx->now_len == 0) return 0;
+    if (peek(ctx) == NULL) return 0;
     dispatch(ctx);
     return 1;
 }
@@ -336,8 +375,7 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
                 }
             }
         }
-        int from_now;
-        sim_event *next = peek(ctx, &from_now);
+        sim_event *next = peek(ctx);
         if (next == NULL || next->t_us > until_us) break;
         dispatch(ctx);
         n++;

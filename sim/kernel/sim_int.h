@@ -17,7 +17,7 @@ typedef struct sim_event {
     const char *label;
     sim_timer *owner; /* the timer that armed it, or NULL */
     int dead;
-    int in_now;       /* queued in the now FIFO, not the heap */
+    int where;        /* SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR */
     struct sim_event *next_free;
 } sim_event;
 
@@ -29,6 +29,14 @@ typedef struct sim_slot {
     sim_event *ev;
 } sim_slot;
 
+/* A 4-ary min-heap of events on (t_us, seq); dead: cancelled ones in it. */
+typedef struct sim_heap {
+    sim_slot *v;
+    size_t len, cap, dead;
+} sim_heap;
+
+enum { SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR };
+
 typedef struct sim_stream_entry sim_stream_entry;
 
 struct sim_ctx {
@@ -38,8 +46,7 @@ struct sim_ctx {
     uint64_t events_run;
     int stopping;
 
-    sim_slot *heap;   /* 4-ary min-heap on (t_us, seq) */
-    size_t heap_len, heap_cap, dead_count;
+    sim_heap near, far; /* events due within SIM_NEAR_US, and later ones */
     sim_event **now;  /* ring: events scheduled for the time they were
                          scheduled at, in seq order (no heap needed) */
     size_t now_head, now_len, now_cap, now_dead;
