@@ -228,9 +228,10 @@ static int64_t waiting(const cl_sub *s)
 /* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
 static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
 {
-    char num[32];
-    snprintf(num, sizeof num, "%.*s", payload->type == SIM_REPLY_STR ? (int)(payload->len < 31 ? payload->len : 31) : 0,
-             payload->str ? payload->str : "");
+    char num[32]; /* the payload as "%.*s" would copy it */
+    size_t n = payload->type == SIM_REPLY_STR && payload->str ? strnlen(payload->str, payload->len < 31 ? payload->len : 31) : 0;
+    memcpy(num, n ? payload->str : "", n);
+    num[n] = '\0';
     int64_t v = strtoll(num, NULL, 10);
     if (s->kind == CL_SUB_SEMAPHORE) {
         int64_t add = v < s->refs ? v : s->refs;

@@ -53,6 +53,18 @@ int fu_str2ll(const char *s, size_t len, long long *out)
  * space, not empty, no NaN, no overflow to ±HUGE_VAL or underflow to 0. */
 int fu_str2d(const char *s, size_t len, double *out)
 {
+    /* Most scores are integers (times in ms): up to 15 digits, exact in a
+     * double, read here; anything else (sign "+", "-0", fractions,
+     * exponents, spaces) goes to strtod. */
+    if (len > 0 && len <= 15 && s[0] >= '1' && s[0] <= '9') {
+        int64_t v = 0;
+        size_t i = 0;
+        while (i < len && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+        if (i == len) {
+            *out = (double)v;
+            return 1;
+        }
+    }
     char buf[256];
     char *end;
     if (len == 0 || len >= sizeof buf || isspace((unsigned char)s[0])) return 0;
@@ -69,6 +81,9 @@ int fu_str2d(const char *s, size_t len, double *out)
 
 size_t fu_d2str(char *buf, size_t cap, double d)
 {
+    /* An integral value below 10^15 prints under %.17g as its digits. */
+    if (cap >= 24 && d > -1e15 && d < 1e15 && d == (double)(int64_t)d && !(d == 0 && signbit(d)))
+        return fu_ll2str(buf, (long long)d);
     int n;
     if (isinf(d)) n = snprintf(buf, cap, "%s", d > 0 ? "inf" : "-inf");
     else n = snprintf(buf, cap, "%.17g", d);

@@ -169,7 +169,9 @@ static void collect(void *ud, const char *lname, size_t len)
         q->cap = q->cap ? q->cap * 2 : 16;
         q->v = sim_xrealloc(q->v, q->cap * sizeof *q->v);
     }
-    snprintf(q->v[q->n++], sizeof q->v[0], "%.*s", (int)(len < 63 ? len : 63), lname);
+    size_t n = strnlen(lname, len < 63 ? len : 63); /* as "%.*s" would copy it */
+    memcpy(q->v[q->n], lname, n);
+    q->v[q->n++][n] = '\0';
 }
 
 static int same_queue(const qlist *a, const qlist *b)
