@@ -171,6 +171,9 @@ struct fake_node {
     int64_t frozen_ms;  /* >= 0 while a script runs: its time snapshot */
     uint64_t dirty;     /* count of changes, as Redis' server.dirty */
     uint64_t version;   /* fake_node_version */
+    uint64_t shape;     /* changes when a key is created or deleted */
+    fkey *memo_key;     /* the key found last (a script names one key again */
+    uint64_t memo_shape; /* and again), good while shape is memo_shape */
     int watching;       /* fake_node_watch */
     int64_t watch_min;  /* earliest expiry of a key peeked while watching, -1 none */
     uint64_t rand48;    /* math.random state (Redis' redisLrand48) */

@@ -50,8 +50,12 @@ static void free_value(fkey *e)
 
 fkey *fk_lookup(fake_node *n, const char *k, size_t klen)
 {
-    fkey *e;
-    HASH_FIND(hh, n->keys, k, klen, e);
+    fkey *e = n->memo_key;
+    if (e == NULL || n->memo_shape != n->shape || e->klen != klen || memcmp(e->k, k, klen) != 0) {
+        HASH_FIND(hh, n->keys, k, klen, e);
+        n->memo_key = e;
+        n->memo_shape = n->shape;
+    }
     if (e == NULL || e->expire_ms < 0 || n->applying) return e;
     if (fk_now_ms(n) <= e->expire_ms) return e;
     if (n->replica) return NULL; /* hidden; the master's DEL removes it */
@@ -90,12 +94,14 @@ fkey *fk_create(fake_node *n, const char *k, size_t klen, fobj_type type)
     }
     HASH_ADD(hh, n->keys, k[0], klen, e);
     n->version++;
+    n->shape++;
     return e;
 }
 
 void fk_delete(fake_node *n, fkey *e)
 {
     n->version++;
+    n->shape++;
     HASH_DEL(n->keys, e);
     free_value(e);
     sim_xfree(e);

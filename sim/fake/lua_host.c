@@ -265,6 +265,7 @@ lua_host *lua_host_new(fake_node *n)
 
 static void drop_cache(lua_host *h)
 {
+    h->recent[0] = h->recent[1] = NULL;
     lscript *s, *tmp;
     HASH_ITER(hh, h->scripts, s, tmp) {
         HASH_DEL(h->scripts, s);
@@ -299,8 +300,16 @@ void lh_protect_chunk(lua_host *h, lua_State *L)
 
 static lscript *find_script(lua_host *h, const char *sha40)
 {
+    /* A client alternates between a few scripts: the last two found are
+     * compared first. */
+    for (int i = 0; i < 2; i++)
+        if (h->recent[i] && memcmp(h->recent[i]->sha, sha40, 40) == 0) return h->recent[i];
     lscript *s;
     HASH_FIND(hh, h->scripts, sha40, 40, s);
+    if (s) {
+        h->recent[1] = h->recent[0];
+        h->recent[0] = s;
+    }
     return s;
 }
 

@@ -42,6 +42,7 @@ struct lua_host {
         const char *name;
         const fake_cmd *cmd;
     } name_memo[LH_NAME_MEMO];
+    lscript *recent[2];   /* the scripts found last (find_script) */
     int pin_ref;          /* the table of pinned names */
     int npinned;          /* at most LH_PIN_MAX */
 };

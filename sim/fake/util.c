@@ -141,8 +141,16 @@ const char *fu_arg_cstr(fcmd *c, int i, char *buf, size_t cap)
 
 int fu_arg_is(fcmd *c, int i, const char *lower)
 {
-    size_t n = strlen(lower);
-    return c->lens[i] == n && strncasecmp(c->argv[i], lower, n) == 0;
+    /* strncasecmp in the C locale, over exactly len bytes: ASCII letters
+     * fold, a NUL in the word matches nothing in lower. */
+    const unsigned char *w = (const unsigned char *)c->argv[i];
+    size_t len = c->lens[i], k = 0;
+    for (; k < len; k++) {
+        unsigned ch = w[k];
+        ch |= (unsigned)(ch - 'A' < 26u) << 5;
+        if (lower[k] == '\0' || ch != (unsigned char)lower[k]) return 0;
+    }
+    return lower[k] == '\0';
 }
 
 void fake_sha1hex(const char *s, size_t len, char out[41])
