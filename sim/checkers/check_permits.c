@@ -41,8 +41,10 @@ typedef struct sem {
 
 typedef struct state {
     sem *s;
-    holder *h;
+    holder *h;          /* in order of first appearance */
     size_t nh, cap;
+    size_t *slots;      /* open addressing over h: index + 1, 0 empty */
+    size_t nslots;      /* a power of two, > 2 * cap */
 } state;
 
 static int64_t permits(const hist_event *e)
@@ -50,17 +52,41 @@ static int64_t permits(const hist_event *e)
     return e->n > 0 ? e->n : 1;
 }
 
+static size_t holder_hash(int client, int inc, int thread, int lock)
+{
+    uint64_t k = ((uint64_t)(uint32_t)client << 32 | (uint32_t)thread) * UINT64_C(0x9e3779b97f4a7c15);
+    k ^= ((uint64_t)(uint32_t)inc << 32 | (uint32_t)lock) * UINT64_C(0xff51afd7ed558ccd);
+    return (size_t)(k ^ (k >> 29));
+}
+
+static void index_holder(state *st, size_t i)
+{
+    const holder *x = &st->h[i];
+    size_t k = holder_hash(x->client, x->inc, x->thread, x->lock) & (st->nslots - 1);
+    while (st->slots[k]) k = (k + 1) & (st->nslots - 1);
+    st->slots[k] = i + 1;
+}
+
+/* The holder entry of e's thread on e's lock, made on first sight. */
 static holder *holder_of(state *st, const hist_event *e)
 {
-    for (size_t i = 0; i < st->nh; i++) {
-        holder *x = &st->h[i];
-        if (x->client == e->client && x->inc == e->inc && x->thread == e->thread && x->lock == e->lock) return x;
+    if (st->nslots) {
+        size_t k = holder_hash(e->client, e->inc, e->thread, e->lock) & (st->nslots - 1);
+        for (; st->slots[k]; k = (k + 1) & (st->nslots - 1)) {
+            holder *x = &st->h[st->slots[k] - 1];
+            if (x->client == e->client && x->inc == e->inc && x->thread == e->thread && x->lock == e->lock) return x;
+        }
     }
     if (st->nh == st->cap) {
         st->cap = st->cap ? st->cap * 2 : 16;
         st->h = sim_xrealloc(st->h, st->cap * sizeof *st->h);
+        sim_xfree(st->slots);
+        st->nslots = 4 * st->cap;
+        st->slots = sim_xcalloc(st->nslots, sizeof *st->slots);
+        for (size_t i = 0; i < st->nh; i++) index_holder(st, i);
     }
     st->h[st->nh] = (holder){e->client, e->inc, e->thread, e->lock, 0};
+    index_holder(st, st->nh);
     return &st->h[st->nh++];
 }
 
@@ -257,4 +283,5 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     waits(hi, nlocks, names, bound_us, end_us, &st, r);
     sim_xfree(st.s);
     sim_xfree(st.h);
+    sim_xfree(st.slots);
 }

@@ -127,14 +127,27 @@ static void heap_push(sim_heap *h, sim_event *ev)
     h->len++;
 }
 
+/* Floyd's pop: the hole at the top goes down along the smallest children
+ * to the bottom, where the last slot (late, as a rule) fills it and climbs
+ * back as far as it must: a compare per level fewer than a sift-down. */
 static sim_event *heap_pop(sim_heap *h)
 {
     sim_event *top = h->v[0].ev;
-    h->len--;
-    if (h->len > 0) {
-        h->v[0] = h->v[h->len];
-        sift_down(h->v, h->len, 0);
+    size_t n = --h->len, i = 0;
+    if (n == 0) return top;
+    sim_slot *v = h->v;
+    for (;;) {
+        size_t first = HEAP_ARITY * i + 1;
+        if (first >= n) break;
+        size_t last = first + HEAP_ARITY < n ? first + HEAP_ARITY : n;
+        size_t best = first;
+        for (size_t c = first + 1; c < last; c++)
+            if (slot_before(&v[c], &v[best])) best = c;
+        v[i] = v[best];
+        i = best;
     }
+    v[i] = v[n];
+    sift_up(v, i);
     return top;
 }
 

@@ -125,16 +125,10 @@ static int format(out *o, const char *fmt, va_list ap)
 {
     char num[24];
     for (;;) {
-        /* The literal text up to the next conversion, byte by byte. */
-        char *d = o->p + o->len, *end = o->p + o->cap - 1;
-        while (*fmt && *fmt != '%' && d < end) *d++ = *fmt++;
-        o->len = (size_t)(d - o->p);
-        if (*fmt == '\0') return 0;
-        if (*fmt != '%') { /* the line is full: the rest is dropped */
-            while (*fmt && *fmt != '%') fmt++;
-            if (*fmt == '\0') return 0;
-        }
-        const char *f = fmt + 1;
+        const char *pct = strchrnul(fmt, '%'); /* the literal text up to the next conversion */
+        out_put(o, fmt, (size_t)(pct - fmt));
+        if (*pct == '\0') return 0;
+        const char *f = pct + 1;
         int prec = -1, lng = 0, size_t_arg = 0;
         if (f[0] == '.' && f[1] == '*') {
             prec = va_arg(ap, int);
