@@ -51,6 +51,7 @@ struct cl_node {
     int target;        /* the node believed to be the master */
     world_conn *cmd, *ps;
     int cmd_up, ps_up;
+    unsigned cmd_gen, ps_gen; /* connections opened so far (a reset names its own) */
     cl_timer reconnect;
     cl_cmd *cmds;
     req_entry *reqs;   /* requests on the wire, by id */
@@ -63,6 +64,7 @@ typedef struct delivery {
     uint64_t req;
     sim_reply *reply;
     int kind;          /* 0 reply, 1 push, 2 reset of cmd conn, 3 reset of ps conn */
+    unsigned gen;      /* a reset: the generation of the connection it ended */
 } delivery;
 
 /* ------------------------------------------------------------- requests */
@@ -311,8 +313,10 @@ static void on_gated(cl_proc *p, void *arg)
     switch (d->kind) {
     case 0: on_reply_entry(n, d->req, d->reply); break;
     case 1: cl_sub_on_push(p, n->group, d->reply); break;
-    case 2: lost(n, 0); break;
-    case 3: lost(n, 1); break;
+    /* A reset that waited (a pause) while the connection was replaced
+     * ends nothing: the new one is up, and must not be dropped. */
+    case 2: if (d->gen == n->cmd_gen) lost(n, 0); break;
+    case 3: if (d->gen == n->ps_gen) lost(n, 1); break;
     }
     delivery_free(d);
 }
@@ -330,6 +334,7 @@ static void deliver(cl_node *n, int kind, uint64_t req, const sim_reply *r)
     d->cw = n->p->cw;
     d->n = n;
     d->kind = kind;
+    d->gen = kind == 2 ? n->cmd_gen : n->ps_gen;
     d->req = req;
     d->reply = r ? sim_reply_ref((sim_reply *)r) : NULL; /* the network's message: shared, not copied */
     static const char *const labels[] = {"reply", "push", "reset", "reset"};
@@ -370,16 +375,20 @@ static void open_conns(cl_node *n)
     world *w = p->cw->w;
     char name[96];
     if (!n->cmd_up) {
+        sim_assert(n->cmd == NULL || world_conn_closed(n->cmd)); /* never two live ones: the old would outlive us */
         snprintf(name, sizeof name, "%s/%d>%s", p->name, p->inc, world_node_name(w, n->target));
         n->cmd = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_cmd_reply, NULL,
                                on_cmd_reset, n);
         n->cmd_up = 1;
+        n->cmd_gen++;
     }
     if (!n->ps_up) {
+        sim_assert(n->ps == NULL || world_conn_closed(n->ps));
         snprintf(name, sizeof name, "%s/%d~%s", p->name, p->inc, world_node_name(w, n->target));
         n->ps = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_ps_reply, on_ps_push,
                               on_ps_reset, n);
         n->ps_up = 1;
+        n->ps_gen++;
         cl_subs_resubscribe(p, n->group);
     }
 }
