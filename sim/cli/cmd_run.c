@@ -143,6 +143,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             i++;
         } else if (!strcmp(o, "--json")) {
             a->json = 1;
+        } else if (!strcmp(o, "--swarm")) {
+            a->ro.swarm = 1;
         } else if (!strcmp(o, "--trace") && v) {
             a->trace_path = v;
             i++;
@@ -225,6 +227,7 @@ static int parse_args(int argc, char **argv, run_args *a)
     }
     size_t n = 0;
     if (a->ro.real) n += (size_t)snprintf(a->extra + n, sizeof a->extra - n, " --backend redis");
+    if (a->ro.swarm) n += (size_t)snprintf(a->extra + n, sizeof a->extra - n, " --swarm");
     if (a->ro.horizon_us > 0 && n < sizeof a->extra) {
         char d[32];
         scn_duration_format(a->ro.horizon_us, d, sizeof d);

@@ -31,6 +31,8 @@ typedef struct run_result {
     char expectation_failure[256]; /* the first unmet expectation */
     scn_step *generated;           /* the faults the nemesis drew (owned) */
     size_t ngenerated;
+    scenario *swarm;               /* swarm: the scenario the seed drew (owned; s is it) */
+    char swarm_desc[512];          /* its drawn values, one line ("" without swarm) */
 } run_result;
 
 /* Acquire latencies (ok and fail) from h into r. */
@@ -50,6 +52,7 @@ typedef struct run_opts {
     int64_t horizon_us;      /* > 0: the run stops there (before the duration) */
     sim_chooser_fn *chooser; /* decides every sim_choose (exploration, replay), or NULL */
     void *chooser_ud;
+    int swarm;               /* swarm testing even without [swarm] (--swarm) */
 } run_opts;
 
 /* The first fault of s the real backend cannot apply with options o, as
@@ -57,8 +60,10 @@ typedef struct run_opts {
 int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap);
 
 /* Runs s with seed. The result borrows s; h receives the history (the
- * caller inits and frees it). Returns 0, or -1 if the scenario names an
- * unknown protocol (the error is in err). */
+ * caller inits and frees it). With swarm testing (s->swarm, or o->swarm)
+ * the run is of the scenario the seed draws from s (fault_swarm_draw),
+ * which the result owns and names in r->s. Returns 0, or -1 if the
+ * scenario names an unknown protocol (the error is in err). */
 int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result *out,
                  history *h, scn_error *err);
 void run_result_free(run_result *r);

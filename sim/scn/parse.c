@@ -65,13 +65,22 @@ static const key_def keys[] = {
     {"nemesis", "start", K_DURATION, F(nemesis_start_us), 0, 0},
     {"nemesis", "stop", K_DURATION, F(nemesis_stop_us), 0, 0},
     {"nemesis", "p", K_PROB, F(nemesis_p_ppm), 0, 0},
+    {"swarm", "clients", K_COUNTS, F(swarm_clients), 0, 0},
+    {"swarm", "threads", K_COUNTS, F(swarm_threads), 0, 0},
+    {"swarm", "hold", K_DIST, F(swarm_hold), 0, 0},
+    {"swarm", "think", K_DIST, F(swarm_think), 0, 0},
+    {"swarm", "reentry", K_PROB, F(swarm_reentry_ppm), 0, 0},
+    {"swarm", "lease", K_DIST, F(swarm_lease), 0, 0},
+    {"swarm", "watchdog", K_PROB, F(swarm_watchdog_ppm), 0, 0},
+    {"swarm", "interval", K_DIST, F(swarm_interval), 0, 0},
+    {"swarm", "duration", K_DIST, F(swarm_duration), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
 };
 
 static const char *const sections[] = {"scenario", "redis", "protocol", "clients", "steps",
-                                       "faults", "nemesis", "resource", "expect", NULL};
+                                       "faults", "nemesis", "swarm", "resource", "expect", NULL};
 
 static const char *const nemesis_kinds[] = {"pause",      "crash",      "partition",   "clock",
                                             "node-crash", "node-pause", "failover",    "drop-reply",
@@ -169,6 +178,10 @@ static int set_key(parser *p, const key_def *k, const char *v)
             fail(p, p->line,
                  "bad distribution for '%s' (got %s; write 5ms, 1ms..20ms or exp(50ms))",
                  k->name, tok(v, t, sizeof t));
+            return 0;
+        }
+        if (!strcmp(k->section, "swarm") && ((scn_dist *)(base + k->off))->kind == SCN_DIST_EXP) {
+            fail(p, p->line, "[swarm] %s takes bounds, A..B or one value (got %s)", k->name, tok(v, t, sizeof t));
             return 0;
         }
         return 1;
@@ -269,12 +282,17 @@ static int set_key(parser *p, const key_def *k, const char *v)
         char buf[512];
         snprintf(buf, sizeof buf, "%s", v);
         for (char *save = NULL, *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+            if (!strcmp(w, "any")) { /* swarm: each seed draws its kinds among all */
+                p->s->nemesis_any = 1;
+                bits |= (1 << SCN_NEM_COUNT) - 1;
+                continue;
+            }
             int i;
             for (i = 0; nemesis_kinds[i]; i++)
                 if (!strcmp(w, nemesis_kinds[i])) break;
             if (nemesis_kinds[i] == NULL) {
                 fail(p, p->line, "unknown nemesis kind %s (pause, crash, partition, clock, node-crash, "
-                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay)",
+                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, or any)",
                      tok(w, t, sizeof t));
                 return 0;
             }
@@ -358,6 +376,7 @@ static int handler(void *user, const char *section, const char *name, const char
     for (si = 0; sections[si]; si++)
         if (!strcmp(section, sections[si])) break;
     if (sections[si] && !strcmp(section, "nemesis")) p->s->nemesis = 1;
+    if (sections[si] && !strcmp(section, "swarm")) p->s->swarm_section = 1;
     if (sections[si] == NULL) {
         if (*section) fail(p, p->line, "unknown section [%s]", section);
         else fail(p, p->line, "key %s outside any section", tok(name, t, sizeof t));
@@ -388,9 +407,10 @@ static int handler(void *user, const char *section, const char *name, const char
 static void note_section(parser *p, const char *line)
 {
     while (*line == ' ' || *line == '\t') line++;
-    if (strncmp(line, "[nemesis]", 9) != 0) return;
-    for (line += 9; *line == ' ' || *line == '\t' || *line == '\r' || *line == '\n'; line++) {}
-    if (*line == '\0' || *line == ';' || *line == '#') p->s->nemesis = 1;
+    int *flag = !strncmp(line, "[nemesis]", 9) ? &p->s->nemesis : !strncmp(line, "[swarm]", 7) ? &p->s->swarm_section : NULL;
+    if (flag == NULL) return;
+    for (line = strchr(line, ']') + 1; *line == ' ' || *line == '\t' || *line == '\r' || *line == '\n'; line++) {}
+    if (*line == '\0' || *line == ';' || *line == '#') *flag = 1;
 }
 
 /* fgets-style readers that count lines (inih does not tell them) and
@@ -478,6 +498,15 @@ void scn_defaults(scenario *s)
     s->nemesis_start_us = SIM_SEC(1);
     s->nemesis_stop_us = -1;
     s->nemesis_p_ppm = 300000;
+    s->swarm_clients = (scn_dist){SCN_DIST_UNIFORM, 2, 6};
+    s->swarm_threads = (scn_dist){SCN_DIST_UNIFORM, 1, 2};
+    s->swarm_hold = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_SEC(3)};
+    s->swarm_think = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_SEC(1)};
+    s->swarm_reentry_ppm = 500000;
+    s->swarm_lease = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(40)};
+    s->swarm_watchdog_ppm = 500000;
+    s->swarm_interval = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(20)};
+    s->swarm_duration = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(100), SIM_SEC(15)};
 }
 
 /* The step's names resolved against the topology (scn_step_resolve),
@@ -509,6 +538,7 @@ static void validate(parser *p)
     if (s->nlocks == 0) s->lock_names[s->nlocks++] = sim_xstrdup("lock");
     if (s->liveness_bound_us == 0) s->liveness_bound_us = SIM_SEC(1);
     if (s->nemesis_stop_us < 0) s->nemesis_stop_us = s->duration_us - s->duration_us / 5;
+    s->swarm = s->swarm_section || (s->nemesis && s->nemesis_any);
     if (s->nemesis && (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER)) && s->replicas == 0 &&
         (s->nemesis_kinds & SCN_NEM_FAILOVER))
         fail(p, 0, "[nemesis] failover needs [redis] replicas");
@@ -567,6 +597,9 @@ int scn_key_resolve(const char *name, const char **section, const char **key, ch
                               !strcmp(dot + 1, k->name)
                         : !strcmp(name, k->name);
         if (!match) continue;
+        /* [swarm] repeats the workload's names as bounds: by name alone,
+         * "hold" is clients.hold; the bound is swarm.hold. */
+        if (!dot && !strcmp(k->section, "swarm")) continue;
         if (found++ == 0) {
             *section = k->section;
             *key = k->name;

@@ -279,6 +279,23 @@ struct scenario {
     scn_dist nemesis_jump;     /* size of a forward clock jump */
     int64_t nemesis_start_us, nemesis_stop_us;
     int nemesis_p_ppm;         /* loss probability of drop-reply / drop-pubsub */
+    int nemesis_any;           /* kinds = any: each seed draws its kinds (swarm) */
+
+    /* [swarm]: swarm testing. Each seed draws, before its run, its own mix
+     * within these bounds (faults/swarm.c): the nemesis's kinds, interval,
+     * durations and window, the clients, threads, hold and think ranges,
+     * reentrancy and the lease. */
+    int swarm;                 /* [swarm] is present or [nemesis] kinds = any */
+    int swarm_section;         /* [swarm] is present */
+    scn_dist swarm_clients;    /* integer range */
+    scn_dist swarm_threads;    /* integer range */
+    scn_dist swarm_hold;       /* a hold range a..b is drawn within these bounds */
+    scn_dist swarm_think;      /* a think range, likewise */
+    int swarm_reentry_ppm;     /* reentry drawn in 0..this (half the seeds: 0) */
+    scn_dist swarm_lease;      /* a fixed lease drawn within these bounds... */
+    int swarm_watchdog_ppm;    /* ...or, with this chance, the watchdog */
+    scn_dist swarm_interval;   /* the nemesis interval's mean, within */
+    scn_dist swarm_duration;   /* the bounds of the fault durations' range */
 
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];
