@@ -198,15 +198,16 @@ static int run_range(hunt *h, uint64_t a, uint64_t b)
 
 /* -------------------------------------------------------- shrinking */
 
-/* Shrinks the failing seed of *f, writes the result as
+/* Shrinks the failing seed of *f, keeping the invariants of keep broken
+ * (0: all those its run breaks), writes the result as
  * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), and
  * runs that file once (its events). Returns 0, or 2 when the file cannot
  * be written. */
-static int shrink_one(hunt *h, found *f)
+static int shrink_one(hunt *h, found *f, unsigned keep_invs)
 {
     shrink_result k;
     scn_error err;
-    int rc = shrink_scenario(&h->base, f->first_seed, SHRINK_SWARM | SHRINK_SAME_INVARIANTS, &k, &err);
+    int rc = shrink_scenario(&h->base, f->first_seed, SHRINK_SWARM | SHRINK_SAME_INVARIANTS, keep_invs, &k, &err);
     if (rc != 1) {
         shrink_result_free(&k);
         return 0; /* ran differently in-process: not expected; the group stays unshrunk */
@@ -328,7 +329,7 @@ static int hunt_all(hunt *h)
     for (size_t j = 0; j < n && status == 0; j++) {
         if (shrinks == a->max_shrinks) break;
         shrinks++;
-        status = shrink_one(h, &v[j]);
+        status = shrink_one(h, &v[j], 0);
     }
     /* Groups that shrank to the same signature are one bug. */
     size_t m = 0;
@@ -374,7 +375,7 @@ static int hunt_want(hunt *h)
     shrink_result k;
     scn_error err;
     uint64_t wseed = want.has_seed ? want.seed : 1;
-    int rc = shrink_scenario(&want, wseed, SHRINK_SAME_INVARIANTS, &k, &err);
+    int rc = shrink_scenario(&want, wseed, SHRINK_SAME_INVARIANTS, 0, &k, &err);
     if (rc != 1) {
         if (rc < 0) scn_error_print(&err);
         else fprintf(stderr, "locksim hunt: %s does not fail with seed %llu: no signature to hunt for\n",
@@ -403,8 +404,8 @@ static int hunt_want(hunt *h)
             if (shrinks == a->max_shrinks) continue;
             shrinks++;
             found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
-            status = shrink_one(h, &fd);
-            if (status == 0 && fd.shrunk && hunt_sig_equal(&fd.final, &target)) {
+            status = shrink_one(h, &fd, target.invs);
+            if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
                 keep(&fd);
                 printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu failed)\n",
                        (unsigned long long)f->seed, (unsigned long long)(f->seed - a->seed_a + 1),

@@ -132,7 +132,7 @@ int cli_shrink(int argc, char **argv)
     if (!has_seed) seed = orig.has_seed ? orig.seed : 1;
     shrink_result k;
     scn_error err;
-    int fails = shrink_scenario(&orig, seed, swarm ? SHRINK_SWARM : 0, &k, &err);
+    int fails = shrink_scenario(&orig, seed, swarm ? SHRINK_SWARM : 0, 0, &k, &err);
     if (fails <= 0) {
         if (fails == 0)
             printf("shrink: %s with seed %llu does not fail (no violation, expectations met): nothing to shrink\n",

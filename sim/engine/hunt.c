@@ -104,6 +104,11 @@ int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
     return (run->invs & target->invs) == target->invs && (run->kinds & target->kinds) == target->kinds;
 }
 
+int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want)
+{
+    return (got->invs & want->invs) == want->invs && got->kinds == want->kinds;
+}
+
 int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b)
 {
     return a->inv == b->inv && a->invs == b->invs && a->kinds == b->kinds;

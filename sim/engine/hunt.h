@@ -53,6 +53,9 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig);
  * the same fault kinds. */
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target);
 int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b);
+/* Is a shrunk signature the wanted one: every invariant of want broken
+ * (others may be too), after exactly want's fault kinds? */
+int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want);
 /* "mutual-exclusion after pause+clock", "reentrancy+liveness (no fault)". */
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap);
 

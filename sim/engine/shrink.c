@@ -11,7 +11,8 @@
 
 typedef struct shrinker {
     unsigned long long seed;
-    int strict;           /* SHRINK_SAME_INVARIANTS */
+    int same;             /* keep what the input breaks */
+    unsigned keep;        /* invariants every candidate must break */
     shrink_failure want;
     shrink_failure last;  /* of the last candidate that failed the same way */
     unsigned runs;
@@ -58,7 +59,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
 static int same_failure(const shrink_failure *got, const shrink_failure *want)
 {
     return got->inv == want->inv && (got->inv >= 0 || !strcmp(got->expect, want->expect)) &&
-           (!want->strict || got->invs == want->invs);
+           (got->invs & want->keep) == want->keep;
 }
 
 void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap)
@@ -403,7 +404,8 @@ static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **ge
         return -1;
     }
     int fails = shrink_classify(&r, &k->want);
-    k->want.strict = k->strict;
+    k->want.keep = k->same ? k->want.invs : k->keep;
+    if ((k->want.invs & k->want.keep) != k->want.keep) fails = 0; /* it does not break them to begin with */
     k->last = k->want;
     *ngen = r.ngenerated;
     *gen = r.generated; /* taken over */
@@ -440,24 +442,27 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->dists = shrink_dists(k, cur);
 }
 
-static int shrink_drawn(const scenario *s, uint64_t seed, int strict, shrink_result *out, scn_error *err);
+static int shrink_drawn(const scenario *s, uint64_t seed, int same, unsigned keep, shrink_result *out,
+                        scn_error *err);
 
-int shrink_scenario(const scenario *s, uint64_t seed, unsigned flags, shrink_result *out, scn_error *err)
+int shrink_scenario(const scenario *s, uint64_t seed, unsigned flags, unsigned keep, shrink_result *out,
+                    scn_error *err)
 {
-    int strict = (flags & SHRINK_SAME_INVARIANTS) != 0;
-    if (!s->swarm && !(flags & SHRINK_SWARM)) return shrink_drawn(s, seed, strict, out, err);
+    int same = (flags & SHRINK_SAME_INVARIANTS) != 0 && keep == 0;
+    if (!s->swarm && !(flags & SHRINK_SWARM)) return shrink_drawn(s, seed, same, keep, out, err);
     char desc[512];
     scenario *drawn = fault_swarm_draw(s, seed, desc, sizeof desc);
-    int rc = shrink_drawn(drawn, seed, strict, out, err);
+    int rc = shrink_drawn(drawn, seed, same, keep, out, err);
     fault_swarm_free(drawn);
     return rc;
 }
 
-/* Shrinks s, a scenario without swarm testing. */
-static int shrink_drawn(const scenario *s, uint64_t seed, int strict, shrink_result *out, scn_error *err)
+/* Shrinks s, a scenario without swarm testing; same: keep = what s breaks. */
+static int shrink_drawn(const scenario *s, uint64_t seed, int same, unsigned keep, shrink_result *out,
+                        scn_error *err)
 {
     memset(out, 0, sizeof *out);
-    shrinker k = {.seed = seed, .strict = strict};
+    shrinker k = {.seed = seed, .same = same, .keep = keep};
     size_t ngen = 0;
     scn_step *gen = NULL;
     int fails = first_run(&k, s, &ngen, &gen, err);

@@ -539,8 +539,7 @@ static void validate(parser *p)
     if (s->liveness_bound_us == 0) s->liveness_bound_us = SIM_SEC(1);
     if (s->nemesis_stop_us < 0) s->nemesis_stop_us = s->duration_us - s->duration_us / 5;
     s->swarm = s->swarm_section || (s->nemesis && s->nemesis_any);
-    if (s->nemesis && (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER)) && s->replicas == 0 &&
-        (s->nemesis_kinds & SCN_NEM_FAILOVER))
+    if (s->nemesis && !s->nemesis_any && (s->nemesis_kinds & SCN_NEM_FAILOVER) && s->replicas == 0)
         fail(p, 0, "[nemesis] failover needs [redis] replicas");
     int max_clients = scn_max_client(s);
     for (size_t i = 0; i < s->nsteps && !p->failed; i++) {
