@@ -335,6 +335,17 @@ void cl_world_stop(cl_world *cw);
 void cl_crash(cl_world *cw, int client);
 void cl_restart(cl_world *cw, int client);
 void cl_pause(cl_world *cw, int client, int64_t for_us);
+/* The kinds of script a fail-reply fault names, told from the script's
+ * name: an acquire ("acquire"), an unlock or release ("unlock",
+ * "release"; not a forceUnlock), a watchdog renewal ("renew", "extend"). */
+#define CL_KIND_ACQUIRE 1
+#define CL_KIND_UNLOCK 2
+#define CL_KIND_RENEW 3
+/* The client's next count replies to scripts of kind are spoiled: lost
+ * (the server ran the script; the client times out and resends as its
+ * transport allows) or, as_error, replaced by an error reply (the server
+ * ran it; the client sees ERR). Budgets add up; the last as_error wins. */
+void cl_fail_reply(cl_world *cw, int client, int kind, int count, int as_error);
 /* Every connection of the client drops; it reconnects and resubscribes. */
 void cl_disconnect(cl_world *cw, int client);
 /* The clock of client's machine (it outlives its processes). */
