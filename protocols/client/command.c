@@ -236,14 +236,50 @@ static void to_eval(cl_cmd *c)
     c->lens[1] = c->script->len;
 }
 
+/* The kind of script (CL_KIND_*) a script's name says, 0 for none. */
+static int script_kind(const cl_script *t)
+{
+    if (t == NULL || strstr(t->name, "force")) return 0;
+    if (strstr(t->name, "acquire")) return CL_KIND_ACQUIRE;
+    if (strstr(t->name, "unlock") || strstr(t->name, "release")) return CL_KIND_UNLOCK;
+    if (strstr(t->name, "renew") || strstr(t->name, "extend")) return CL_KIND_RENEW;
+    return 0;
+}
+
+/* A fail-reply fault spoils this reply: 1 when it is lost (the command
+ * waits for its timeout), with *as_error set when it becomes an error. */
+static int spoiled(cl_cmd *c, int *as_error)
+{
+    int kind = script_kind(c->script);
+    cl_fail_budget *b = &c->p->cw->fail[c->p->client - 1];
+    *as_error = 0;
+    if (kind == 0 || b->count[kind] == 0) return 0;
+    b->count[kind]--;
+    *as_error = b->as_error[kind];
+    cl_trace(c->p, c->p->name, "fail-reply: the reply to %s is %s", c->script->name,
+             *as_error ? "turned into an error" : "lost");
+    return !*as_error;
+}
+
+#define FAIL_REPLY_TEXT "ERR fail-reply: the reply was spoiled"
+static const sim_reply fail_reply_error = {
+    .type = SIM_REPLY_ERR, .str = (char *)FAIL_REPLY_TEXT, .len = sizeof FAIL_REPLY_TEXT - 1};
+
 /* The script's reply (and, when synced, WAIT's) is in. */
 static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
 {
     cl_proc *p = c->p;
-    cl_timer_cancel(p, &c->timeout);
     if (c->script && is_noscript(r) && c->argv[0][4] == 'S') {
+        cl_timer_cancel(p, &c->timeout);
         to_eval(c);
         send_now(c);
+        return;
+    }
+    int as_error;
+    if (spoiled(c, &as_error)) return; /* lost: the timeout runs on */
+    cl_timer_cancel(p, &c->timeout);
+    if (as_error) {
+        finish(c, &fail_reply_error, CL_ERR_REPLY);
         return;
     }
     if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->set.nosync_unchecked) {

@@ -594,6 +594,7 @@ int cli_list(int argc, char **argv)
         printf("  %-30s %s\n", pd->name, pd->summary);
         if (pd->options) printf("  %-30s   options: %s\n", "", pd->options);
         if (pd->versions) printf("  %-30s   versions: %s\n", "", pd->versions);
+        if (pd->history) printf("  %-30s   history: %s\n", "", pd->history);
         printf("  %-30s   checkers:", "");
         size_t nrows;
         const check_row *rows = check_rows(&nrows);

@@ -75,10 +75,16 @@ typedef enum scn_op {
     SCN_FAULT_DISCONNECT, /* client=N */
     SCN_FAULT_FAILOVER,   /* [node=X | group=G] */
     SCN_FAULT_FIU,        /* POINT p=P [for=D] */
+    SCN_FAULT_FAIL_REPLY, /* client=N command=acquire|unlock|renew [count=K] [as=lost|error] */
     SCN_OP_COUNT
 } scn_op;
 
 #define SCN_FIRST_FAULT SCN_FAULT_CRASH
+
+/* The kinds of command a fail-reply line names (scn_step.reply_cmd). */
+#define SCN_REPLY_ACQUIRE 1
+#define SCN_REPLY_UNLOCK 2
+#define SCN_REPLY_RENEW 3
 
 /* Clock changes. */
 #define SCN_CLOCK_OFFSET 1
@@ -135,6 +141,9 @@ typedef struct scn_step {
     int64_t clock_value; /* offset/jump in µs, drift in ppm */
     char point[64];    /* fiu point */
     int group;         /* failover: the node group (-1: from node=, else 0) */
+    int reply_cmd;     /* fail-reply: SCN_REPLY_ACQUIRE / _UNLOCK / _RENEW */
+    int reply_count;   /* fail-reply: how many replies (0: 1) */
+    int reply_error;   /* fail-reply: 1 = an error reply, 0 = the reply is lost */
     int generated;     /* written by the nemesis */
     /* The names above resolved against the topology (scn_step_resolve):
      * what runs use; the names are what traces and files show. */
