@@ -82,7 +82,7 @@ static int draw_kinds(sim_rng *r, const scenario *s, int clients)
     if (s->replicas == 0) allowed &= ~SCN_NEM_FAILOVER;
     if (clients == 0)
         allowed &= ~(SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY | SCN_NEM_DROP_PUBSUB |
-                     SCN_NEM_DISCONNECT | SCN_NEM_DELAY);
+                     SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY);
     int kinds = 0, n = 0, v[SCN_NEM_COUNT];
     for (int b = 0; b < SCN_NEM_COUNT; b++) {
         if (!(allowed & (1 << b))) continue;

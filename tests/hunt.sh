@@ -8,7 +8,7 @@
 #  3. shrink --swarm of a failing seed writes a scenario of explicit lines
 #     (no [swarm], no nemesis) that fails the same way;
 #  4. hunt finds the signature of a known bug (clock-jump-expires-lock) on
-#     its protocol within 50 seeds, and prints the same table with --jobs 1
+#     its protocol within 512 seeds, and prints the same table with --jobs 1
 #     and --jobs 2;
 #  5. hunt's bad input: an unknown protocol, bad seeds, a --want that does
 #     not fail: exit 2 with a message.
@@ -44,16 +44,23 @@ for seed in 3 17; do
 done
 echo "ok   the plain scenario a seed draws makes the same faults, violations and acquisitions (seeds 3, 17)"
 
-# 3. shrink --swarm: explicit lines only.
-"$bin" shrink "$tmp/base.scn" --seed 3 -o "$tmp/shrunk.scn" > "$tmp/shrink.out" || fail "shrink of seed 3 failed"
+# 3. shrink --swarm: explicit lines only, the same first violation.
+seed=$("$bin" run "$tmp/base.scn" --seeds 1..60 --json | python3 -c 'import json,sys
+for l in sys.stdin:
+    d=json.loads(l)
+    if any(v["invariant"] == "mutual-exclusion" for v in d["violations"]): print(d["seed"]); break')
+[ -n "$seed" ] || fail "no seed of 1..60 breaks mutual exclusion"
+"$bin" shrink "$tmp/base.scn" --seed "$seed" -o "$tmp/shrunk.scn" > "$tmp/shrink.out" || fail "shrink of seed $seed failed"
 grep -q '^\[nemesis\]\|^\[swarm\]' "$tmp/shrunk.scn" && fail "the shrunk scenario still has a nemesis or a swarm"
 grep -q '^at = ' "$tmp/shrunk.scn" || fail "the shrunk scenario has no explicit fault line"
-"$bin" run "$tmp/shrunk.scn" --json | field violations | grep -q "mutual-exclusion" || fail "the shrunk scenario does not break mutual exclusion"
-echo "ok   shrink of a swarm seed: $(grep -c '^at = ' "$tmp/shrunk.scn") explicit line(s), no nemesis, the same violation"
+first=$(sed -n 's/^shrink: .* fails: \([a-z-]*\) violated.*/\1/p' "$tmp/shrink.out")
+"$bin" run "$tmp/shrunk.scn" --json | field violations | grep -q "'$first'" ||
+    fail "the shrunk scenario of seed $seed does not break $first"
+echo "ok   shrink of swarm seed $seed: $(grep -c '^at = ' "$tmp/shrunk.scn") explicit line(s), no nemesis, $first broken again"
 
 # 4. hunt finds a known bug's signature; the table does not depend on --jobs.
-"$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..50 --jobs 2 \
-    --out "$tmp/found" > "$tmp/want.out" || fail "hunt did not find clock-jump-expires-lock in 50 seeds: $(cat "$tmp/want.out")"
+"$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..512 --jobs 2 \
+    --out "$tmp/found" > "$tmp/want.out" || fail "hunt did not find clock-jump-expires-lock in 512 seeds: $(cat "$tmp/want.out")"
 grep -q '^found at seed' "$tmp/want.out" || fail "hunt --want printed no seed"
 ls "$tmp/found"/*.scn > /dev/null 2>&1 || fail "hunt --want wrote no shrunk scenario"
 echo "ok   hunt redisson.lock --want clock-jump-expires-lock: $(grep '^found' "$tmp/want.out" | cut -d'(' -f1)"

@@ -66,6 +66,7 @@ unsigned hunt_kind_of(const scn_step *st)
     case SCN_FAULT_DISCONNECT: return SCN_NEM_DISCONNECT;
     case SCN_FAULT_FAILOVER: return SCN_NEM_FAILOVER;
     case SCN_FAULT_FIU: return HUNT_KIND_FIU;
+    case SCN_FAULT_FAIL_REPLY: return SCN_NEM_FAIL_REPLY;
     default: return 0; /* client operations; restart and heal end a fault */
     }
 }

@@ -84,7 +84,7 @@ static const char *const sections[] = {"scenario", "redis", "protocol", "clients
 
 static const char *const nemesis_kinds[] = {"pause",      "crash",      "partition",   "clock",
                                             "node-crash", "node-pause", "failover",    "drop-reply",
-                                            "drop-pubsub", "disconnect", "delay",      NULL};
+                                            "drop-pubsub", "disconnect", "delay",      "fail-reply", NULL};
 
 const char *scn_nemesis_kind_name(int bit)
 {
@@ -292,7 +292,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
                 if (!strcmp(w, nemesis_kinds[i])) break;
             if (nemesis_kinds[i] == NULL) {
                 fail(p, p->line, "unknown nemesis kind %s (pause, crash, partition, clock, node-crash, "
-                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, or any)",
+                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, fail-reply, or any)",
                      tok(w, t, sizeof t));
                 return 0;
             }

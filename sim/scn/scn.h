@@ -212,7 +212,8 @@ const char *scn_invariant_name(scn_invariant inv);
 #define SCN_NEM_DROP_PUBSUB (1 << 8) /* pub/sub messages are lost for a while */
 #define SCN_NEM_DISCONNECT (1 << 9)  /* a client's connections drop */
 #define SCN_NEM_DELAY (1 << 10)      /* a client's link slows down for a while */
-#define SCN_NEM_COUNT 11
+#define SCN_NEM_FAIL_REPLY (1 << 11) /* a client's next replies to one kind of script are spoilt */
+#define SCN_NEM_COUNT 12
 
 /* The name of nemesis kind bit k ("pause", "node-crash", ...). */
 const char *scn_nemesis_kind_name(int bit);
