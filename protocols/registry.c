@@ -102,7 +102,19 @@ const char *proto_unknown_reason(const char *name, char *buf, size_t cap)
         else snprintf(buf, cap, "'%s' is not a release of %s (it knows %s)", at + 1, pd->name, pd->versions);
         return buf;
     }
-    snprintf(buf, cap, "unknown protocol '%s' (see 'locksim list')", name);
+    /* Did you mean: the catalogue's names and the lock policies'. */
+    size_t n = 0;
+    while (proto_all[n]) n++;
+    size_t np = proto_policy_count();
+    const char **names = sim_xcalloc(n + np + 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) names[i] = proto_all[i]->name;
+    for (size_t i = 0; i < np; i++) names[n + i] = proto_policy_at(i)->name;
+    char base[128];
+    snprintf(base, sizeof base, "%.*s", at ? (int)(at - name) : (int)strlen(name), name);
+    const char *near = sim_closest(base, names, n + np);
+    if (near) snprintf(buf, cap, "unknown protocol '%s' (did you mean %s%s?)", name, near, at ? at : "");
+    else snprintf(buf, cap, "unknown protocol '%s' (see 'locksim list')", name);
+    sim_xfree(names);
     return buf;
 }
 

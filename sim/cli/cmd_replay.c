@@ -21,13 +21,8 @@
 int cli_load(const char *path, scenario *s)
 {
     scn_error err;
-    if (scn_load(path, s, &err) != 0) {
+    if (run_load(path, NULL, 0, s, &err) != 0) {
         scn_error_print(&err);
-        return -1;
-    }
-    if (proto_resolve(s, &err) == NULL) {
-        scn_error_print(&err);
-        scn_free(s);
         return -1;
     }
     return 0;

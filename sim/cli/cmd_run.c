@@ -244,16 +244,11 @@ static int load_all(const run_args *a, scenario *scns, size_t *loaded)
     for (*loaded = 0; *loaded < a->files.n; (*loaded)++) {
         scenario *s = &scns[*loaded];
         scn_error err;
-        if (scn_load(a->files.v[*loaded], s, &err) != 0) {
+        if (run_load(a->files.v[*loaded], NULL, 0, s, &err) != 0) {
             scn_error_print(&err);
             return 2;
         }
         char why[768];
-        if (proto_resolve(s, &err) == NULL) {
-            scn_error_print(&err);
-            scn_free(s);
-            return 2;
-        }
         if (a->ro.real && run_real_refusal(s, &a->ro, why, sizeof why) != 0) {
             fprintf(stderr, "%s\n", why);
             scn_free(s);

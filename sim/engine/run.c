@@ -73,6 +73,25 @@ int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap
     return 0;
 }
 
+int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, scn_error *err)
+{
+    if (scn_load_with(path, ov, n, s, err) != 0) {
+        /* The protocol's name too: a typo there explains errors elsewhere. */
+        if (err->protocol[0] && proto_find(err->protocol) == NULL && strchr(err->protocol, '/') == NULL &&
+            strstr(err->protocol, ".lock") == NULL) {
+            char why[300];
+            scn_error_add(err, err->protocol_line, "%s", proto_unknown_reason(err->protocol, why, sizeof why));
+            scn_error_sort(err);
+        }
+        return -1;
+    }
+    if (proto_resolve(s, err) == NULL) {
+        scn_free(s);
+        return -1;
+    }
+    return 0;
+}
+
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err);
 

@@ -55,6 +55,12 @@ typedef struct run_opts {
     int swarm;               /* swarm testing even without [swarm] (--swarm) */
 } run_opts;
 
+/* Loads path (with the n overrides of scn_load_with) and resolves its
+ * protocol: 0, or -1 with every error found in err (scn_error_print),
+ * the most specific first; an unknown protocol name is reported with a
+ * did-you-mean even when the file has other errors. */
+int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, scn_error *err);
+
 /* The first fault of s the real backend cannot apply with options o, as
  * "file:line: why" in buf (cap bytes); 0 when it can run. */
 int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap);

@@ -123,6 +123,7 @@ int scn_lock_name_ok(const char *name)
 /* ---------------------------------------------------------- the parser */
 
 typedef struct parser {
+    char bad_section[64]; /* the unknown section reported (its keys say nothing more) */
     scenario *s;
     scn_error *err;
     int line;       /* of the line inih is handling */
@@ -136,13 +137,66 @@ static void fail(parser *p, int line, const char *fmt, ...) __attribute__((forma
 
 static void fail(parser *p, int line, const char *fmt, ...)
 {
-    if (p->failed) return;
-    p->failed = 1;
-    p->err->line = line;
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    scn_error_add(p->err, line, "%s", msg);
+    p->failed = 1;
+}
+
+int scn_error_count(const scn_error *err)
+{
+    return err->msg[0] ? 1 + err->nmore : 0;
+}
+
+void scn_error_add(scn_error *err, int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (err->msg[0] == '\0') {
+        err->line = line;
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    } else if (err->nmore < SCN_ERRORS_MAX - 1) {
+        err->more[err->nmore].line = line;
+        snprintf(err->more[err->nmore].msg, sizeof err->more[0].msg, "%s", msg);
+        err->nmore++;
+    }
+}
+
+void scn_error_sort(scn_error *err)
+{
+    int n = scn_error_count(err);
+    if (n < 2) return;
+    typedef struct one {
+        int line;
+        char msg[512];
+    } one;
+    one v[SCN_ERRORS_MAX];
+    v[0].line = err->line;
+    snprintf(v[0].msg, sizeof v[0].msg, "%s", err->msg);
+    for (int i = 1; i < n; i++) {
+        v[i].line = err->more[i - 1].line;
+        snprintf(v[i].msg, sizeof v[i].msg, "%s", err->more[i - 1].msg);
+    }
+    for (int i = 1; i < n; i++) /* insertion sort, stable: lines first, in order, then line 0 */
+        for (int j = i; j > 0; j--) {
+            int a = v[j - 1].line, b = v[j].line;
+            if (!((a == 0 && b > 0) || (a > 0 && b > 0 && b < a))) break;
+            one t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    err->line = v[0].line;
+    snprintf(err->msg, sizeof err->msg, "%s", v[0].msg);
+    for (int i = 1; i < n; i++) {
+        err->more[i - 1].line = v[i].line;
+        snprintf(err->more[i - 1].msg, sizeof err->more[0].msg, "%s", v[i].msg);
+    }
 }
 
 /* The value as a quoted, escaped token for messages. */
@@ -291,6 +345,11 @@ static int set_key(parser *p, const key_def *k, const char *v)
             for (i = 0; nemesis_kinds[i]; i++)
                 if (!strcmp(w, nemesis_kinds[i])) break;
             if (nemesis_kinds[i] == NULL) {
+                const char *near = sim_closest(w, nemesis_kinds, SCN_NEM_COUNT);
+                if (near) {
+                    fail(p, p->line, "unknown nemesis kind %s (did you mean %s?)", tok(w, t, sizeof t), near);
+                    return 0;
+                }
                 fail(p, p->line, "unknown nemesis kind %s (pause, crash, partition, clock, node-crash, "
                                  "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, fail-reply, or any)",
                      tok(w, t, sizeof t));
@@ -345,6 +404,30 @@ static int parse_timed(parser *p, const char *section, const char *value)
     return 1;
 }
 
+/* " (did you mean X?)" for an unknown key of section, or " (it is a key
+ * of [S])" when another section has it; "" when nothing is near. */
+static const char *key_hint(const char *section, const char *name, char *buf, size_t cap)
+{
+    const char *names[sizeof keys / sizeof keys[0] + SCN_INV_COUNT];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].section, section)) names[n++] = keys[i].name;
+    if (!strcmp(section, "expect"))
+        for (int i = 0; i < SCN_INV_COUNT; i++) names[n++] = invariant_names[i];
+    const char *near = sim_closest(name, names, n);
+    buf[0] = '\0';
+    if (near) {
+        snprintf(buf, cap, " (did you mean %s?)", near);
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].name, name)) {
+            snprintf(buf, cap, " (it is a key of [%s])", keys[i].section);
+            break;
+        }
+    return buf;
+}
+
 static int parse_expect(parser *p, const char *name, const char *value)
 {
     char t[160];
@@ -367,7 +450,7 @@ static int handler(void *user, const char *section, const char *name, const char
 {
     parser *p = user;
     char t[160];
-    if (p->failed) return 1;
+    if (scn_error_count(p->err) >= SCN_ERRORS_MAX) return 1; /* enough to say */
     if (p->too_long) {
         fail(p, p->line, "line too long (at most %d characters)", SCN_LINE_MAX);
         return 0;
@@ -378,8 +461,14 @@ static int handler(void *user, const char *section, const char *name, const char
     if (sections[si] && !strcmp(section, "nemesis")) p->s->nemesis = 1;
     if (sections[si] && !strcmp(section, "swarm")) p->s->swarm_section = 1;
     if (sections[si] == NULL) {
-        if (*section) fail(p, p->line, "unknown section [%s]", section);
-        else fail(p, p->line, "key %s outside any section", tok(name, t, sizeof t));
+        if (*section && strcmp(section, p->bad_section) != 0) {
+            const char *near = sim_closest(section, sections, si);
+            fail(p, p->line, "unknown section [%s]%s%s%s", section, near ? " (did you mean [" : "", near ? near : "",
+                 near ? "]?)" : "");
+            snprintf(p->bad_section, sizeof p->bad_section, "%s", section);
+        } else if (!*section) {
+            fail(p, p->line, "key %s outside any section", tok(name, t, sizeof t));
+        }
         return 0;
     }
     if (!strcmp(section, "steps") || !strcmp(section, "faults")) {
@@ -397,7 +486,7 @@ static int handler(void *user, const char *section, const char *name, const char
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
             return set_key(p, &keys[i], value);
-    fail(p, p->line, "unknown key '%s' in [%s]", name, section);
+    fail(p, p->line, "unknown key '%s' in [%s]%s", name, section, key_hint(section, name, t, sizeof t));
     return 0;
 }
 
@@ -563,7 +652,12 @@ static int finish(parser *p, int rc)
     else if (rc == -2) fail(p, 0, "out of memory while parsing");
     else if (rc > 0 && !p->failed) fail(p, rc, "syntax error (expected [section] or 'key = value')");
     if (!p->failed) validate(p);
+    if (s->protocol) { /* for a check of the name against the catalogue, even now */
+        snprintf(p->err->protocol, sizeof p->err->protocol, "%s", s->protocol);
+        p->err->protocol_line = s->protocol_line;
+    }
     if (p->failed) {
+        scn_error_sort(p->err);
         scn_free(s);
         return -1;
     }
@@ -671,4 +765,8 @@ void scn_error_print(const scn_error *err)
 {
     if (err->line > 0) fprintf(stderr, "%s:%d: %s\n", err->path, err->line, err->msg);
     else fprintf(stderr, "%s: %s\n", err->path, err->msg);
+    for (int i = 0; i < err->nmore; i++) {
+        if (err->more[i].line > 0) fprintf(stderr, "%s:%d: %s\n", err->path, err->more[i].line, err->more[i].msg);
+        else fprintf(stderr, "%s: %s\n", err->path, err->more[i].msg);
+    }
 }

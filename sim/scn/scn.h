@@ -315,12 +315,30 @@ struct scenario {
 };
 typedef struct scenario scenario;
 
-/* Parse outcome: the first error wins; line 0 means "no line". */
+/* Parse outcome: up to SCN_ERRORS_MAX errors, the most specific first (a
+ * line's before the whole file's); line 0 means "no line". line and msg
+ * are the first; more[] the others. */
+#define SCN_ERRORS_MAX 5
 typedef struct scn_error {
     char path[512];
     int line;
     char msg[512];
+    int nmore;
+    struct {
+        int line;
+        char msg[512];
+    } more[SCN_ERRORS_MAX - 1];
+    char protocol[128]; /* the [protocol] name read, even from a file that failed */
+    int protocol_line;
 } scn_error;
+
+/* Adds an error to err (the first fills line and msg); past
+ * SCN_ERRORS_MAX it is dropped. */
+void scn_error_add(scn_error *err, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Puts the errors with a line first, in line order, then the others. */
+void scn_error_sort(scn_error *err);
+/* How many errors err holds. */
+int scn_error_count(const scn_error *err);
 
 /* Parses path into *out. Returns 0, or -1 with *err set (nothing
  * allocated survives). */

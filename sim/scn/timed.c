@@ -301,6 +301,10 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     for (size_t k = 0; k < NOPS; k++)
         if (!strcmp(words[i], ops[k].name)) d = &ops[k];
     if (d == NULL) {
+        const char *names[NOPS];
+        for (size_t k = 0; k < NOPS; k++) names[k] = ops[k].name;
+        const char *near = sim_closest(words[i], names, NOPS);
+        if (near) return err(msg, cap, "unknown %s %s (did you mean %s?)", !strcmp(section, "faults") || !client_given ? "fault" : "operation", q(words[i], t, sizeof t), near);
         if (!strcmp(section, "faults") || !client_given) return err(msg, cap, "unknown fault %s", q(words[i], t, sizeof t));
         return err(msg, cap, "unknown operation %s (lock, trylock, unlock, forceunlock, islocked, held, "
                              "holdcount, write, countdown, await, getcount, or a fault)", q(words[i], t, sizeof t));

@@ -342,6 +342,46 @@ START_TEST(writes_back_what_it_read)
 }
 END_TEST
 
+START_TEST(did_you_mean)
+{
+    static const char *const names[] = {"redisson.lock", "redisson.fairlock", "redisson.rwlock", "pause", "crash"};
+    ck_assert_uint_eq(sim_edit_distance("crash", "crahs"), 1); /* a swap is one edit */
+    ck_assert_uint_eq(sim_edit_distance("Lock", "lock"), 0);
+    ck_assert_str_eq(sim_closest("redisson.lok", names, 5), "redisson.lock");
+    ck_assert_str_eq(sim_closest("redison.fairlock", names, 5), "redisson.fairlock");
+    ck_assert_str_eq(sim_closest("crahs", names, 5), "crash");
+    ck_assert_ptr_null(sim_closest("meteor", names, 5));
+    ck_assert_ptr_null(sim_closest("pause", names, 5)); /* a name is not its own typo */
+}
+END_TEST
+
+START_TEST(every_error_most_specific_first)
+{
+    scenario sc;
+    scn_error err;
+    const char *text = "[scenario]\nduration = 10s\n[clients]\ncont = 2\nhold = 5\n[faults]\nat = 1s crahs client=1\n";
+    ck_assert_int_eq(scn_load_string("e.scn", text, &sc, &err), -1);
+    ck_assert_int_eq(scn_error_count(&err), 3);
+    ck_assert_int_eq(err.line, 4);
+    ck_assert_ptr_nonnull(strstr(err.msg, "did you mean count?"));
+    ck_assert_int_eq(err.more[0].line, 5);
+    ck_assert_int_eq(err.more[1].line, 7);
+    ck_assert_ptr_nonnull(strstr(err.more[1].msg, "did you mean crash?"));
+    ck_assert_str_eq(err.protocol, "");
+    /* Errors of the whole file come after the lines'. */
+    memset(&err, 0, sizeof err);
+    scn_error_add(&err, 0, "nothing to run");
+    scn_error_add(&err, 9, "late line");
+    scn_error_add(&err, 3, "early line");
+    scn_error_sort(&err);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_int_eq(err.more[0].line, 9);
+    ck_assert_str_eq(err.more[1].msg, "nothing to run");
+    for (int i = 0; i < 10; i++) scn_error_add(&err, 1, "more");
+    ck_assert_int_eq(scn_error_count(&err), SCN_ERRORS_MAX);
+}
+END_TEST
+
 Suite *scn_suite(void)
 {
     Suite *s = suite_create("scn");
@@ -356,6 +396,8 @@ Suite *scn_suite(void)
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_add_loop_test(errors, bad_input_names_file_and_line, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(errors, did_you_mean);
+    tcase_add_test(errors, every_error_most_specific_first);
     suite_add_tcase(s, errors);
     return s;
 }
