@@ -97,6 +97,10 @@ void report_json(FILE *out, const run_result *r, const history *h)
         fputs(",\"expectation_failure\":", out);
         report_json_str(out, r->expectation_failure);
     }
+    if (r->halted) {
+        fputs(",\"halted\":", out);
+        report_json_str(out, r->halt_why);
+    }
     fprintf(out, ",\"duration_ms\":%.3f,\"fairness_jain\":%.4f", ms(s->duration_us), r->fairness_jain);
     fprintf(out, ",\"latency_ms\":{\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
             ms(r->latency_p50_us), ms(r->latency_p95_us), ms(r->latency_p99_us), ms(r->latency_max_us));
@@ -113,8 +117,9 @@ void report_summary(FILE *out, const run_result *r, const history *h, int verbos
 {
     const scenario *s = r->s;
     fprintf(out, "%s  seed %" PRIu64 "  %s  [%s]\n", s->path, r->seed, s->protocol,
-            r->expectations_met ? "PASS" : "FAIL");
-    if (!r->expectations_met) fprintf(out, "  expectation not met: %s\n", r->expectation_failure);
+            r->halted ? "STOPPED" : r->expectations_met ? "PASS" : "FAIL");
+    if (r->halted) fprintf(out, "  stopped: %s\n", r->halt_why);
+    else if (!r->expectations_met) fprintf(out, "  expectation not met: %s\n", r->expectation_failure);
     for (int i = 0; i < SCN_INV_COUNT; i++) {
         scn_expect want = s->expect[i];
         if (r->checks.verdict[i] == CHECK_UNKNOWN && want == SCN_EXPECT_NONE) continue;

@@ -39,5 +39,9 @@ int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b);
 void cli_command_line(int argc, char **argv, char *buf, size_t cap);
 /* --jobs' value: 1..POOL_JOBS_MAX; -1 after printing why (who: "locksim run"). */
 int cli_parse_jobs(const char *who, const char *v, unsigned *jobs);
+/* --max-events N / --max-memory SIZE into o: 0 after parsing, -1 after
+ * printing what is wrong. */
+struct run_opts;
+int cli_parse_budget(const char *opt, const char *v, struct run_opts *o);
 
 #endif /* LOCKSIM_CLI_H */

@@ -17,6 +17,7 @@
 #include "sim/checkers/checkers.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/explore.h"
+#include "sim/engine/guard.h"
 #include "sim/engine/pool.h"
 #include "sim/engine/run.h"
 
@@ -101,6 +102,29 @@ void cli_result_error(pool_result *res, const scn_error *err)
     pool_result_fail(res, msg);
 }
 
+int cli_parse_budget(const char *opt, const char *v, run_opts *o)
+{
+    /* A count or a size with k/M/G (1000s for events, 1024s for memory);
+     * 0: no limit. */
+    char *end;
+    double x = strtod(v, &end);
+    int memory = !strcmp(opt, "--max-memory");
+    double unit = 1;
+    if (*end == 'k' || *end == 'K') unit = memory ? 1.0 / 1024 : 1e3, end++;
+    else if (*end == 'M' || *end == 'm') unit = memory ? 1 : 1e6, end++;
+    else if (*end == 'G' || *end == 'g') unit = memory ? 1024 : 1e9, end++;
+    else if (memory && *end == '\0' && x != 0) unit = 1.0 / (1024.0 * 1024.0); /* plain bytes */
+    if (memory && (*end == 'B' || *end == 'b')) end++;
+    if (end == v || *end || x < 0 || x * unit > 1e15) {
+        fprintf(stderr, "locksim: %s wants %s (got \"%s\")\n", opt,
+                memory ? "a size such as 512M or 8G (0: no limit)" : "a count such as 500M or 2G (0: no limit)", v);
+        return -1;
+    }
+    if (memory) o->max_memory_kb = x == 0 ? (long)RUN_UNLIMITED : (long)(x * unit * 1024) > 0 ? (long)(x * unit * 1024) : 1;
+    else o->max_events = x == 0 ? RUN_UNLIMITED : (uint64_t)(x * unit) > 0 ? (uint64_t)(x * unit) : 1;
+    return 0;
+}
+
 int cli_parse_jobs(const char *who, const char *v, unsigned *jobs)
 {
     char *end;
@@ -145,6 +169,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             a->json = 1;
         } else if (!strcmp(o, "--swarm")) {
             a->ro.swarm = 1;
+        } else if ((!strcmp(o, "--max-events") || !strcmp(o, "--max-memory")) && v) {
+            if (cli_parse_budget(o, v, &a->ro) != 0) return 2;
+            i++;
         } else if (!strcmp(o, "--trace") && v) {
             a->trace_path = v;
             i++;
@@ -249,6 +276,11 @@ static int load_all(const run_args *a, scenario *scns, size_t *loaded)
             return 2;
         }
         char why[768];
+        if (guard_refuse_size(s, &a->ro, why, sizeof why) != 0) {
+            fprintf(stderr, "%s\n", why);
+            scn_free(s);
+            return 2;
+        }
         if (a->ro.real && run_real_refusal(s, &a->ro, why, sizeof why) != 0) {
             fprintf(stderr, "%s\n", why);
             scn_free(s);
@@ -373,6 +405,7 @@ static void work_run(void *arg, size_t k, pool_result *res)
     }
     hist_init(&h);
     int rc = run_scenario(s, seed, &o, &r, &h, &err);
+    if (rc == 0 && r.halted == RUN_HALT_SIGNAL) res->partial = 1;
     if (rc == 0 && w->a->choices && (rep.pos < rep.n || rep.mismatches))
         fprintf(stderr, "locksim run: the choice string does not fit this run (%zu of %zu values used, %llu out of range)\n",
                 rep.pos, rep.n, (unsigned long long)rep.mismatches);
@@ -512,6 +545,10 @@ static int run_work(run_args *a, const scenario *scns, size_t n, const char *cmd
     if (status == 0) status = outputs_begin(a, &w, &rep, &junit);
     if (status == 0) {
         a->so.progress = pool_progress_wanted(a->progress);
+        if (mine == 1) { /* one run: its own progress line, not the sweep's bar */
+            a->ro.progress = a->so.progress;
+            a->so.progress = 0;
+        }
         a->so.on_result = work_result;
         a->so.on_result_arg = &w;
         if (a->tap) report_tap_begin(stdout);
@@ -523,7 +560,7 @@ static int run_work(run_args *a, const scenario *scns, size_t n, const char *cmd
                     (unsigned long long)runs, (unsigned long long)mine);
         if (status != 2) closing_lines(a, w.nrows, runs, failed);
         status = outputs_end(a, &w, &rep, &junit, status, cmdline, interrupted);
-        if (interrupted && status != 2) status = 130;
+        if (interrupted && status != 2) status = 128 + pool_stop_signal();
     }
     for (size_t i = 0; i < w.nrows; i++) report_row_free(&w.rows[i]);
     sim_xfree(w.rows);

@@ -56,8 +56,7 @@ static volatile sig_atomic_t stop_requested;
 
 static void on_stop(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
+    stop_requested = sig ? sig : SIGTERM;
 }
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -85,6 +84,11 @@ static void release_stops(const struct sigaction *old)
 }
 
 int pool_interrupted(void)
+{
+    return stop_requested != 0;
+}
+
+int pool_stop_signal(void)
 {
     return stop_requested;
 }
@@ -170,6 +174,11 @@ static int run_here(const pool_opts *o, size_t n, pool_run_fn run, void *arg, em
     for (size_t k = 0; k < n && !stop_requested; k++) {
         pool_result r = {0};
         run(arg, k, &r);
+        if (stop_requested && r.partial) { /* the run stopped at the signal: what ran is its result */
+            int st = emit(e, &r);
+            if (st > worst) worst = st;
+            break;
+        }
         if (stop_requested) { /* it ran while the sweep was being stopped: not a result */
             sim_xfree(r.out);
             sim_xfree(r.err);
@@ -418,7 +427,14 @@ static int run_workers(const pool_opts *o, size_t n, pool_run_fn run, pool_label
      * children (gnuplot; a real backend worker's handler stops its servers). */
     for (unsigned i = 0; i < p.n; i++) {
         if (p.w[i].fd < 0) continue;
-        if (p.w[i].cur != NONE) kill(-p.w[i].pid, SIGTERM);
+        if (p.w[i].cur != NONE) {
+            kill(-p.w[i].pid, SIGTERM);
+            if (stop_requested) { /* said, so that a killed CI job names what it did not finish */
+                char what[256];
+                label(arg, p.w[i].cur, what, sizeof what);
+                fprintf(stderr, "locksim: stopped while running %s (not judged: run it alone to see it)\n", what);
+            }
+        }
         close(p.w[i].fd);
     }
     for (unsigned i = 0; i < p.n; i++)

@@ -16,6 +16,7 @@
  * the engine. */
 typedef struct pool_result {
     int status;
+    int partial;      /* the item stopped at a stop signal: out holds what it did (written) */
     char *out, *err, *rec;
     size_t out_len, err_len, rec_len;
 } pool_result;
@@ -63,6 +64,9 @@ int pool_run(const pool_opts *o, size_t n, pool_run_fn run, pool_label_fn label,
 
 /* 1 when a signal stopped the last pool_run. */
 int pool_interrupted(void);
+/* The stop signal received while a pool runs (SIGINT, SIGTERM, SIGHUP),
+ * or 0: what a long item looks at to stop early (guard.c). */
+int pool_stop_signal(void);
 
 /* The shard this run is: from arg ("I/N", 1-based) when not NULL, else
  * from LOCKSIM_SHARD (I/N), JOB_COMPLETION_INDEX (0-based, with

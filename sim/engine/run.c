@@ -8,6 +8,7 @@
 
 #include "faults/fault.h"
 #include "protocols/protocol.h"
+#include "sim/engine/guard.h"
 #include "sim/engine/run.h"
 #include "sim/kernel/host.h"
 #include "sim/real/servers.h"
@@ -156,13 +157,16 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     cl_world_start(cw);
 
     int64_t duration = o && o->horizon_us > 0 && o->horizon_us < s->duration_us ? o->horizon_us : s->duration_us;
+    run_guard guard;
+    guard_begin(&guard, ctx, s, seed, o);
     sim_run(ctx, duration);
     cl_world_stop(cw);
     int64_t drain_end = duration + s->drain_us;
-    while (sim_now(ctx) < drain_end && (cl_world_busy(cw) || cl_world_holding(cw))) {
+    while (!guard.halted && sim_now(ctx) < drain_end && (cl_world_busy(cw) || cl_world_holding(cw))) {
         int64_t until = sim_now(ctx) + DRAIN_STEP_US;
         sim_run(ctx, until < drain_end ? until : drain_end);
     }
+    guard_end(&guard, ctx);
     int64_t end_us = sim_now(ctx);
     sim_trace(ctx, "run", "end busy=%d holding=%d", cl_world_busy(cw), cl_world_holding(cw));
 
@@ -184,6 +188,13 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     run_latency(h, out);
     run_fairness(h, out);
     run_expectations(out);
+    if (guard.halted) { /* what ran is judged, but the run is not whole */
+        out->halted = guard.halted;
+        out->halt_signal = guard.signal;
+        snprintf(out->halt_why, sizeof out->halt_why, "%s", guard.why);
+        out->expectations_met = 0;
+        snprintf(out->expectation_failure, sizeof out->expectation_failure, "stopped: %.240s", guard.why);
+    }
 
     out->generated = gen;
     out->ngenerated = ngen;

@@ -31,6 +31,9 @@ typedef struct run_result {
     char expectation_failure[256]; /* the first unmet expectation */
     scn_step *generated;           /* the faults the nemesis drew (owned) */
     size_t ngenerated;
+    int halted;                    /* RUN_HALT_*: the run stopped before its end (0: it did not) */
+    int halt_signal;               /* RUN_HALT_SIGNAL: which */
+    char halt_why[400];            /* what stopped it, where, and what to do */
     scenario *swarm;               /* swarm: the scenario the seed drew (owned; s is it) */
     char swarm_desc[512];          /* its drawn values, one line ("" without swarm) */
 } run_result;
@@ -53,7 +56,20 @@ typedef struct run_opts {
     sim_chooser_fn *chooser; /* decides every sim_choose (exploration, replay), or NULL */
     void *chooser_ud;
     int swarm;               /* swarm testing even without [swarm] (--swarm) */
+    uint64_t max_events;     /* the event budget (0: the default; RUN_UNLIMITED: none) */
+    long max_memory_kb;      /* the memory budget (0: the default; RUN_UNLIMITED: none) */
+    int progress;            /* draw the run's progress on stderr (a terminal) */
 } run_opts;
+
+/* Budgets: a billion events (minutes of work), and 4 GB or half the
+ * machine's memory, whichever is less; RUN_UNLIMITED turns one off. */
+#define RUN_MAX_EVENTS_DEFAULT UINT64_C(1000000000)
+#define RUN_UNLIMITED ((uint64_t)-1)
+
+/* Why a run ended before its end (run_result.halted). */
+#define RUN_HALT_SIGNAL 1
+#define RUN_HALT_EVENTS 2
+#define RUN_HALT_MEMORY 3
 
 /* Loads path (with the n overrides of scn_load_with) and resolves its
  * protocol: 0, or -1 with every error found in err (scn_error_print),

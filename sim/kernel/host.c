@@ -25,6 +25,22 @@ int64_t host_mono_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+long host_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL) return 0;
+    long size = 0, resident = 0;
+    int n = fscanf(f, "%ld %ld", &size, &resident);
+    fclose(f);
+    return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : 0;
+}
+
+long host_phys_kb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? pages * (size / 1024) : 0;
+}
+
 int host_program_found(const char *prog)
 {
     const char *path = getenv("PATH");

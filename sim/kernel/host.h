@@ -15,5 +15,9 @@ int64_t host_mono_us(void);
 /* 1 when an executable file named prog is in a folder of the PATH, else 0
  * (also when PATH is not set). Cost: one access() per PATH entry. */
 int host_program_found(const char *prog);
+/* The process's resident memory now, in KB (0 when the system does not
+ * say), and the machine's physical memory in KB. */
+long host_rss_kb(void);
+long host_phys_kb(void);
 
 #endif /* LOCKSIM_HOST_H */

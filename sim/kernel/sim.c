@@ -392,6 +392,10 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
         if (next == NULL || next->t_us > until_us) break;
         dispatch(ctx);
         n++;
+        if (ctx->poll && ++ctx->poll_count >= ctx->poll_every) {
+            ctx->poll_count = 0;
+            ctx->poll(ctx->poll_ud, ctx);
+        }
         if (ctx->stopping) return n;
     }
     if (until_us != SIM_TIME_NEVER && until_us > ctx->now_us)
@@ -402,4 +406,12 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
 void sim_stop(sim_ctx *ctx)
 {
     ctx->stopping = 1;
+}
+
+void sim_set_poll(sim_ctx *ctx, sim_poll_fn *fn, void *ud, uint64_t every)
+{
+    ctx->poll = every ? fn : NULL;
+    ctx->poll_ud = ud;
+    ctx->poll_every = every;
+    ctx->poll_count = 0;
 }

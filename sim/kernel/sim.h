@@ -127,6 +127,12 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us);
 int sim_step(sim_ctx *ctx);
 /* Makes sim_run() return after the current event. */
 void sim_stop(sim_ctx *ctx);
+/* Calls fn(ud, ctx) after every `every` events sim_run dispatches (0 or
+ * NULL: never): the place to watch a run from outside (a signal, a
+ * budget, progress) and sim_stop it. fn must not act on the simulation
+ * otherwise: a run it does not stop goes exactly as without it. */
+typedef void sim_poll_fn(void *ud, sim_ctx *ctx);
+void sim_set_poll(sim_ctx *ctx, sim_poll_fn *fn, void *ud, uint64_t every);
 /* Pending (live) events, and events run since creation. */
 size_t sim_pending(const sim_ctx *ctx);
 uint64_t sim_events_run(const sim_ctx *ctx);

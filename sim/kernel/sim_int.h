@@ -45,6 +45,9 @@ struct sim_ctx {
     uint64_t next_seq;
     uint64_t events_run;
     int stopping;
+    sim_poll_fn *poll;         /* sim_set_poll */
+    void *poll_ud;
+    uint64_t poll_every, poll_count;
 
     sim_heap near, far; /* events due within SIM_NEAR_US, and later ones */
     sim_event **now;  /* ring: events scheduled for the time they were
