@@ -17,6 +17,7 @@ typedef struct run_guard {
     int progress, drawn;
     int64_t last_draw_us;
     uint64_t last_events;
+    uint64_t looks;
     int halted;           /* RUN_HALT_* (0: running, or ended by itself) */
     int signal;
     char why[400];
