@@ -67,6 +67,8 @@ REPLAYS  = $(FUZZ_TARGETS:%=$(BUILD)/replay_%)
 LUA_SCRIPTS = $(sort $(wildcard protocols/lua/*.lua))
 # The bundled lock policies (protocols/locks/*.lock) and their scripts.
 LOCK_FILES = $(sort $(wildcard protocols/locks/*.lock protocols/locks/*.lua))
+# The scenario templates of `locksim new`, carried by the binary too.
+TEMPLATE_FILES = $(sort $(wildcard scenarios/templates/*.scn))
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 
 BIN      = $(BUILD)/locksim
@@ -92,9 +94,9 @@ $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -Wall -Wextra -Werror $(shell pkg-config --cflags nettle) -o $@ $< \
 	    $(shell pkg-config --libs nettle)
-$(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS) $(LOCK_FILES)
+$(BUILD)/gen/scripts_embed.c: $(BUILD)/tools/embed $(LUA_SCRIPTS) $(LOCK_FILES) $(TEMPLATE_FILES)
 	@mkdir -p $(dir $@)
-	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS) -- $(LOCK_FILES)
+	$(BUILD)/tools/embed $@ $(LUA_SCRIPTS) -- $(LOCK_FILES) $(TEMPLATE_FILES)
 $(BUILD)/gen/scripts_embed.o: $(BUILD)/gen/scripts_embed.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 

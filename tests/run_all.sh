@@ -31,7 +31,8 @@ bash "$here/cli_errors.sh" "$bin" || { echo "FAIL: command-line errors"; exit 1;
 seeds=1..50
 [ "$san" = 1 ] && seeds=1..10
 # The bench scenarios (1000 clients, ...) are there to be slow: one seed.
-suites=$(ls -d scenarios/*/ | grep -v '^scenarios/bench/$')
+# The templates are there to fail (locksim new; tests/templates.sh).
+suites=$(ls -d scenarios/*/ | grep -v '^scenarios/bench/$' | grep -v '^scenarios/templates/$')
 stage "bundled scenarios, seeds $seeds (scenarios/bench: seed 1): every expectation met"
 out="${TMPDIR:-/tmp}/locksim-scenarios.$$"
 { "$bin" run $suites --seeds "$seeds" && "$bin" run scenarios/bench --seed 1; } > "$out" ||
@@ -71,6 +72,9 @@ bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; 
 
 stage "replay and shrink: timeline, writer round trip, minimal failing scenario"
 bash "$here/replay_shrink.sh" "$bin" || { echo "FAIL: replay/shrink"; exit 1; }
+
+stage "locksim new: the templates, written and run as written"
+bash "$here/templates.sh" "$bin" || { echo "FAIL: templates"; exit 1; }
 
 stage "a long run under control: signals inside it, budgets, refused sizes, progress"
 bash "$here/guard.sh" "$bin" || { echo "FAIL: guard"; exit 1; }

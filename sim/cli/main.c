@@ -9,9 +9,11 @@ static void usage(FILE *to)
 {
     fputs("usage: locksim <command> [options]\n"
           "commands:\n"
+          "  new [TEMPLATE FILE]              a scenario to start from (gc-pause, failover, clock-jump, ...)\n"
           "  run PATH... [--seed N | --seeds A..B] [--backend fake|redis] [--redis HOST:PORT,..]\n"
-          "      [--choices STR] [--horizon D] [--json] [--trace FILE] [-v]\n"
+          "      [--choices STR] [--horizon D] [--json] [--trace FILE] [-v] [--swarm]\n"
           "      [--jobs N] [--shard I/N] [--stop-on-failure] [--report DIR] [--junit FILE] [--tap]\n"
+          "      [--max-events N] [--max-memory SIZE]\n"
           "      [--progress | --no-progress]  run scenarios (files or folders of *.scn)\n"
           "  sweep SCENARIO... --KEY V1,V2,.. [--protocol P1,P2,..] [--seeds A..B] [--jobs N]\n"
           "      [--json] [--report DIR]      contention curves: a scenario key swept, seeds averaged\n"
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "replay") == 0) return cli_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "shrink") == 0) return cli_shrink(argc - 1, argv + 1);
     if (strcmp(cmd, "hunt") == 0) return cli_hunt(argc - 1, argv + 1);
+    if (strcmp(cmd, "new") == 0) return cli_new(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
@@ -81,7 +84,11 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    fprintf(stderr, "locksim: unknown command '%s'\n", cmd);
+    static const char *const cmds[] = {"conform", "run", "merge", "list", "check", "replay", "shrink", "sweep",
+                                       "hunt", "new", "version", "help"};
+    const char *near = sim_closest(cmd, cmds, sizeof cmds / sizeof cmds[0]);
+    if (near) fprintf(stderr, "locksim: unknown command '%s' (did you mean %s?)\n", cmd, near);
+    else fprintf(stderr, "locksim: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;
 }
