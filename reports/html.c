@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "sim/engine/hint.h"
 
 #define AROUND_BEFORE_US SIM_SEC(2)
 #define AROUND_AFTER_US SIM_MS(500)
@@ -363,6 +364,13 @@ static void run_violations(FILE *out, const report_html_run_args *a)
         report_xml_text(out, v->detail);
         fputs(".</b></p>\n", out);
         violation_words(out, a, v);
+        char hint[512];
+        if (run_hint(r, v, hint, sizeof hint)) {
+            fputs("<p class=\"hint\">In Redisson's terms: ", out);
+            report_xml_text(out, hint);
+            fputs(". <i>(A pointer from what locksim knows of Redisson, not something this run verified.)</i></p>\n",
+                  out);
+        }
         snprintf(replay, sizeof replay, "%.*s --around %s", (int)strcspn(a->replay, "\n"), a->replay, at);
         char *dup = strstr(replay, " --around violation --around"); /* one --around is enough */
         if (dup) memmove(dup, dup + strlen(" --around violation"), strlen(dup + strlen(" --around violation")) + 1);

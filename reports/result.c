@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "sim/engine/hint.h"
 #include "sim/kernel/ut.h"
 
 void report_json_str(FILE *out, const char *s)
@@ -57,6 +58,11 @@ void report_json(FILE *out, const run_result *r, const history *h)
         fprintf(out, "%s{\"invariant\":\"%s\",\"at_ms\":%.3f,\"detail\":", i ? "," : "",
                 scn_invariant_name(v->inv), ms(v->t_us));
         report_json_str(out, v->detail);
+        char hint[512];
+        if (run_hint(r, v, hint, sizeof hint)) {
+            fputs(",\"hint\":", out);
+            report_json_str(out, hint);
+        }
         /* The last events that led there, oldest first. */
         fputs(",\"events\":[", out);
         size_t idx[8], m = 0;
@@ -134,6 +140,8 @@ void report_summary(FILE *out, const run_result *r, const history *h, int verbos
         const check_violation *v = &r->checks.v[i];
         fprintf(out, "  ! %s at %.3fs: %s\n", scn_invariant_name(v->inv), (double)v->t_us / 1e6, v->detail);
         if (!verbose) continue;
+        char hint[512];
+        if (run_hint(r, v, hint, sizeof hint)) fprintf(out, "    hint: %s\n", hint);
         /* The last events that led there (store counts are bookkeeping). */
         size_t idx[8], m = 0;
         for (size_t k = v->upto + 1; k-- > 0 && m < 8;)

@@ -34,3 +34,15 @@ sed 's/^name  = redisson.lock@2019/name   = redisson.lock\nsynced = yes/' "$tmp/
 sed 's/jump=+40s/jump=+5s/' "$tmp/clock-jump.scn" > "$tmp/t3.scn"
 for f in t1 t2 t3; do "$bin" run "$tmp/$f.scn" > /dev/null || fail "a Try: of the templates does not hold ($f)"; done
 echo "ok   failover, clock-jump, lost-unlock-reply fail as written; their Try: (3.24, synced, +5s) hold; fair-contended holds"
+
+# A violation explained in Redisson's terms (-v, JSON, the report).
+seed=$("$bin" run "$tmp/gc-pause.scn" --seeds 1..20 --json | python3 -c 'import json,sys
+for l in sys.stdin:
+    d=json.loads(l)
+    if d["violations"]: print(d["seed"]); break')
+hint=$("$bin" run "$tmp/gc-pause.scn" --seed "$seed" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["violations"][0].get("hint",""))')
+echo "$hint" | grep -q "lease = 10s (leaseTime) was shorter than the holder's pause" || fail "gc-pause seed $seed: hint \"$hint\""
+"$bin" run "$tmp/gc-pause.scn" --seed "$seed" -v | grep -q "^    hint: lease = 10s" || fail "no hint in -v"
+hint=$("$bin" run "$tmp/failover.scn" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["violations"][0].get("hint",""))')
+echo "$hint" | grep -q "synced = yes" || fail "failover: hint \"$hint\""
+echo "ok   hints in Redisson's terms: gc-pause seed $seed: \"$(echo "$hint" | cut -c1-60)...\", failover: synced"
