@@ -198,6 +198,20 @@ static int run_range(hunt *h, uint64_t a, uint64_t b)
 
 /* -------------------------------------------------------- shrinking */
 
+/* mkdir -p dir (what cannot be made shows when the file is written). */
+static void make_dirs(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    mkdir(path, 0777);
+}
+
 /* Shrinks the failing seed of *f, keeping the invariants of keep broken
  * (0: all those its run breaks), writes the result as
  * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), and
@@ -228,8 +242,7 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
     hunt_sig_text(&f->final, sig, sizeof sig);
     for (char *c = sig; *c; c++)
         if (*c == ' ' || *c == '(' || *c == ')' || *c == '+' || *c == '/') *c = '-';
-    mkdir("out", 0777);
-    mkdir(h->a->out_dir, 0777);
+    make_dirs(h->a->out_dir);
     snprintf(f->file, sizeof f->file, "%s/%s--%s--seed%llu.scn", h->a->out_dir, name, sig,
              (unsigned long long)f->first_seed);
     FILE *out = fopen(f->file, "w");
