@@ -47,24 +47,33 @@ void check_deadlock(const history *hi, const check_holds *hs, const check_input 
                 if (w[i].client == e->client && w[i].inc == e->inc && w[i].thread == e->thread) w[i] = w[--nw];
         }
     }
+    /* Whether each lock's owner is alive at the end: its last event is not
+     * a crash. Asked once per lock, not once per waiter (thousands of
+     * waiters behind one holder, millions of events). */
+    signed char *alive = sim_xcalloc((size_t)nlocks, 1); /* 0: not asked yet, 1: alive, 2: dead */
     /* Follow each waiter's wait-for chain: waiter -> holder of its lock ->
-     * the lock that holder waits for -> ... */
+     * the lock that holder waits for -> ... The next lock depends only on
+     * the lock before it, so a chain that has not come back to its waiter
+     * within nlocks steps never does. */
+    size_t max_steps = nw < (size_t)nlocks ? nw : (size_t)nlocks;
     for (size_t i = 0; i < nw; i++) {
         const waiter *x = &w[i];
         size_t steps = 0;
         const waiter *cur = x;
         int cycle = 0, dead = 0;
-        while (steps++ <= nw) {
+        while (steps++ <= max_steps) {
             const owner *o = &own[cur->lock];
             if (o->client <= 0 || o->expire < end_us) break; /* free, foreign, or expiring */
-            int alive = 0;
-            for (size_t k = hi->n; k-- > 0;) {
-                const hist_event *e = &hi->ev[k];
-                if (e->client != o->client || e->inc != o->inc) continue;
-                alive = e->op != HOP_CRASH;
-                break;
+            if (alive[cur->lock] == 0) {
+                alive[cur->lock] = 2; /* no event at all: not alive */
+                for (size_t k = hi->n; k-- > 0;) {
+                    const hist_event *e = &hi->ev[k];
+                    if (e->client != o->client || e->inc != o->inc) continue;
+                    alive[cur->lock] = e->op != HOP_CRASH ? 1 : 2;
+                    break;
+                }
             }
-            if (!alive && o->expire == INT64_MAX) {
+            if (alive[cur->lock] == 2 && o->expire == INT64_MAX) {
                 dead = 1;
                 break;
             }
@@ -88,6 +97,7 @@ void check_deadlock(const history *hi, const check_holds *hs, const check_input 
                           "c%d.t%d waits for %s, held without expiry by a process that died",
                           x->client, x->thread, names[x->lock]);
     }
+    sim_xfree(alive);
     sim_xfree(w);
     sim_xfree(own);
 }
