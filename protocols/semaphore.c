@@ -9,9 +9,30 @@
  *
  * The lock operations map onto it: lock = acquire(n), trylock =
  * tryAcquire(n, wait), unlock = release(n), with n = the operation's
- * permits (1 when not given). The runtime sets [protocol] permits with
- * trySetPermits before the workload. There is no owner and no lease: a
- * crashed holder's permits never come back. */
+ * permits (1 when not given); api=async is acquireAsync / tryAcquireAsync,
+ * whose waits are listeners of the entry (a message runs one of them).
+ * The runtime sets [protocol] permits with trySetPermits before the
+ * workload; steps addpermits, trysetpermits, drainpermits and
+ * availablepermits run the others. There is no owner and no lease: a
+ * crashed holder's permits never come back.
+ *
+ * Releases differ in how a message wakes waiters and in what addPermits
+ * publishes (sem_at_version, from Redisson's CHANGELOG and sources):
+ *  - before 3.15.6 a message adds its whole count v to the entry's latch
+ *    (SemaphorePubSub: latch.release(v)) and acquire(n) waits for n latch
+ *    permits; v accumulates in a java.util.concurrent.Semaphore, whose
+ *    release() throws "Maximum permit count exceeded" past 2^31 - 1, and
+ *    the waiters are never woken again (fixed in 3.15.6: "RSemaphore
+ *    permits can't be acquired due to 'Maximum permit count exceeded'");
+ *    since then min(references, v) and one permit per wake-up;
+ *  - addPermits (3.12.0) set the count without publishing until 3.16.2
+ *    ("threads waiting for RSemaphore permits acquisition unable to
+ *    acquire them if permits added");
+ *  - scripts are resent after a reply timeout before 3.16.4 (issue #3850:
+ *    non-idempotent scripts no longer resent), and wait for replicas
+ *    since 3.21.0 (issue #4977);
+ *  - since 3.28.0 (issues #5761, #5762) a listener added while the latch
+ *    holds a permit runs at once. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,14 +40,29 @@
 
 #define SUBSCRIBE_TIMEOUT_MS 7500 /* subscriptionTimeout */
 
+typedef struct sem_cfg {
+    int adds_count;    /* a message adds v latch permits; waits take n (< 3.15.6) */
+    int has_add;       /* addPermits exists (3.12.0) */
+    int add_publishes; /* addPermits publishes the new count (3.16.2) */
+    int tr;            /* CL_RESEND before 3.16.4, CL_NORESEND since */
+    int recheck;       /* addListener looks at the latch (3.28.0) */
+} sem_cfg;
+
+static const sem_cfg sem_current = {.has_add = 1, .add_publishes = 1, .tr = CL_NORESEND, .recheck = 1};
+
+static const sem_cfg *cfg_of(const cl_thread *t)
+{
+    return cl_world_cfg(cl_proc_world(cl_thread_proc(t)));
+}
+
 static int64_t permits_of(const cl_thread *t)
 {
     return cl_thread_permits(t) > 0 ? cl_thread_permits(t) : 1;
 }
 
-static int sem_flags(const cl_proc *p)
+static int sem_flags(const cl_thread *t)
 {
-    return cl_lock_flags(p, CL_NORESEND);
+    return cl_lock_flags(cl_thread_proc(t), cfg_of(t)->tr);
 }
 
 static void channel_of(const cl_thread *t, int lock, char *buf, size_t cap)
@@ -43,11 +79,11 @@ static void send_release(cl_thread *t, int lock, int64_t n, cl_done_fn *done)
     sim_fmt_i64(num, n);
     const char *keys[] = {counter_key(t, lock), channel};
     const char *args[] = {num, "publish"};
-    if (done) counter_simple_eval(t, lock, "sem_release", keys, 2, args, sem_flags(cl_thread_proc(t)), done);
+    if (done) counter_simple_eval(t, lock, "sem_release", keys, 2, args, sem_flags(t), done);
     else {
         cl_world *cw = cl_proc_world(cl_thread_proc(t));
         cl_eval(cl_thread_proc(t), counter_node_of(cw, lock), cl_script_of(cw, "sem_release"), 2, keys, 2, args,
-                sem_flags(cl_thread_proc(t)), cl_thread_op(t), NULL, NULL);
+                sem_flags(t), cl_thread_op(t), NULL, NULL);
     }
 }
 
@@ -114,6 +150,24 @@ static void sem_nosync(sem_op *op, const sim_reply *r)
         sem_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the acquire");
 }
 
+/* Not acquired, subscribed: wait for a message. The blocking API waits on
+ * the latch (for n permits of it before 3.15.6); the async one takes a
+ * latch permit if there is one and retries, else adds a listener
+ * (acquireAsync took n of the latch before 3.15.6). */
+static void wait_message(sem_op *op, cl_proc *p)
+{
+    const sem_cfg *c = cfg_of(op->base.t);
+    if (!cl_thread_async(op->base.t)) {
+        cl_sub_wait_n(p, op->base.sub, c->adds_count ? op->n : 1, counter_wait_us(&op->w), on_wait, op);
+        return;
+    }
+    if (cl_sub_try_take(op->base.sub, c->adds_count && op->w.wait_ms < 0 ? op->n : 1)) {
+        try_send(op);
+        return;
+    }
+    cl_sub_listen(p, op->base.sub, counter_wait_us(&op->w), on_wait, op);
+}
+
 static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     sem_op *op = ud;
@@ -135,6 +189,7 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         return;
     }
     if (op->state == SEM_FIRST) {
+        const sem_cfg *c = cfg_of(op->base.t);
         char channel[192];
         channel_of(op->base.t, op->base.lock, channel, sizeof channel);
         op->state = SEM_SUBSCRIBING;
@@ -142,10 +197,11 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         op->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), op->base.lock), counter_key(op->base.t, op->base.lock), channel,
                                  deadline, on_subscribed, op);
         cl_sub_kind(op->base.sub, CL_SUB_SEMAPHORE);
+        cl_sub_policy(op->base.sub, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0));
         return;
     }
     /* No ttl to bound it: a message, or the rest of the wait (or for ever). */
-    cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_wait, op);
+    wait_message(op, p);
 }
 
 static void try_send(sem_op *op)
@@ -156,7 +212,7 @@ static void try_send(sem_op *op)
     const char *keys[] = {counter_key(op->base.t, op->base.lock)};
     const char *args[] = {num};
     op->w.mark_ms = cl_now_ms(p);
-    cl_eval(p, counter_node_of(cl_proc_world(p), op->base.lock), cl_script_of(cl_proc_world(p), "sem_try_acquire"), 1, keys, 1, args, sem_flags(p), cl_thread_op(op->base.t),
+    cl_eval(p, counter_node_of(cl_proc_world(p), op->base.lock), cl_script_of(cl_proc_world(p), "sem_try_acquire"), 1, keys, 1, args, sem_flags(op->base.t), cl_thread_op(op->base.t),
             on_try_reply, op);
 }
 
@@ -176,11 +232,38 @@ static void sem_release(cl_thread *t, int lock, cl_done_fn *done)
     send_release(t, lock, permits_of(t), done);
 }
 
-/* Every query is availablePermits (GET; nil is 0). */
+/* addPermits(n): the current script publishes the new count; 3.12.0 to
+ * 3.16.1 only set it. */
+static void sem_add(cl_thread *t, int lock, cl_done_fn *done)
+{
+    const sem_cfg *c = cfg_of(t);
+    if (!c->has_add) {
+        done(t, 0, 0, "RSemaphore.addPermits exists since Redisson 3.12.0");
+        return;
+    }
+    char channel[192], num[24];
+    channel_of(t, lock, channel, sizeof channel);
+    sim_fmt_i64(num, cl_thread_permits(t));
+    const char *keys[] = {counter_key(t, lock), channel};
+    const char *args[] = {num, "publish"};
+    counter_simple_eval(t, lock, c->add_publishes ? "sem_add" : "sem2019_add", keys, 2, args,
+                        cl_lock_flags(cl_thread_proc(t), CL_RESEND), done);
+}
+
+/* Steps: addpermits, trysetpermits, drainpermits; every other query is
+ * availablePermits (GET; nil is 0). */
 static void sem_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
 {
-    (void)what;
-    counter_get(t, lock, done);
+    char channel[192], num[24];
+    channel_of(t, lock, channel, sizeof channel);
+    sim_fmt_i64(num, permits_of(t));
+    const char *keys[] = {counter_key(t, lock), channel};
+    const char *args[] = {num, "publish"};
+    int flags = cl_lock_flags(cl_thread_proc(t), CL_RESEND);
+    if (what == SCN_OP_ADDPERMITS) sem_add(t, lock, done);
+    else if (what == SCN_OP_TRYSETPERMITS) counter_simple_eval(t, lock, "sem_try_set", keys, 2, args, flags, done);
+    else if (what == SCN_OP_DRAINPERMITS) counter_simple_eval(t, lock, "sem_drain", keys, 0, NULL, flags, done);
+    else counter_get(t, lock, done);
 }
 
 static void sem_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
@@ -202,6 +285,21 @@ static void sem_setup(cl_world *cw)
     }
 }
 
+/* The settings of release v (PROTO_V). */
+static void sem_at_version(int v, void *cfg, cl_defaults *d)
+{
+    sem_cfg *c = cfg;
+    c->adds_count = v < PROTO_V(3, 15, 6);
+    c->has_add = v >= PROTO_V(3, 12, 0);
+    c->add_publishes = v >= PROTO_V(3, 16, 2);
+    c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
+    c->recheck = v >= PROTO_V(3, 28, 0);
+    d->retry_attempts = v >= PROTO_V(3, 48, 0) ? 4 : 3;
+    d->jitter = v >= PROTO_V(3, 48, 0);
+    d->synced = v >= PROTO_V(3, 21, 0);
+    d->nosync_unchecked = v < PROTO_V(3, 20, 0);
+}
+
 static const cl_defaults sem_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
@@ -210,8 +308,18 @@ const proto_def proto_semaphore = {
     .summary = "RedissonSemaphore (4.7.x): permits in a string key, acquire(n) waits on redisson_sc:{name}",
     .options = "[protocol] permits = N (trySetPermits before the workload; default 1); "
                "lock = acquire(n), trylock = tryAcquire(n, wait), unlock = release(n); "
-               "n from permits=N on a step or [clients] permits = A..B (default 1)",
+               "n from permits=N on a step or [clients] permits = A..B (default 1); api=async on a step "
+               "or [clients] async = yes: acquireAsync / tryAcquireAsync; steps addpermits, trysetpermits, "
+               "drainpermits, availablepermits",
+    .versions = "@3.11 .. @4.7 (a message adds v latch permits before 3.15.6; addPermits from 3.12.0, "
+                "publishing from 3.16.2; scripts resent before 3.16.4; WAIT since 3.21.0; listener "
+                "re-check since 3.28.0)",
+    .min_version = 31100,
+    .at_version = sem_at_version,
+    .cfg_size = sizeof(sem_cfg),
+    .steps = PROTO_STEPS_SEMAPHORE | PROTO_ASYNC,
     .impl = {
+        .cfg = &sem_current,
         .defaults = &sem_defaults,
         .script = proto_script_find,
         .acquire = sem_acquire,

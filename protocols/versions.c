@@ -7,6 +7,7 @@
  * answer counts (3.20), lease 0 as the watchdog (3.17.1), and tryLock's
  * timeout rule (4.7.0); for the fair lock also its scripts (3.32) and
  * queue wait (3.13.3). Resolved protocols live for the process. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,10 @@ typedef struct resolved {
     char name[64];
     char summary[128];
     proto_def def;
-    rlock_cfg cfg;
+    union {
+        rlock_cfg lock;
+        _Alignas(max_align_t) unsigned char raw[PROTO_CFG_MAX];
+    } cfg;
     cl_defaults defaults;
 } resolved;
 
@@ -81,14 +85,20 @@ const proto_def *proto_at_version(const proto_def *base, const char *version, co
     resolved *r = sim_xcalloc(1, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", full_name);
     r->def = *base;
-    if (base->impl.cfg) r->cfg = *(const rlock_cfg *)base->impl.cfg;
     r->defaults = base->impl.defaults ? *base->impl.defaults : (cl_defaults){0};
-    settings(v, &r->cfg, &r->defaults);
+    if (base->at_version) {
+        sim_assert(base->cfg_size <= sizeof r->cfg.raw);
+        if (base->impl.cfg) memcpy(r->cfg.raw, base->impl.cfg, base->cfg_size);
+        base->at_version(v, r->cfg.raw, &r->defaults);
+    } else {
+        if (base->impl.cfg) r->cfg.lock = *(const rlock_cfg *)base->impl.cfg;
+        settings(v, &r->cfg.lock, &r->defaults);
+    }
     snprintf(r->summary, sizeof r->summary, "%s as of Redisson %d.%d.%d", base->name, v / 10000, v / 100 % 100,
              v % 100);
     r->def.name = r->name;
     r->def.summary = r->summary;
-    if (base->impl.cfg) r->def.impl.cfg = &r->cfg;
+    if (base->impl.cfg) r->def.impl.cfg = r->cfg.raw;
     r->def.impl.defaults = &r->defaults;
     table[ntable++] = r;
     return &r->def;

@@ -44,6 +44,7 @@ struct cl_thread {
     int cur_mode;       /* its read/write side (SCN_RW_*; 0: none) */
     int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
     int64_t cur_wait_us; /* its wait (latch await; -1: none) */
+    int cur_async;      /* it uses the async API */
     /* workload */
     int scripted;       /* runs its [steps], not the random workload */
     int phase;          /* workload.c's state */

@@ -369,6 +369,11 @@ int64_t cl_thread_wait_us(const cl_thread *t)
     return t->cur_wait_us;
 }
 
+int cl_thread_async(const cl_thread *t)
+{
+    return t->cur_async;
+}
+
 void **cl_thread_ext(cl_thread *t)
 {
     return &t->ext;
