@@ -187,9 +187,7 @@ static void latch_at_version(int v, void *cfg, cl_defaults *d)
     c->run_all = v >= PROTO_V(3, 24, 1);
     c->has_async = v >= PROTO_V(3, 11, 6);
     c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
-    d->watchdog_gen = 2;
-    d->retry_attempts = v >= PROTO_V(3, 48, 0) ? 4 : 3;
-    d->jitter = v >= PROTO_V(3, 48, 0);
+    counter_client_at(v, d);
 }
 
 const proto_def proto_latch = {

@@ -38,7 +38,6 @@
 
 #include "protocols/counter.h"
 
-#define SUBSCRIBE_TIMEOUT_MS 7500 /* subscriptionTimeout */
 
 typedef struct sem_cfg {
     int adds_count;    /* a message adds v latch permits; waits take n (< 3.15.6) */
@@ -89,54 +88,16 @@ static void send_release(cl_thread *t, int lock, int64_t n, cl_done_fn *done)
 
 /* ------------------------------------------------------------- acquire */
 
-typedef enum sem_state { SEM_FIRST, SEM_SUBSCRIBING, SEM_LOOP } sem_state;
-
 typedef struct sem_op {
-    cl_op base;        /* its timer: RETRY-NOSYNC's delay; its sub: the channel */
+    counter_acq a; /* first: the wait, the subscription, RETRY-NOSYNC */
     int64_t n;
-    counter_wait w;
-    sem_state state;
-    int nosync_retries;
 } sem_op;
 
-static void try_send(sem_op *op);
+static void try_send(counter_acq *a);
 
-static void sem_end(sem_op *op, int ok, const char *err)
+static void sem_end(counter_acq *a, int ok, const char *err)
 {
-    cl_op_end(op, ok, 0, err);
-}
-
-static void on_wait(cl_proc *p, void *ud, int got)
-{
-    (void)got;
-    sem_op *op = ud;
-    if (counter_wait_charge(&op->w, p)) {
-        sem_end(op, 0, NULL);
-        return;
-    }
-    try_send(op);
-}
-
-static void on_subscribed(cl_proc *p, void *ud, int ok)
-{
-    sem_op *op = ud;
-    if (!ok) {
-        if (op->w.wait_ms >= 0) sem_end(op, 0, NULL);
-        else sem_end(op, 0, "RedisTimeoutException: subscribe timeout (7500 ms)");
-        return;
-    }
-    op->state = SEM_LOOP;
-    if (counter_wait_charge(&op->w, p)) {
-        sem_end(op, 0, NULL);
-        return;
-    }
-    try_send(op);
-}
-
-static void on_nosync_retry(cl_proc *p, void *arg)
-{
-    (void)p;
-    try_send(arg);
+    cl_op_end(a, ok, 0, err);
 }
 
 /* The acquire ran on the master but no replica acknowledged it: give the
@@ -144,28 +105,10 @@ static void on_nosync_retry(cl_proc *p, void *arg)
  * attempts are used up. */
 static void sem_nosync(sem_op *op, const sim_reply *r)
 {
-    cl_proc *p = cl_thread_proc(op->base.t);
-    if (counter_value(r) == 1) send_release(op->base.t, op->base.lock, op->n, NULL);
-    if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_nosync_retry, op))
-        sem_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the acquire");
-}
-
-/* Not acquired, subscribed: wait for a message. The blocking API waits on
- * the latch (for n permits of it before 3.15.6); the async one takes a
- * latch permit if there is one and retries, else adds a listener
- * (acquireAsync took n of the latch before 3.15.6). */
-static void wait_message(sem_op *op, cl_proc *p)
-{
-    const sem_cfg *c = cfg_of(op->base.t);
-    if (!cl_thread_async(op->base.t)) {
-        cl_sub_wait_n(p, op->base.sub, c->adds_count ? op->n : 1, counter_wait_us(&op->w), on_wait, op);
-        return;
-    }
-    if (cl_sub_try_take(op->base.sub, c->adds_count && op->w.wait_ms < 0 ? op->n : 1)) {
-        try_send(op);
-        return;
-    }
-    cl_sub_listen(p, op->base.sub, counter_wait_us(&op->w), on_wait, op);
+    cl_proc *p = cl_thread_proc(op->a.base.t);
+    if (counter_value(r) == 1) send_release(op->a.base.t, op->a.base.lock, op->n, NULL);
+    if (!counter_acq_nosync(&op->a, p))
+        sem_end(&op->a, 0, "NoSyncedSlavesException: no replica acknowledged the acquire");
 }
 
 static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
@@ -177,43 +120,40 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     }
     const char *fail = counter_failure(r, err);
     if (fail) {
-        sem_end(op, 0, fail); /* NR: the permits may have been taken */
+        sem_end(&op->a, 0, fail); /* NR: the permits may have been taken */
         return;
     }
     if (counter_value(r) == 1) {
-        sem_end(op, 1, NULL);
+        sem_end(&op->a, 1, NULL);
         return;
     }
-    if (op->w.wait_ms == 0 || counter_wait_charge(&op->w, p)) {
-        sem_end(op, 0, NULL);
+    if (op->a.w.wait_ms == 0 || counter_wait_charge(&op->a.w, p)) {
+        sem_end(&op->a, 0, NULL);
         return;
     }
-    if (op->state == SEM_FIRST) {
-        const sem_cfg *c = cfg_of(op->base.t);
-        char channel[192];
-        channel_of(op->base.t, op->base.lock, channel, sizeof channel);
-        op->state = SEM_SUBSCRIBING;
-        int64_t deadline = op->w.wait_ms >= 0 ? SIM_MS(op->w.rem_ms) : SIM_MS(SUBSCRIBE_TIMEOUT_MS);
-        op->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), op->base.lock), counter_key(op->base.t, op->base.lock), channel,
-                                 deadline, on_subscribed, op);
-        cl_sub_kind(op->base.sub, CL_SUB_SEMAPHORE);
-        cl_sub_policy(op->base.sub, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0));
+    const sem_cfg *c = cfg_of(op->a.base.t);
+    if (op->a.state == COUNTER_FIRST) {
+        counter_acq_subscribe(&op->a, p, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0));
         return;
     }
-    /* No ttl to bound it: a message, or the rest of the wait (or for ever). */
-    wait_message(op, p);
+    /* No ttl to bound it: a message, or the rest of the wait (or for ever).
+     * The blocking API waits for n latch permits before 3.15.6, one since;
+     * acquireAsync took n of them before 3.15.6, tryAcquireAsync one. */
+    counter_acq_wait(&op->a, p, c->adds_count ? op->n : 1, c->adds_count && op->a.w.wait_ms < 0 ? op->n : 1,
+                     counter_wait_us(&op->a.w));
 }
 
-static void try_send(sem_op *op)
+static void try_send(counter_acq *a)
 {
-    cl_proc *p = cl_thread_proc(op->base.t);
+    sem_op *op = (sem_op *)a;
+    cl_proc *p = cl_thread_proc(a->base.t);
     char num[24];
     sim_fmt_i64(num, op->n);
-    const char *keys[] = {counter_key(op->base.t, op->base.lock)};
+    const char *keys[] = {counter_key(a->base.t, a->base.lock)};
     const char *args[] = {num};
-    op->w.mark_ms = cl_now_ms(p);
-    cl_eval(p, counter_node_of(cl_proc_world(p), op->base.lock), cl_script_of(cl_proc_world(p), "sem_try_acquire"), 1, keys, 1, args, sem_flags(op->base.t), cl_thread_op(op->base.t),
-            on_try_reply, op);
+    a->w.mark_ms = cl_now_ms(p);
+    cl_eval(p, counter_node_of(cl_proc_world(p), a->base.lock), cl_script_of(cl_proc_world(p), "sem_try_acquire"), 1,
+            keys, 1, args, sem_flags(a->base.t), cl_thread_op(a->base.t), on_try_reply, op);
 }
 
 static void sem_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done)
@@ -221,8 +161,10 @@ static void sem_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
     (void)lease_us; /* no lease: the permits are held until released */
     sem_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->n = permits_of(t);
-    counter_wait_start(&op->w, cl_thread_proc(t), wait_us);
-    try_send(op);
+    op->a.retry = try_send;
+    op->a.end = sem_end;
+    counter_wait_start(&op->a.w, cl_thread_proc(t), wait_us);
+    try_send(&op->a);
 }
 
 /* ----------------------------------------------------- release, queries */
@@ -294,14 +236,8 @@ static void sem_at_version(int v, void *cfg, cl_defaults *d)
     c->add_publishes = v >= PROTO_V(3, 16, 2);
     c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
     c->recheck = v >= PROTO_V(3, 28, 0);
-    d->retry_attempts = v >= PROTO_V(3, 48, 0) ? 4 : 3;
-    d->jitter = v >= PROTO_V(3, 48, 0);
-    d->synced = v >= PROTO_V(3, 21, 0);
-    d->nosync_unchecked = v < PROTO_V(3, 20, 0);
+    counter_client_at(v, d);
 }
-
-static const cl_defaults sem_defaults = {
-    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
 const proto_def proto_semaphore = {
     .name = "redisson.semaphore",
@@ -320,7 +256,7 @@ const proto_def proto_semaphore = {
     .steps = PROTO_STEPS_SEMAPHORE | PROTO_ASYNC,
     .impl = {
         .cfg = &sem_current,
-        .defaults = &sem_defaults,
+        .defaults = &counter_current,
         .script = proto_script_find,
         .acquire = sem_acquire,
         .release = sem_release,

@@ -115,6 +115,8 @@ int64_t cl_thread_permits(const cl_thread *t);
 int64_t cl_thread_wait_us(const cl_thread *t);
 /* 1 when the running operation uses the async API (api=async). */
 int cl_thread_async(const cl_thread *t);
+/* The running operation's lease (SCN_LEASE_WATCHDOG: none / watchdog). */
+int64_t cl_thread_lease_us(const cl_thread *t);
 /* A slot for a composite protocol's running operation (NULL when idle). */
 void **cl_thread_ext(cl_thread *t);
 

@@ -45,6 +45,7 @@ struct cl_thread {
     int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
     int64_t cur_wait_us; /* its wait (latch await; -1: none) */
     int cur_async;      /* it uses the async API */
+    int64_t cur_lease_us; /* its lease (SCN_LEASE_WATCHDOG: none) */
     /* workload */
     int scripted;       /* runs its [steps], not the random workload */
     int phase;          /* workload.c's state */

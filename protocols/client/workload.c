@@ -91,6 +91,7 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
     const cl_protocol *pd = p->cw->proto;
     t->busy = 1;
     t->cur_async = async;
+    t->cur_lease_us = lease_us;
     t->cur_mode = mode;
     t->cur_n = n;
     t->cur_wait_us = wait_us;
