@@ -270,7 +270,7 @@ int conform_run(const conform_opts *o)
     r.node = fake_node_new(r.ctx, "fake", NULL);
     r.fmain = fake_conn_new(r.node, NULL, NULL);
     r.fsub = fake_conn_new(r.node, on_push, &r.fpush);
-    conform_gen *g = conform_gen_new(o->seed);
+    conform_gen *g = conform_gen_new(o->seed, o->all_scripts);
     family_count fams[256];
     size_t nfams = 0;
     int status = prelude(&r) == 0 ? 0 : 2;
