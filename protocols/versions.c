@@ -15,7 +15,6 @@
 #include "protocols/rlock.h"
 
 #define V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
-#define MAX_RESOLVED 32
 
 typedef struct resolved {
     char name[64];
@@ -28,8 +27,8 @@ typedef struct resolved {
     cl_defaults defaults;
 } resolved;
 
-static resolved *table[MAX_RESOLVED];
-static int ntable;
+static resolved **table; /* grows: every release a process names (the unit tests name many) */
+static int ntable, table_cap;
 
 /* "3.23", "3.23.1", "4.7.0" -> 32300, 32301, 40700; -1 when it is not a
  * version. */
@@ -80,7 +79,7 @@ const proto_def *proto_at_version(const proto_def *base, const char *version, co
     for (int i = 0; i < ntable; i++)
         if (strcmp(table[i]->name, full_name) == 0) return &table[i]->def;
     int v = proto_version_parse(version);
-    if (v < 0 || base->versions == NULL || v < base->min_version || v > V(4, 7, 99) || ntable == MAX_RESOLVED)
+    if (v < 0 || base->versions == NULL || v < base->min_version || v > V(4, 7, 99))
         return NULL;
     resolved *r = sim_xcalloc(1, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", full_name);
@@ -100,6 +99,10 @@ const proto_def *proto_at_version(const proto_def *base, const char *version, co
     r->def.summary = r->summary;
     if (base->impl.cfg) r->def.impl.cfg = r->cfg.raw;
     r->def.impl.defaults = &r->defaults;
+    if (ntable == table_cap) {
+        table_cap = table_cap ? table_cap * 2 : 32;
+        table = sim_xrealloc(table, (size_t)table_cap * sizeof *table);
+    }
     table[ntable++] = r;
     return &r->def;
 }
