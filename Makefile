@@ -7,6 +7,9 @@
 #   make bench    deps + build + the benchmark (ratios side by side)
 #   make clean
 #   make fuzz     clang + libFuzzer: each fuzz target for FUZZ_SECONDS (build-fuzz/)
+#   make hunt     the known-bug table: each known bug hunted on its protocol
+#                 (HUNT_SEEDS, 1..10000) and on its fixed version (HUNT_FIXED_SEEDS,
+#                 1..100000); long, out/hunt/table.txt
 #   SAN=1         AddressSanitizer + UndefinedBehaviorSanitizer build (build-san/)
 
 CC      ?= cc
@@ -73,7 +76,7 @@ UNIT     = $(BUILD)/unit_tests
 BENCHBIN = $(patsubst bench/%.c,$(BUILD)/bench_%,$(subst bench_,,$(BENCH_SRC)))
 SHIM     = $(BUILD)/libclockshim.so
 
-.PHONY: all deps run test bench fuzz fuzzers clean unit conform
+.PHONY: all deps run test bench fuzz fuzzers clean unit conform hunt
 all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM) $(REPLAYS)
 fuzzers: $(FUZZERS) $(REPLAYS)
 
@@ -139,6 +142,12 @@ test:
 bench: deps
 	@$(MAKE) --no-print-directory all OPT=-O2 SAN=0
 	@bash tests/bench.sh build
+
+HUNT_SEEDS ?= 1..10000
+HUNT_FIXED_SEEDS ?= 1..100000
+hunt: deps
+	@$(MAKE) --no-print-directory all OPT=-O2 SAN=0
+	@bash tools/hunt-table.sh build $(HUNT_SEEDS) $(HUNT_FIXED_SEEDS)
 
 fuzz:
 	@LOCKSIM_DEPS_EXTRA="$(FUZZ_DEPS)" sh tools/deps.sh

@@ -31,4 +31,14 @@ extern const char *const fault_fiu_points[];
  * Returns how many. */
 size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out);
 
+/* Swarm testing (swarm.c): the scenario seed makes of s — s with the
+ * nemesis's kinds, interval, durations, window and loss, and the
+ * workload's clients, threads, hold, think, reentrancy and lease drawn
+ * within s's [swarm] bounds from a PRNG of the seed's own. A shallow copy
+ * that borrows s's strings and steps (free it with fault_swarm_free,
+ * never scn_free); written out (scn_write) it is a plain scenario whose
+ * run with seed makes the same faults. desc: the drawn values, one line. */
+scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap);
+void fault_swarm_free(scenario *c);
+
 #endif /* LOCKSIM_FAULT_H */

@@ -99,6 +99,13 @@ static void one(gen *g, int64_t t, int kind)
     case SCN_NEM_DISCONNECT:
         add(g, t, SCN_FAULT_DISCONNECT)->client = client;
         break;
+    case SCN_NEM_FAIL_REPLY:
+        st = add(g, t, SCN_FAULT_FAIL_REPLY);
+        st->client = client;
+        st->reply_cmd = SCN_REPLY_ACQUIRE + (int)pick(g, 3);
+        st->reply_count = 1 + (int)pick(g, 2);
+        st->reply_error = (int)pick(g, 2);
+        break;
     case SCN_NEM_DELAY:
         st = add(g, t, SCN_FAULT_DELAY);
         snprintf(st->link_a, sizeof st->link_a, "c%d", client);
@@ -126,7 +133,7 @@ size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out)
         if (!(s->nemesis_kinds & (1 << b))) continue;
         if ((1 << b) == SCN_NEM_FAILOVER && s->replicas == 0) continue;
         if (((1 << b) & (SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY |
-                         SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY)) &&
+                         SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY)) &&
             scn_max_client(s) == 0)
             continue;
         kinds[nk++] = 1 << b;

@@ -11,6 +11,9 @@
  *   drop-pubsub, fiu
  *   disconnect client=N        its connections drop; it reconnects and
  *                              resubscribes
+ *   fail-reply client=N        the client's next replies to one kind of
+ *                              script are lost or become errors (the
+ *                              client runtime spoils them: command.c)
  *   failover                   Sentinel's FAILOVER on a group now
  *
  * Every applied fault is written into the trace as its scenario line. */
@@ -90,6 +93,13 @@ static void apply(sim_ctx *ctx, void *arg)
         break;
     case SCN_FAULT_DISCONNECT:
         if (f->cw) cl_disconnect(f->cw, st->client);
+        break;
+    case SCN_FAULT_FAIL_REPLY:
+        if (f->cw) {
+            int kind = st->reply_cmd == SCN_REPLY_ACQUIRE ? CL_KIND_ACQUIRE
+                       : st->reply_cmd == SCN_REPLY_UNLOCK ? CL_KIND_UNLOCK : CL_KIND_RENEW;
+            cl_fail_reply(f->cw, st->client, kind, st->reply_count ? st->reply_count : 1, st->reply_error);
+        }
         break;
     case SCN_FAULT_FAILOVER: {
         int group = node >= 0 ? world_group_of(f->w, node) : st->group >= 0 ? st->group : 0;

@@ -242,7 +242,9 @@ static void try_member(ml_op *op)
             return;
         }
         int64_t w = op->lock_wait_ms < op->remain_ms ? op->lock_wait_ms : op->remain_ms;
-        int64_t lease_us = op->new_lease_ms > 0 ? SIM_MS(op->new_lease_ms) : SCN_LEASE_WATCHDOG;
+        /* -1: the watchdog; anything else is passed as it is (before 3.11.1
+         * it can be -2 ms, which the member's PEXPIRE takes literally). */
+        int64_t lease_us = op->new_lease_ms == -1 ? SCN_LEASE_WATCHDOG : SIM_MS(op->new_lease_ms);
         rlock_acquire(t, m, w > 0 ? SIM_MS(w) : 0, lease_us, on_member);
         return;
     }
@@ -269,6 +271,10 @@ static void start_try(ml_op *op)
     int n = members(cl_proc_world(p));
     int64_t wait = op->wait_ms, lease = op->lease_ms;
     op->new_lease_ms = lease > 0 ? (wait > 0 ? 2 * wait : lease) : -1;
+    /* Before 3.11.1 the members' lease was 2 * waitTime whenever a lease
+     * was given, with no wait too: tryLock(-1, lease) gave them -2 ms. */
+    if (lease > 0 && wait <= 0 && ((const rlock_cfg *)cl_world_cfg(cl_proc_world(p)))->ml_lease_from_wait)
+        op->new_lease_ms = -2;
     op->remain_ms = wait > 0 ? wait : -1;
     op->mark_ms = cl_now_ms(p);
     if (is_red(p)) {
@@ -358,7 +364,11 @@ static const cl_defaults ml_defaults = {
         .name = nm, .summary = sum,                                                                \
         .options = "[protocol] members = N (1..7, member i on group (i-1) mod [redis] nodes), "     \
                    "member-rotate = yes|no",                                                       \
-        .versions = "@3.11 .. @4.7 (the members' release)", .min_version = 31100,                  \
+        .versions = "@3.10 .. @4.7 (the members' release)", .min_version = 31000,                  \
+        .history = "member lease 3.10-3.11.0: tryLock(-1, lease) passes 2*waitTime = -2 ms to each member, " \
+                   "whose PEXPIRE deletes the key it just set: every caller gets the lock (changelog " \
+                   "3.11.1: could be acquired by multiple threads if waitTime == -1 and leaseTime != -1); " \
+                   "3.11.1+: the lease. A trylock with wait=0 is tryLock(-1, lease)",                 \
         .impl = {.cfg = c, .defaults = &ml_defaults, .script = proto_script_find,                  \
                  .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire, \
                  .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,        \

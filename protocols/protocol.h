@@ -49,6 +49,9 @@ typedef struct proto_def {
      * of the lock family (PROTOCOLS.md §0.9). */
     const char *versions;
     int min_version;    /* the oldest release it exists in (major*10000+minor*100+patch) */
+    /* Which releases behave how, for `locksim list` (NULL: nothing to
+     * tell): each difference between releases with its range and source. */
+    const char *history;
     cl_protocol impl;
     /* A protocol with settings of its own (NULL: the lock family's,
      * versions.c): fills cfg (a copy of impl.cfg, cfg_size bytes at most

@@ -12,6 +12,16 @@ static const cl_defaults cur_defaults = {
 static const cl_defaults v2019_defaults = {
     .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1};
 
+/* The watchdog generations by release (PROTOCOLS.md §3.4; the changelog
+ * of 3.10.7 names the renewal rework of 3.10.5). */
+#define WATCHDOG_HISTORY                                                                              \
+    "watchdog 3.10.0-3.10.4: one entry per lock for the thread that scheduled it, dropped by every "  \
+    "renewal reply and scheduled again after a 1, only a release (1) cancels it; an error ends the "  \
+    "chain and the next acquisition starts a new one. 3.10.5-3.43: one timer per lock counting its "  \
+    "threads (changelog 3.10.7: renewal reworked in 3.10.5); an error stops it and the entry stays "  \
+    "(issue #3194): later acquisitions of the lock by that process are not renewed. 3.44+: batched, " \
+    "keeps ticking after errors"
+
 #define LOCK_OPTIONS "lease (-1: watchdog), wait, mode = lock|trylock, watchdog-timeout, timeout, " \
     "retry-attempts, retry-interval, synced, locks"
 
@@ -28,7 +38,8 @@ static const cl_defaults v2019_defaults = {
 static const proto_def rlock_cur_def = {
     .name = "redisson.lock",
     .summary = "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
-    .versions = "@3.11 .. @4.7 (any release; @2019 = 3.11)", .min_version = 31100, .options = LOCK_OPTIONS,
+    .versions = "@3.10 .. @4.7 (any release; @2019 = 3.11)", .min_version = 31000, .options = LOCK_OPTIONS,
+    .history = WATCHDOG_HISTORY,
     RLOCK_IMPL(&rlock_current, &cur_defaults, NULL),
 };
 static const proto_def rlock_2019_def = {
@@ -58,8 +69,14 @@ static const proto_def rlock_fenced_def = {
 static const proto_def fair_cur_def = {
     .name = "redisson.fairlock",
     .summary = "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
-    .options = FAIR_OPTIONS, .versions = "@3.11 .. @4.7 (queue wait, scripts, latch as the release)",
-    .min_version = 31100,
+    .options = FAIR_OPTIONS, .versions = "@3.10 .. @4.7 (queue wait, scripts, latch as the release)",
+    .min_version = 31000,
+    .history = "queue 3.10-3.11.0: a new or retrying waiter's deadline is the HEAD's deadline + waitMs "
+               "(the lock's PTTL for the head), rewritten by every retry; leaving the queue gives nothing "
+               "back (issue #2099 timeout drift, fixed by PR #2100 in 3.11.1). 3.11.1-3.31: the LAST "
+               "waiter's deadline + waitMs, written once; an acquirer or a waiter that gives up gives waitMs "
+               "back to those behind. 3.13.3: tryLock's wait is the queue wait, threadWaitTime 300 s. "
+               "3.32: nil-safe purge, a queued thread waits max(0, PTTL). Watchdog as redisson.lock",
     RLOCK_IMPL(&rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS),
 };
 static const proto_def fair_3132_def = {
@@ -85,7 +102,19 @@ const char *proto_unknown_reason(const char *name, char *buf, size_t cap)
         else snprintf(buf, cap, "'%s' is not a release of %s (it knows %s)", at + 1, pd->name, pd->versions);
         return buf;
     }
-    snprintf(buf, cap, "unknown protocol '%s' (see 'locksim list')", name);
+    /* Did you mean: the catalogue's names and the lock policies'. */
+    size_t n = 0;
+    while (proto_all[n]) n++;
+    size_t np = proto_policy_count();
+    const char **names = sim_xcalloc(n + np + 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) names[i] = proto_all[i]->name;
+    for (size_t i = 0; i < np; i++) names[n + i] = proto_policy_at(i)->name;
+    char base[128];
+    snprintf(base, sizeof base, "%.*s", at ? (int)(at - name) : (int)strlen(name), name);
+    const char *near = sim_closest(base, names, n + np);
+    if (near) snprintf(buf, cap, "unknown protocol '%s' (did you mean %s%s?)", name, near, at ? at : "");
+    else snprintf(buf, cap, "unknown protocol '%s' (see 'locksim list')", name);
+    sim_xfree(names);
     return buf;
 }
 

@@ -149,7 +149,9 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         rw_prefixes(t, lock, kprefix, tprefix, sizeof kprefix);
         const char *keys[] = {name, channel, tprefix, kprefix, latch};
         const char *args[] = {"0", lname, "publish", ttl};
-        cl_eval(p, node, script(p, c->read_unlock), 5, keys, 4, args, fl, cl_thread_op(t), fn, ud);
+        int latched = c->unlock_latch != 0; /* before 3.24: no latch key, no command, no TTL */
+        cl_eval(p, node, script(p, c->read_unlock), latched ? 5 : 4, keys, latched ? 4 : 2, args, fl, cl_thread_op(t),
+                fn, ud);
     } else if (is_fair(c)) {
         /* The fair unlock also purges the queue with the client's now and
          * wakes the head's own channel. */
@@ -167,7 +169,7 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         cl_eval(p, node, script(p, c->unlock), 3, keys, 5, args, fl, cl_thread_op(t), fn, ud);
     } else {
         const char *keys[] = {name, channel};
-        const char *args[] = {"0", lease, lname};
+        const char *args[] = {c->read_acquire ? "1" : "0", lease, lname};
         cl_eval(p, node, script(p, c->unlock), 2, keys, 3, args, fl, cl_thread_op(t), fn, ud);
     }
 }
@@ -493,6 +495,13 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
     if (c->unlock_latch) {
         const char *del[] = {"DEL", op->latch};
         cl_command(p, rlock_node_of(cl_proc_world(p), op->base.lock), 2, del, CL_NORESEND, 0, NULL, NULL);
+    }
+    if (cl_world_settings(cl_proc_world(p))->watchdog_gen == 0) {
+        /* 3.10.4 and before: only a release (1) cancels, for every thread;
+         * a hold count still above 0 keeps its renewal. */
+        if (r->type == SIM_REPLY_INT && r->integer == 1) cl_watchdog_cancel(p, op->base.lock, 0);
+        rel_end(op, 1, NULL);
+        return;
     }
     cancel_renewal(op, c->unlock_latch && r->type == SIM_REPLY_INT && r->integer == 1);
     rel_end(op, 1, NULL);

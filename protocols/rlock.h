@@ -26,6 +26,8 @@ typedef struct rlock_cfg {
      * thread, acquireFailed = the dequeue script (fairlock.c). */
     fair_cfg fair;
     int quorum;              /* RedissonRedLock: a quorum of the members (multilock.c) */
+    int ml_lease_from_wait;  /* before 3.11.1: MultiLock gives members 2*waitTime as their lease
+                                even without a wait (-2 ms: the key is deleted) */
 } rlock_cfg;
 
 extern const rlock_cfg rlock_current, rlock_2019, rlock_fenced, rlock_rw, rlock_fair, rlock_fair_3132, rlock_redlock;

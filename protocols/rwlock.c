@@ -107,6 +107,11 @@ const proto_def proto_rwlock = {
         .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
                       PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
     },
+    .versions = "@3.10 .. @4.7 (read acquire, unlock latch, client as redisson.lock)", .min_version = 31000,
+    .history = "read acquire 3.10-3.11.0: a reader joining a held lock sets the hash TTL to its own lease, "
+               "which can shorten it under the other readers (issue #2144, changelog 3.11.1); 3.11.1+: "
+               "max(ttl, lease). Unlock: no latch and resent before 3.24 (a missing lock answers 1 until "
+               "3.44). Read holds are renewed by the batched read task in every release here",
     .options = "each lock/trylock/unlock takes a side: [steps] mode=read|write (none: write); the "
                "random workload draws it from [clients] read-ratio (0: all write). A thread holding "
                "write may also take read (downgrade); a reader asking for write waits (no upgrade).",

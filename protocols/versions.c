@@ -5,8 +5,12 @@
  * the watchdog generation (batched since 3.44), retry attempts and delay
  * (4 with jitter since 3.48), WAIT after scripts (3.12.5) and whether its
  * answer counts (3.20), lease 0 as the watchdog (3.17.1), and tryLock's
- * timeout rule (4.7.0); for the fair lock also its scripts (3.32) and
- * queue wait (3.13.3). Resolved protocols live for the process. */
+ * timeout rule (4.7.0); for the fair lock also its scripts (3.11.1: PR
+ * #2100; 3.32) and queue wait (3.13.3); for the read/write lock its read
+ * acquire (3.11.1: issue #2144) and unlocks (3.24); the watchdog before
+ * its 3.10.5 rework (generation 0); MultiLock's member lease (3.11.1).
+ * Protocols with settings of their own (the semaphores, the latch) bring
+ * them (proto_def.at_version). Resolved protocols live for the process. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,25 +48,36 @@ int proto_version_parse(const char *s)
 
 static void settings(int v, rlock_cfg *c, cl_defaults *d)
 {
-    int merged = v >= V(3, 19, 0), latch = v >= V(3, 24, 0);
+    int merged = v >= V(3, 19, 0), latch = v >= V(3, 24, 0), early = v < V(3, 11, 1);
     if (c->fair.dequeue) {
         /* The fair lock: nil-safe purge and max(0, PTTL) for a queued
          * thread since 3.32; the unlock latch since 3.24; threadWaitTime
          * 5000 and no queue wait from tryLock up to 3.13.2. */
-        c->acquire = v >= V(3, 32, 0) ? "fair_acquire" : "fair2019_acquire";
+        c->acquire = v >= V(3, 32, 0) ? "fair_acquire" : early ? "fair2018_acquire" : "fair2019_acquire";
+        c->fair.dequeue = early ? "fair2018_dequeue" : "fair_dequeue"; /* PR #2100 (3.11.1) */
         c->unlock = latch ? "fair_unlock" : "fair2019_unlock";
         c->force = latch ? "fair_force_unlock" : "fair2019_force_unlock";
         c->fair.thread_wait_ms = v >= V(3, 13, 3) ? 300000 : 5000;
         c->fair.wait_is_queue_wait = v >= V(3, 13, 3);
+    } else if (c->read_acquire) {
+        /* The read/write lock: a joining reader's TTL is max(ttl, lease)
+         * since 3.11.1 (issue #2144); the unlocks have the latch since
+         * 3.24. Its acquire and force scripts are the same in every one. */
+        c->read_acquire = early ? "rw2018_read_acquire" : "rw_read_acquire";
+        c->read_unlock = latch ? "rw_read_unlock" : "rw2019_read_unlock";
+        c->unlock = latch ? "rw_write_unlock" : "rw2019_write_unlock";
     } else {
         if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
         c->unlock = latch ? "lock_unlock" : "lock2019_unlock";
         c->force = latch ? "lock_force_unlock" : "lock2019_force_unlock";
     }
     c->unlock_latch = latch;
-    c->publish_arg = latch; /* 3.22-3.23 pass "publish" as ARGV: same effect as the literal */
+    /* 3.22-3.23 pass "publish" as ARGV: same effect as the literal; the rw
+     * force scripts always take it as ARGV. */
+    c->publish_arg = latch || c->read_acquire;
     c->acquire_tr = c->unlock_tr = v >= V(3, 37, 0) ? CL_NORESEND : CL_RESEND;
-    c->watchdog_gen = v >= V(3, 44, 0) ? 2 : 1;
+    c->watchdog_gen = v >= V(3, 44, 0) ? 2 : v >= V(3, 10, 5) ? 1 : 0;
+    c->ml_lease_from_wait = early; /* changelog 3.11.1 */
     c->retry_attempts = v >= V(3, 48, 0) ? 4 : 3;
     c->jitter = v >= V(3, 48, 0);
     c->try_timeout_fails = v >= V(4, 7, 0);

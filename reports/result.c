@@ -70,7 +70,13 @@ void report_json(FILE *out, const run_result *r, const history *h)
         }
         fputs("]}", out);
     }
-    fputs("],\"faults\":[", out);
+    fputs("],", out);
+    if (r->swarm) {
+        fputs("\"swarm\":", out);
+        report_json_str(out, r->swarm_desc);
+        fputc(',', out);
+    }
+    fputs("\"faults\":[", out);
     for (size_t i = 0; i < r->ngenerated; i++) {
         char line[256];
         scn_step_format(&r->generated[i], s, line, sizeof line);
@@ -134,6 +140,7 @@ void report_summary(FILE *out, const run_result *r, const history *h, int verbos
         }
     }
     if (r->checks.nv > shown) fprintf(out, "  (%zu more violations)\n", r->checks.nv - shown);
+    if (r->swarm) fprintf(out, "  swarm: %s\n", r->swarm_desc);
     if (r->ngenerated) {
         fprintf(out, "  nemesis: %zu faults\n", r->ngenerated);
         for (size_t i = 0; verbose && i < r->ngenerated; i++) {

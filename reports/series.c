@@ -154,7 +154,7 @@ static void build_faults(report_series *rs, const scenario *s, const scn_step *g
             ends_crash |= all[j]->op == SCN_FAULT_CRASH && same_target(all[j], st);
         if (ends_crash) continue;
         int instant = st->op == SCN_FAULT_CLOCK || st->op == SCN_FAULT_FAILOVER || st->op == SCN_FAULT_DISCONNECT ||
-                      st->op == SCN_FAULT_RESTART;
+                      st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_FAIL_REPLY;
         char line[256];
         scn_step_format(st, s, line, sizeof line);
         add_fault(rs, st->at_us, instant ? st->at_us : fault_end(st, all, n, end_us), fault_kind(st->op), line,

@@ -46,8 +46,21 @@ printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\n[steps]\na
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.fairlock\n[steps]\nat = 0s c1 lock\nat = 1s c1.t2 lock api=async\n' > "$tmp/async.scn"
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\n[steps]\nat = 1s c1 updatelease lease=5s\n' > "$tmp/lease.scn"
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\n[steps]\nat = 1s c1 addpermits permits=0\n' > "$tmp/addzero.scn"
-expect typo "$tmp/typo.scn:5: unknown key 'leese' in [protocol]" -- run "$tmp/typo.scn"
-expect protocol "$tmp/proto.scn:4: unknown protocol 'redisson.lokc'" -- run "$tmp/proto.scn"
+expect typo "$tmp/typo.scn:5: unknown key 'leese' in [protocol] (did you mean lease?)" -- run "$tmp/typo.scn"
+# Every error of a file, the most specific first, names with a did-you-mean:
+# a protocol typo is not hidden behind "nothing to run".
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lok\n' > "$tmp/hidden.scn"
+expect hidden-typo "$tmp/hidden.scn:4: unknown protocol 'redisson.lok' (did you mean redisson.lock?)" -- run "$tmp/hidden.scn"
+grep -q "nothing to run" "$tmp/err" || { echo "FAIL hidden-typo: the second error is not reported"; fail=1; }
+printf '[scenario]\nduration = 10s\n[protocl]\nname = redisson.lock\n[clients]\ncont = 3\nlease = 5s\n[nemesis]\nkinds = pause, crahs\n[steps]\nat = 1s c1 lok\n' > "$tmp/many.scn"
+expect many-typos "$tmp/many.scn:4: unknown section [protocl] (did you mean [protocol]?)" -- run "$tmp/many.scn"
+for want in "many.scn:6: unknown key 'cont' in [clients] (did you mean count?)" \
+            "many.scn:7: unknown key 'lease' in [clients] (it is a key of [protocol])" \
+            "many.scn:9: unknown nemesis kind \"crahs\" (did you mean crash?)" \
+            "many.scn:11: unknown operation \"lok\" (did you mean lock?)"; do
+    grep -qF -- "$want" "$tmp/err" || { echo "FAIL many-typos: no \"$want\" in $(cat "$tmp/err")"; fail=1; }
+done
+expect protocol "$tmp/proto.scn:4: unknown protocol 'redisson.lokc' (did you mean redisson.lock?)" -- run "$tmp/proto.scn"
 expect fault "$tmp/fault.scn:4: unknown fault \"meteor\"" -- run "$tmp/fault.scn"
 expect version "$tmp/version.scn:4: '9.9' is not a release of redisson.lock" -- run "$tmp/version.scn"
 expect permits "$tmp/permits.scn:6: 'permits' is a count from 1" -- run "$tmp/permits.scn"

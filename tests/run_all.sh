@@ -72,6 +72,9 @@ bash "$here/nemesis_replay.sh" "$bin" || { echo "FAIL: nemesis replay"; exit 1; 
 stage "replay and shrink: timeline, writer round trip, minimal failing scenario"
 bash "$here/replay_shrink.sh" "$bin" || { echo "FAIL: replay/shrink"; exit 1; }
 
+stage "swarm testing and hunt: draws from the seed, plain scenarios, a known bug found"
+bash "$here/hunt.sh" "$bin" || { echo "FAIL: hunt"; exit 1; }
+
 stage "determinism: same seed, same trace hash"
 det_seeds="1 2 3"
 [ "$san" = 1 ] && det_seeds="1 2"

@@ -226,6 +226,7 @@ cl_world *cl_world_new(world *w, const scenario *s, const cl_protocol *p, histor
     cw->last_inc_of = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->last_inc_of);
     cw->clocks = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->clocks);
     for (int i = 0; i < cw->nprocs; i++) sim_clock_init(&cw->clocks[i]);
+    cw->fail = sim_xcalloc((size_t)cw->nprocs, sizeof *cw->fail);
     cw->step_due = sim_xcalloc(s->nsteps + 1, 1);
     cw->masters_known = sim_xcalloc((size_t)s->nodes, sizeof *cw->masters_known);
     for (int g = 0; g < s->nodes; g++) cw->masters_known[g] = world_master(w, g);
@@ -250,6 +251,7 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->step_ev);
     sim_xfree(cw->masters_known);
     sim_xfree(cw->clocks);
+    sim_xfree(cw->fail);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(cw->key_owned[i]);
     sim_fl_drain(&cw->events);
     cl_commands_world_free(cw);
@@ -347,6 +349,13 @@ void cl_world_fault(cl_world *cw, const char *line)
 {
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_FAULT, .value = hist_text(cw->h, line)};
     hist_add(cw->h, &e);
+}
+
+void cl_fail_reply(cl_world *cw, int client, int kind, int count, int as_error)
+{
+    if (client < 1 || client > cw->nprocs || kind < 1 || kind > 3) return;
+    cw->fail[client - 1].count[kind] += count;
+    cw->fail[client - 1].as_error[kind] = as_error;
 }
 
 void cl_disconnect(cl_world *cw, int client)

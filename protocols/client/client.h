@@ -51,7 +51,8 @@ typedef void cl_queue_fn(void *ud, const char *lname, size_t len);
 
 /* Client settings that differ by version (PROTOCOLS.md 0.8, 0.9). */
 typedef struct cl_defaults {
-    int watchdog_gen;     /* 1: per-lock timer; 2: batched */
+    int watchdog_gen;     /* 0: per-reply re-armed entry (3.10.4 and before);
+                             1: per-lock timer with thread counts; 2: batched */
     int retry_attempts;
     int jitter;           /* 1: EqualJitter(1000, 2000); 0: fixed 1500 ms */
     int synced;           /* lock scripts pipelined with WAIT (3.12.5+) */
@@ -137,7 +138,7 @@ sim_ctx *cl_world_ctx(const cl_world *cw);
 typedef struct cl_settings {
     int64_t retry_attempts, retry_interval_us;
     int jitter;           /* retry delay: equal jitter (CUR) or fixed */
-    int watchdog_gen;     /* 1: per-lock timers (V2019); 2: batched (CUR) */
+    int watchdog_gen;     /* 0: re-armed per reply (3.10.4-); 1: per-lock timers (V2019); 2: batched (CUR) */
     int synced;           /* lock scripts are pipelined with WAIT */
     int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
 } cl_settings;
@@ -278,8 +279,9 @@ void cl_sub_policy(cl_sub *s, int policy);
 /* ------------------------------------------------------------ watchdog */
 
 /* Renewal registration of (lock, thread) with lock name lname on group:
- * Generation 1 (per-lock timer, V2019) or 2 (batched, CUR) as the run's
- * settings say. */
+ * Generation 0 (an entry re-armed by each reply, 3.10.4 and before),
+ * 1 (per-lock timer, V2019) or 2 (batched, CUR) as the run's settings
+ * say. */
 void cl_watchdog_add(cl_proc *p, int group, int lock, const char *lname, int thread);
 /* cancelRenewal(t): thread 0 cancels every registration for lock. */
 void cl_watchdog_cancel(cl_proc *p, int lock, int thread);
@@ -360,6 +362,17 @@ void cl_world_stop(cl_world *cw);
 void cl_crash(cl_world *cw, int client);
 void cl_restart(cl_world *cw, int client);
 void cl_pause(cl_world *cw, int client, int64_t for_us);
+/* The kinds of script a fail-reply fault names, told from the script's
+ * name: an acquire ("acquire"), an unlock or release ("unlock",
+ * "release"; not a forceUnlock), a watchdog renewal ("renew", "extend"). */
+#define CL_KIND_ACQUIRE 1
+#define CL_KIND_UNLOCK 2
+#define CL_KIND_RENEW 3
+/* The client's next count replies to scripts of kind are spoiled: lost
+ * (the server ran the script; the client times out and resends as its
+ * transport allows) or, as_error, replaced by an error reply (the server
+ * ran it; the client sees ERR). Budgets add up; the last as_error wins. */
+void cl_fail_reply(cl_world *cw, int client, int kind, int count, int as_error);
 /* Every connection of the client drops; it reconnects and resubscribes. */
 void cl_disconnect(cl_world *cw, int client);
 /* The clock of client's machine (it outlives its processes). */

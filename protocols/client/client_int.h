@@ -85,6 +85,14 @@ typedef struct cl_step_event {
     size_t index;
 } cl_step_event;
 
+/* What fail-reply faults left to spoil for one client: per kind of script
+ * (CL_KIND_*), how many replies, and whether each becomes an error (else
+ * it is lost). */
+typedef struct cl_fail_budget {
+    int count[4];
+    int as_error[4];
+} cl_fail_budget;
+
 struct cl_world {
     world *w;
     const scenario *s;
@@ -102,6 +110,7 @@ struct cl_world {
     cl_settings set;    /* resolved for the version and the scenario */
     int *masters_known; /* per group: the master clients were told of */
     sim_clock *clocks;  /* per client machine */
+    cl_fail_budget *fail; /* per client: replies a fail-reply fault spoils (command.c) */
     int64_t resource_max[SCN_MAX_LOCKS]; /* the fenced resource: highest token seen */
     /* The Redis keys behind lock indexes (cl_key_name). */
     const char *key_names[SCN_MAX_LOCKS];

@@ -51,6 +51,7 @@ struct cl_node {
     int target;        /* the node believed to be the master */
     world_conn *cmd, *ps;
     int cmd_up, ps_up;
+    unsigned cmd_gen, ps_gen; /* connections opened so far (a reset names its own) */
     cl_timer reconnect;
     cl_cmd *cmds;
     req_entry *reqs;   /* requests on the wire, by id */
@@ -63,6 +64,7 @@ typedef struct delivery {
     uint64_t req;
     sim_reply *reply;
     int kind;          /* 0 reply, 1 push, 2 reset of cmd conn, 3 reset of ps conn */
+    unsigned gen;      /* a reset: the generation of the connection it ended */
 } delivery;
 
 /* ------------------------------------------------------------- requests */
@@ -234,14 +236,50 @@ static void to_eval(cl_cmd *c)
     c->lens[1] = c->script->len;
 }
 
+/* The kind of script (CL_KIND_*) a script's name says, 0 for none. */
+static int script_kind(const cl_script *t)
+{
+    if (t == NULL || strstr(t->name, "force")) return 0;
+    if (strstr(t->name, "acquire")) return CL_KIND_ACQUIRE;
+    if (strstr(t->name, "unlock") || strstr(t->name, "release")) return CL_KIND_UNLOCK;
+    if (strstr(t->name, "renew") || strstr(t->name, "extend")) return CL_KIND_RENEW;
+    return 0;
+}
+
+/* A fail-reply fault spoils this reply: 1 when it is lost (the command
+ * waits for its timeout), with *as_error set when it becomes an error. */
+static int spoiled(cl_cmd *c, int *as_error)
+{
+    int kind = script_kind(c->script);
+    cl_fail_budget *b = &c->p->cw->fail[c->p->client - 1];
+    *as_error = 0;
+    if (kind == 0 || b->count[kind] == 0) return 0;
+    b->count[kind]--;
+    *as_error = b->as_error[kind];
+    cl_trace(c->p, c->p->name, "fail-reply: the reply to %s is %s", c->script->name,
+             *as_error ? "turned into an error" : "lost");
+    return !*as_error;
+}
+
+#define FAIL_REPLY_TEXT "ERR fail-reply: the reply was spoiled"
+static const sim_reply fail_reply_error = {
+    .type = SIM_REPLY_ERR, .str = (char *)FAIL_REPLY_TEXT, .len = sizeof FAIL_REPLY_TEXT - 1};
+
 /* The script's reply (and, when synced, WAIT's) is in. */
 static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
 {
     cl_proc *p = c->p;
-    cl_timer_cancel(p, &c->timeout);
     if (c->script && is_noscript(r) && c->argv[0][4] == 'S') {
+        cl_timer_cancel(p, &c->timeout);
         to_eval(c);
         send_now(c);
+        return;
+    }
+    int as_error;
+    if (spoiled(c, &as_error)) return; /* lost: the timeout runs on */
+    cl_timer_cancel(p, &c->timeout);
+    if (as_error) {
+        finish(c, &fail_reply_error, CL_ERR_REPLY);
         return;
     }
     if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->set.nosync_unchecked) {
@@ -311,8 +349,10 @@ static void on_gated(cl_proc *p, void *arg)
     switch (d->kind) {
     case 0: on_reply_entry(n, d->req, d->reply); break;
     case 1: cl_sub_on_push(p, n->group, d->reply); break;
-    case 2: lost(n, 0); break;
-    case 3: lost(n, 1); break;
+    /* A reset that waited (a pause) while the connection was replaced
+     * ends nothing: the new one is up, and must not be dropped. */
+    case 2: if (d->gen == n->cmd_gen) lost(n, 0); break;
+    case 3: if (d->gen == n->ps_gen) lost(n, 1); break;
     }
     delivery_free(d);
 }
@@ -330,6 +370,7 @@ static void deliver(cl_node *n, int kind, uint64_t req, const sim_reply *r)
     d->cw = n->p->cw;
     d->n = n;
     d->kind = kind;
+    d->gen = kind == 2 ? n->cmd_gen : n->ps_gen;
     d->req = req;
     d->reply = r ? sim_reply_ref((sim_reply *)r) : NULL; /* the network's message: shared, not copied */
     static const char *const labels[] = {"reply", "push", "reset", "reset"};
@@ -370,16 +411,20 @@ static void open_conns(cl_node *n)
     world *w = p->cw->w;
     char name[96];
     if (!n->cmd_up) {
+        sim_assert(n->cmd == NULL || world_conn_closed(n->cmd)); /* never two live ones: the old would outlive us */
         snprintf(name, sizeof name, "%s/%d>%s", p->name, p->inc, world_node_name(w, n->target));
         n->cmd = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_cmd_reply, NULL,
                                on_cmd_reset, n);
         n->cmd_up = 1;
+        n->cmd_gen++;
     }
     if (!n->ps_up) {
+        sim_assert(n->ps == NULL || world_conn_closed(n->ps));
         snprintf(name, sizeof name, "%s/%d~%s", p->name, p->inc, world_node_name(w, n->target));
         n->ps = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_ps_reply, on_ps_push,
                               on_ps_reset, n);
         n->ps_up = 1;
+        n->ps_gen++;
         cl_subs_resubscribe(p, n->group);
     }
 }

@@ -1,6 +1,13 @@
 /* watchdog.c — Redisson's lock watchdog (expiration renewal) in a virtual
- * process, in both generations:
+ * process, in its three generations:
  *
+ *  - Generation 0 (3.8.1 .. 3.10.4): an entry per lock holding the one
+ *    thread that scheduled it (a later registration while it exists is a
+ *    no-op) and its timer; the renewal's reply removes the entry whatever
+ *    it says, and a reply of 1 schedules a new one. An error or a 0 ends
+ *    the chain (the next acquisition starts another); a cancel that runs
+ *    while a renewal is on the wire is undone by that renewal's reply of 1,
+ *    which schedules again (the chain outlives the unlock by one period).
  *  - Generation 1 (V2019 .. 3.43): one entry and one timer per lock; every
  *    lease/3 it renews the first registered thread's lock name with
  *    LOCK_RENEW. V2019 leaves the entry without a timer on a reply of 0,
@@ -109,6 +116,75 @@ static int64_t lease_ms(cl_proc *p)
 static int64_t period_us(cl_proc *p)
 {
     return SIM_MS(lease_ms(p) / 3);
+}
+
+/* -------------------------------------------------------- generation 0 */
+
+static void gen0_tick(cl_proc *p, void *arg);
+
+/* scheduleExpirationRenewal(t) of 3.10.4 and before: nothing when the
+ * lock has an entry, else an entry for t with its timer. */
+static void gen0_schedule(cl_proc *p, wd_task *w, int node, int lock, const char *lname, int thread)
+{
+    if (find(w, lock)) return;
+    wd_entry *e = sim_xcalloc(1, sizeof *e);
+    e->lock = lock;
+    e->node = node;
+    e->cap = e->nthreads = 1;
+    e->threads = sim_xcalloc(1, sizeof *e->threads);
+    e->threads[0].thread = thread;
+    e->threads[0].count = 1;
+    snprintf(e->threads[0].lname, sizeof e->threads[0].lname, "%s", lname);
+    wd_entry **tail = &w->entries;
+    while (*tail) tail = &(*tail)->next;
+    *tail = e;
+    cl_timer_arm(p, &e->timer, period_us(p), "watchdog", gen0_tick, e);
+}
+
+/* What a renewal on the wire remembers: the entry's lock, thread and name
+ * (the entry itself may be gone when the reply comes). */
+typedef struct gen0_renewal {
+    int lock, node, thread;
+    char lname[64];
+} gen0_renewal;
+
+static void gen0_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    gen0_renewal *rn = ud;
+    wd_task *w = task(p, 0, 0);
+    wd_entry *e = w ? find(w, rn->lock) : NULL;
+    if (e) remove_entry(p, w, e); /* expirationRenewalMap.remove(entryName) */
+    int renewed = (err == CL_OK || err == CL_ERR_NOSYNC) && r && r->type == SIM_REPLY_INT && r->integer == 1;
+    if (renewed && w) {
+        gen0_schedule(p, w, rn->node, rn->lock, rn->lname, rn->thread);
+    } else {
+        cl_trace(p, p->name, "watchdog: renewal of %s %s, the chain ends", cl_key_name(p->cw, rn->lock),
+                 err != CL_OK && err != CL_ERR_NOSYNC ? "failed" : "answered 0");
+    }
+    cl_free(p, rn);
+}
+
+static void gen0_tick(cl_proc *p, void *arg)
+{
+    wd_entry *e = arg;
+    gen0_renewal *rn = cl_alloc(p, sizeof *rn);
+    rn->lock = e->lock;
+    rn->node = e->node;
+    rn->thread = e->threads[0].thread;
+    snprintf(rn->lname, sizeof rn->lname, "%s", e->threads[0].lname);
+    char lease[24];
+    sim_fmt_i64(lease, lease_ms(p));
+    const char *keys[] = {cl_key_name(p->cw, e->lock)};
+    const char *args[] = {lease, rn->lname};
+    cl_eval(p, e->node, cl_script_of(p->cw, "lock_renew"), 1, keys, 2, args, cl_lock_flags(p, CL_RESEND), 0,
+            gen0_reply, rn);
+}
+
+/* cancelExpirationRenewal(t) of 3.10.4 and before: the entry goes when t
+ * is its thread (or t is 0). */
+static void gen0_cancel(cl_proc *p, wd_task *w, wd_entry *e, int thread)
+{
+    if (thread == 0 || e->threads[0].thread == thread) remove_entry(p, w, e);
 }
 
 /* -------------------------------------------------------- generation 1 */
@@ -331,6 +407,10 @@ static void gen2_tick(cl_proc *p, void *arg)
 
 static void add(cl_proc *p, wd_task *w, int node, int lock, const char *lname, int thread)
 {
+    if (p->cw->set.watchdog_gen == 0 && !w->read) {
+        gen0_schedule(p, w, node, lock, lname, thread);
+        return;
+    }
     wd_entry *e = find(w, lock);
     int fresh = e == NULL;
     if (fresh) {
@@ -375,6 +455,10 @@ static void cancel(cl_proc *p, wd_task *w, int lock, int thread)
     if (e == NULL) return;
     if (p->cw->set.watchdog_gen == 2 || w->read) {
         gen2_cancel_one(p, w, e, thread);
+        return;
+    }
+    if (p->cw->set.watchdog_gen == 0) {
+        gen0_cancel(p, w, e, thread);
         return;
     }
     wd_thread *t = thread ? find_thread(e, thread) : NULL;

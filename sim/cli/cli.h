@@ -16,6 +16,7 @@ int cli_check(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_shrink(int argc, char **argv);
+int cli_hunt(int argc, char **argv);
 /* locksim sweep SCENARIO... --KEY V1,V2,..: contention curves. */
 int cli_sweep(int argc, char **argv);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "faults/fault.h"
 #include "protocols/protocol.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/explore.h"
@@ -20,13 +21,8 @@
 int cli_load(const char *path, scenario *s)
 {
     scn_error err;
-    if (scn_load(path, s, &err) != 0) {
+    if (run_load(path, NULL, 0, s, &err) != 0) {
         scn_error_print(&err);
-        return -1;
-    }
-    if (proto_resolve(s, &err) == NULL) {
-        scn_error_print(&err);
-        scn_free(s);
         return -1;
     }
     return 0;
@@ -186,6 +182,7 @@ typedef struct replay_args {
     int print_scenario;
     const char *choices;  /* a path of locksim check, or NULL */
     int64_t horizon_us;   /* > 0: the run stops there (as check ran it) */
+    int swarm;            /* --swarm: the scenario the seed draws */
 } replay_args;
 
 static int usage_error(const char *fmt, const char *v)
@@ -193,7 +190,7 @@ static int usage_error(const char *fmt, const char *v)
     fprintf(stderr, "locksim replay: ");
     fprintf(stderr, fmt, v ? v : "");
     fprintf(stderr, "\nusage: locksim replay SCENARIO [--seed N] [--around T|violation] [--window D] [--choices STR] [--horizon D] "
-                    "[--no-events] [--print-scenario]\n");
+                    "[--no-events] [--print-scenario] [--swarm]\n");
     return 2;
 }
 
@@ -231,6 +228,8 @@ static int parse_args(int argc, char **argv, replay_args *a)
             i++;
         } else if (!strcmp(o, "--no-events")) {
             a->events = 0;
+        } else if (!strcmp(o, "--swarm")) {
+            a->swarm = 1;
         } else if (!strcmp(o, "--print-scenario")) {
             a->print_scenario = 1;
         } else if (o[0] == '-') {
@@ -279,18 +278,27 @@ int cli_replay(int argc, char **argv)
     if (parse_args(argc, argv, &a) != 0) return 2;
     scenario s;
     if (cli_load(a.path, &s) != 0) return 2;
+    uint64_t seed = a.has_seed ? a.seed : s.has_seed ? s.seed : 1;
     if (a.print_scenario) {
-        int rc = scn_write(stdout, &s);
+        /* With swarm testing: the plain scenario the seed draws, with it. */
+        char desc[512];
+        scenario *drawn = s.swarm || a.swarm ? fault_swarm_draw(&s, seed, desc, sizeof desc) : NULL;
+        if (drawn) {
+            drawn->seed = seed;
+            drawn->has_seed = 1;
+            printf("# drawn by swarm testing from %s, seed %llu: %s\n", s.path, (unsigned long long)seed, desc);
+        }
+        int rc = scn_write(stdout, drawn ? drawn : &s);
+        if (drawn) fault_swarm_free(drawn);
         if (rc != 0)
             fprintf(stderr, "%s: cannot be written back whole (a line longer than the parser reads)\n", a.path);
         scn_free(&s);
         return rc == 0 ? 0 : 2;
     }
-    uint64_t seed = a.has_seed ? a.seed : s.has_seed ? s.seed : 1;
     lines l = {0};
     FILE *sink = open_memstream(&l.buf, &l.len);
     sim_assert(sink != NULL);
-    run_opts o = {.trace = sink, .horizon_us = a.horizon_us};
+    run_opts o = {.trace = sink, .horizon_us = a.horizon_us, .swarm = a.swarm};
     explore_replay rep = {0};
     if (a.choices) {
         explore_replay_parse(&rep, a.choices);

@@ -143,6 +143,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             i++;
         } else if (!strcmp(o, "--json")) {
             a->json = 1;
+        } else if (!strcmp(o, "--swarm")) {
+            a->ro.swarm = 1;
         } else if (!strcmp(o, "--trace") && v) {
             a->trace_path = v;
             i++;
@@ -225,6 +227,7 @@ static int parse_args(int argc, char **argv, run_args *a)
     }
     size_t n = 0;
     if (a->ro.real) n += (size_t)snprintf(a->extra + n, sizeof a->extra - n, " --backend redis");
+    if (a->ro.swarm) n += (size_t)snprintf(a->extra + n, sizeof a->extra - n, " --swarm");
     if (a->ro.horizon_us > 0 && n < sizeof a->extra) {
         char d[32];
         scn_duration_format(a->ro.horizon_us, d, sizeof d);
@@ -241,16 +244,11 @@ static int load_all(const run_args *a, scenario *scns, size_t *loaded)
     for (*loaded = 0; *loaded < a->files.n; (*loaded)++) {
         scenario *s = &scns[*loaded];
         scn_error err;
-        if (scn_load(a->files.v[*loaded], s, &err) != 0) {
+        if (run_load(a->files.v[*loaded], NULL, 0, s, &err) != 0) {
             scn_error_print(&err);
             return 2;
         }
         char why[768];
-        if (proto_resolve(s, &err) == NULL) {
-            scn_error_print(&err);
-            scn_free(s);
-            return 2;
-        }
         if (a->ro.real && run_real_refusal(s, &a->ro, why, sizeof why) != 0) {
             fprintf(stderr, "%s\n", why);
             scn_free(s);
@@ -591,6 +589,7 @@ int cli_list(int argc, char **argv)
         printf("  %-30s %s\n", pd->name, pd->summary);
         if (pd->options) printf("  %-30s   options: %s\n", "", pd->options);
         if (pd->versions) printf("  %-30s   versions: %s\n", "", pd->versions);
+        if (pd->history) printf("  %-30s   history: %s\n", "", pd->history);
         printf("  %-30s   checkers:", "");
         size_t nrows;
         const check_row *rows = check_rows(&nrows);

@@ -105,13 +105,15 @@ int cli_shrink(int argc, char **argv)
 {
     const char *path = NULL, *out = NULL;
     unsigned long long seed = 0;
-    int has_seed = 0;
+    int has_seed = 0, swarm = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "--seed") && v) {
             if (cli_parse_seed(v, &seed) != 0) return shrink_usage("--seed wants an integer (got \"%s\")", v);
             has_seed = 1;
             i++;
+        } else if (!strcmp(o, "--swarm")) {
+            swarm = 1;
         } else if ((!strcmp(o, "-o") || !strcmp(o, "--output")) && v) {
             out = v;
             i++;
@@ -130,7 +132,7 @@ int cli_shrink(int argc, char **argv)
     if (!has_seed) seed = orig.has_seed ? orig.seed : 1;
     shrink_result k;
     scn_error err;
-    int fails = shrink_scenario(&orig, seed, &k, &err);
+    int fails = shrink_scenario(&orig, seed, swarm ? SHRINK_SWARM : 0, 0, &k, &err);
     if (fails <= 0) {
         if (fails == 0)
             printf("shrink: %s with seed %llu does not fail (no violation, expectations met): nothing to shrink\n",
@@ -147,7 +149,8 @@ int cli_shrink(int argc, char **argv)
     shrink_failure_text(&k.want, why, sizeof why);
     printf("shrink: %s seed %llu fails: %s\n", path, seed, why);
     print_size("before", &orig);
-    if (orig.nemesis) printf("  the nemesis generated %zu faults\n", k.stats.generated);
+    if (orig.swarm || swarm) printf("  swarm testing: the seed drew the values the shrinking starts from\n");
+    if (orig.nemesis || orig.swarm || swarm) printf("  the nemesis generated %zu faults\n", k.stats.generated);
     print_steps(&k);
     /* A lock policy named by a path relative to the input: the written
      * file names it by its absolute path, so it runs from anywhere. */

@@ -186,17 +186,13 @@ static int load_variants(sweep_work *w, size_t *loaded)
                 if (a->protocols.n) ov[1].value = a->protocols.v[p];
                 scn_error err;
                 scenario *s = &w->variants[series * w->nvalues + x];
-                if (scn_load_with(a->files[f], ov, a->protocols.n ? 2 : 1, s, &err) != 0) {
-                    if (err.line > 0) scn_error_print(&err);
+                if (run_load(a->files[f], ov, a->protocols.n ? 2 : 1, s, &err) != 0) {
+                    if (err.line > 0 || err.nmore) scn_error_print(&err);
                     else fprintf(stderr, "locksim sweep: %s: %s\n", err.path, err.msg);
                     return 2;
                 }
                 (*loaded)++;
                 if (x == 0) series_label(w, series, a->files[f], s->protocol);
-                if (proto_resolve(s, &err) == NULL) {
-                    scn_error_print(&err);
-                    return 2;
-                }
             }
         }
     return 0;

@@ -20,7 +20,9 @@ static void usage(FILE *to)
           "        [--horizon D] [--max-seconds S] [--all]   explore every choice within the bounds\n"
           "  replay SCENARIO [--seed N] [--choices STR] [--horizon D] [--around T|violation] [--window D]\n"
           "                                   one seed's trace as a timeline, violations marked\n"
-          "  shrink SCENARIO --seed N -o FILE the smallest scenario failing the same way\n"
+          "  shrink SCENARIO --seed N -o FILE [--swarm]   the smallest scenario failing the same way\n"
+          "  hunt PROTOCOL[@V] | SCENARIO --seeds A..B [--jobs N] [--out DIR] [--want KNOWN-BUG.scn]\n"
+          "                                   swarm testing: failures grouped by signature, each shrunk\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n"
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "check") == 0) return cli_check(argc - 1, argv + 1);
     if (strcmp(cmd, "replay") == 0) return cli_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "shrink") == 0) return cli_shrink(argc - 1, argv + 1);
+    if (strcmp(cmd, "hunt") == 0) return cli_hunt(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");

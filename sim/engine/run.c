@@ -73,10 +73,49 @@ int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap
     return 0;
 }
 
+int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, scn_error *err)
+{
+    if (scn_load_with(path, ov, n, s, err) != 0) {
+        /* The protocol's name too: a typo there explains errors elsewhere. */
+        if (err->protocol[0] && proto_find(err->protocol) == NULL && strchr(err->protocol, '/') == NULL &&
+            strstr(err->protocol, ".lock") == NULL) {
+            char why[300];
+            scn_error_add(err, err->protocol_line, "%s", proto_unknown_reason(err->protocol, why, sizeof why));
+            scn_error_sort(err);
+        }
+        return -1;
+    }
+    if (proto_resolve(s, err) == NULL) {
+        scn_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
+                     history *h, scn_error *err);
+
 int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result *out,
                  history *h, scn_error *err)
 {
     memset(out, 0, sizeof *out);
+    scenario *drawn = NULL;
+    char desc[sizeof out->swarm_desc] = "";
+    if (s->swarm || (o && o->swarm)) s = drawn = fault_swarm_draw(s, seed, desc, sizeof desc);
+    int rc = run_drawn(s, seed, drawn ? desc : NULL, o, out, h, err);
+    if (rc != 0) {
+        if (drawn) fault_swarm_free(drawn);
+        return rc;
+    }
+    out->swarm = drawn;
+    memcpy(out->swarm_desc, desc, sizeof desc);
+    return 0;
+}
+
+/* One run of s; swarm: the values swarm testing drew for it, or NULL. */
+static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
+                     history *h, scn_error *err)
+{
     const proto_def *pd = proto_resolve(s, err);
     if (pd == NULL) return -1;
     real_servers *srv = NULL;
@@ -103,6 +142,7 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     if (o && o->trace) sim_set_trace_sink(ctx, to_file, o->trace);
     if (o && o->chooser) sim_set_chooser(ctx, o->chooser, o->chooser_ud);
     trace_header(ctx, s, seed);
+    if (swarm) sim_trace(ctx, "swarm", "%s", swarm);
     world *w = srv ? world_new_real(ctx, s, srv) : world_new(ctx, s);
     cl_world *cw = cl_world_new(w, s, &pd->impl, h);
     scn_step *gen = NULL;
@@ -163,4 +203,6 @@ void run_result_free(run_result *r)
     check_result_free(&r->checks);
     sim_xfree(r->generated);
     r->generated = NULL;
+    if (r->swarm) fault_swarm_free(r->swarm);
+    r->swarm = NULL;
 }

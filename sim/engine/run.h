@@ -31,6 +31,8 @@ typedef struct run_result {
     char expectation_failure[256]; /* the first unmet expectation */
     scn_step *generated;           /* the faults the nemesis drew (owned) */
     size_t ngenerated;
+    scenario *swarm;               /* swarm: the scenario the seed drew (owned; s is it) */
+    char swarm_desc[512];          /* its drawn values, one line ("" without swarm) */
 } run_result;
 
 /* Acquire latencies (ok and fail) from h into r. */
@@ -50,15 +52,24 @@ typedef struct run_opts {
     int64_t horizon_us;      /* > 0: the run stops there (before the duration) */
     sim_chooser_fn *chooser; /* decides every sim_choose (exploration, replay), or NULL */
     void *chooser_ud;
+    int swarm;               /* swarm testing even without [swarm] (--swarm) */
 } run_opts;
+
+/* Loads path (with the n overrides of scn_load_with) and resolves its
+ * protocol: 0, or -1 with every error found in err (scn_error_print),
+ * the most specific first; an unknown protocol name is reported with a
+ * did-you-mean even when the file has other errors. */
+int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, scn_error *err);
 
 /* The first fault of s the real backend cannot apply with options o, as
  * "file:line: why" in buf (cap bytes); 0 when it can run. */
 int run_real_refusal(const scenario *s, const run_opts *o, char *buf, size_t cap);
 
 /* Runs s with seed. The result borrows s; h receives the history (the
- * caller inits and frees it). Returns 0, or -1 if the scenario names an
- * unknown protocol (the error is in err). */
+ * caller inits and frees it). With swarm testing (s->swarm, or o->swarm)
+ * the run is of the scenario the seed draws from s (fault_swarm_draw),
+ * which the result owns and names in r->s. Returns 0, or -1 if the
+ * scenario names an unknown protocol (the error is in err). */
 int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result *out,
                  history *h, scn_error *err);
 void run_result_free(run_result *r);

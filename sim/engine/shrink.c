@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "faults/fault.h"
 #include "sim/engine/shrink.h"
 
 typedef struct shrinker {
     unsigned long long seed;
+    int same;             /* keep what the input breaks */
+    unsigned keep;        /* invariants every candidate must break */
     shrink_failure want;
     shrink_failure last;  /* of the last candidate that failed the same way */
     unsigned runs;
@@ -35,6 +38,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     memset(f, 0, sizeof *f);
     f->inv = -1;
     f->at_us = -1;
+    for (size_t i = 0; i < r->checks.nv; i++) f->invs |= 1u << r->checks.v[i].inv;
     const check_violation *v = earliest(r, exp_held);
     if (v == NULL && !r->expectations_met) {
         /* "X expected held, was violated" / "min-acquisitions expected 5, was 2" */
@@ -51,9 +55,11 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     return 1;
 }
 
-static int same_failure(const shrink_failure *a, const shrink_failure *b)
+/* Does got fail as want does? */
+static int same_failure(const shrink_failure *got, const shrink_failure *want)
 {
-    return a->inv == b->inv && (a->inv >= 0 || !strcmp(a->expect, b->expect));
+    return got->inv == want->inv && (got->inv >= 0 || !strcmp(got->expect, want->expect)) &&
+           (got->invs & want->keep) == want->keep;
 }
 
 void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap)
@@ -398,6 +404,8 @@ static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **ge
         return -1;
     }
     int fails = shrink_classify(&r, &k->want);
+    k->want.keep = k->same ? k->want.invs : k->keep;
+    if ((k->want.invs & k->want.keep) != k->want.keep) fails = 0; /* it does not break them to begin with */
     k->last = k->want;
     *ngen = r.ngenerated;
     *gen = r.generated; /* taken over */
@@ -434,10 +442,27 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->dists = shrink_dists(k, cur);
 }
 
-int shrink_scenario(const scenario *s, uint64_t seed, shrink_result *out, scn_error *err)
+static int shrink_drawn(const scenario *s, uint64_t seed, int same, unsigned keep, shrink_result *out,
+                        scn_error *err);
+
+int shrink_scenario(const scenario *s, uint64_t seed, unsigned flags, unsigned keep, shrink_result *out,
+                    scn_error *err)
+{
+    int same = (flags & SHRINK_SAME_INVARIANTS) != 0 && keep == 0;
+    if (!s->swarm && !(flags & SHRINK_SWARM)) return shrink_drawn(s, seed, same, keep, out, err);
+    char desc[512];
+    scenario *drawn = fault_swarm_draw(s, seed, desc, sizeof desc);
+    int rc = shrink_drawn(drawn, seed, same, keep, out, err);
+    fault_swarm_free(drawn);
+    return rc;
+}
+
+/* Shrinks s, a scenario without swarm testing; same: keep = what s breaks. */
+static int shrink_drawn(const scenario *s, uint64_t seed, int same, unsigned keep, shrink_result *out,
+                        scn_error *err)
 {
     memset(out, 0, sizeof *out);
-    shrinker k = {.seed = seed};
+    shrinker k = {.seed = seed, .same = same, .keep = keep};
     size_t ngen = 0;
     scn_step *gen = NULL;
     int fails = first_run(&k, s, &ngen, &gen, err);

@@ -23,6 +23,8 @@ typedef struct shrink_failure {
     int inv;
     char expect[256];
     int64_t at_us; /* the first violation of inv (-1: none) */
+    unsigned invs; /* every invariant violated (bit i: scn_invariant i) */
+    unsigned keep; /* wanted: a candidate fails the same way only if it breaks these too */
 } shrink_failure;
 
 /* What a shrink did, step by step (sizes before and after). */
@@ -56,8 +58,16 @@ void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap);
 /* Shrinks s with seed. Returns 1 with *out filled when s fails, 0 when
  * it does not (nothing to shrink; *out holds want and stats only), -1
  * with err set when s cannot run or cannot be written back as text. The
- * shrunk scenario is named after s's name and carries the seed. */
-int shrink_scenario(const scenario *s, uint64_t seed, shrink_result *out, scn_error *err);
+ * shrunk scenario is named after s's name and carries the seed. With
+ * swarm testing (s->swarm, or SHRINK_SWARM) the shrinking starts from
+ * the scenario the seed draws (every drawn value explicit). A candidate
+ * must also break every invariant of keep (bit i: scn_invariant i), or
+ * with SHRINK_SAME_INVARIANTS and keep 0, every invariant the input
+ * breaks: a bug's whole signature is kept. */
+#define SHRINK_SWARM 1u
+#define SHRINK_SAME_INVARIANTS 2u
+int shrink_scenario(const scenario *s, uint64_t seed, unsigned flags, unsigned keep, shrink_result *out,
+                    scn_error *err);
 void shrink_result_free(shrink_result *r);
 
 /* Runs s with seed: 1 when it fails as want does (how in *got). */

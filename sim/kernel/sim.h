@@ -47,6 +47,13 @@ void *sim_fl_get(sim_freelist *fl);
 void sim_fl_put(sim_freelist *fl, void *p); /* NULL: no-op */
 void sim_fl_drain(sim_freelist *fl);        /* frees the kept blocks */
 
+/* words.c — did you mean: the edit distance of two names (a swap of two
+ * neighbours is one edit; ASCII case does not count), and the name of
+ * names[0..n) closest to word when it is close enough to be a typo of it
+ * (NULL otherwise, or when word is one of them). */
+size_t sim_edit_distance(const char *a, const char *b);
+const char *sim_closest(const char *word, const char *const *names, size_t n);
+
 /* Always-on assertion: prints file:line and the expression, then aborts. */
 #define sim_assert(e) ((e) ? (void)0 : sim_assert_fail(#e, __FILE__, __LINE__))
 void sim_assert_fail(const char *expr, const char *file, int line);

@@ -66,17 +66,26 @@ static const key_def keys[] = {
     {"nemesis", "start", K_DURATION, F(nemesis_start_us), 0, 0},
     {"nemesis", "stop", K_DURATION, F(nemesis_stop_us), 0, 0},
     {"nemesis", "p", K_PROB, F(nemesis_p_ppm), 0, 0},
+    {"swarm", "clients", K_COUNTS, F(swarm_clients), 0, 0},
+    {"swarm", "threads", K_COUNTS, F(swarm_threads), 0, 0},
+    {"swarm", "hold", K_DIST, F(swarm_hold), 0, 0},
+    {"swarm", "think", K_DIST, F(swarm_think), 0, 0},
+    {"swarm", "reentry", K_PROB, F(swarm_reentry_ppm), 0, 0},
+    {"swarm", "lease", K_DIST, F(swarm_lease), 0, 0},
+    {"swarm", "watchdog", K_PROB, F(swarm_watchdog_ppm), 0, 0},
+    {"swarm", "interval", K_DIST, F(swarm_interval), 0, 0},
+    {"swarm", "duration", K_DIST, F(swarm_duration), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
 };
 
 static const char *const sections[] = {"scenario", "redis", "protocol", "clients", "steps",
-                                       "faults", "nemesis", "resource", "expect", NULL};
+                                       "faults", "nemesis", "swarm", "resource", "expect", NULL};
 
 static const char *const nemesis_kinds[] = {"pause",      "crash",      "partition",   "clock",
                                             "node-crash", "node-pause", "failover",    "drop-reply",
-                                            "drop-pubsub", "disconnect", "delay",      NULL};
+                                            "drop-pubsub", "disconnect", "delay",      "fail-reply", NULL};
 
 const char *scn_nemesis_kind_name(int bit)
 {
@@ -115,6 +124,7 @@ int scn_lock_name_ok(const char *name)
 /* ---------------------------------------------------------- the parser */
 
 typedef struct parser {
+    char bad_section[64]; /* the unknown section reported (its keys say nothing more) */
     scenario *s;
     scn_error *err;
     int line;       /* of the line inih is handling */
@@ -128,13 +138,66 @@ static void fail(parser *p, int line, const char *fmt, ...) __attribute__((forma
 
 static void fail(parser *p, int line, const char *fmt, ...)
 {
-    if (p->failed) return;
-    p->failed = 1;
-    p->err->line = line;
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    scn_error_add(p->err, line, "%s", msg);
+    p->failed = 1;
+}
+
+int scn_error_count(const scn_error *err)
+{
+    return err->msg[0] ? 1 + err->nmore : 0;
+}
+
+void scn_error_add(scn_error *err, int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (err->msg[0] == '\0') {
+        err->line = line;
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    } else if (err->nmore < SCN_ERRORS_MAX - 1) {
+        err->more[err->nmore].line = line;
+        snprintf(err->more[err->nmore].msg, sizeof err->more[0].msg, "%s", msg);
+        err->nmore++;
+    }
+}
+
+void scn_error_sort(scn_error *err)
+{
+    int n = scn_error_count(err);
+    if (n < 2) return;
+    typedef struct one {
+        int line;
+        char msg[512];
+    } one;
+    one v[SCN_ERRORS_MAX];
+    v[0].line = err->line;
+    snprintf(v[0].msg, sizeof v[0].msg, "%s", err->msg);
+    for (int i = 1; i < n; i++) {
+        v[i].line = err->more[i - 1].line;
+        snprintf(v[i].msg, sizeof v[i].msg, "%s", err->more[i - 1].msg);
+    }
+    for (int i = 1; i < n; i++) /* insertion sort, stable: lines first, in order, then line 0 */
+        for (int j = i; j > 0; j--) {
+            int a = v[j - 1].line, b = v[j].line;
+            if (!((a == 0 && b > 0) || (a > 0 && b > 0 && b < a))) break;
+            one t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    err->line = v[0].line;
+    snprintf(err->msg, sizeof err->msg, "%s", v[0].msg);
+    for (int i = 1; i < n; i++) {
+        err->more[i - 1].line = v[i].line;
+        snprintf(err->more[i - 1].msg, sizeof err->more[0].msg, "%s", v[i].msg);
+    }
 }
 
 /* The value as a quoted, escaped token for messages. */
@@ -170,6 +233,10 @@ static int set_key(parser *p, const key_def *k, const char *v)
             fail(p, p->line,
                  "bad distribution for '%s' (got %s; write 5ms, 1ms..20ms or exp(50ms))",
                  k->name, tok(v, t, sizeof t));
+            return 0;
+        }
+        if (!strcmp(k->section, "swarm") && ((scn_dist *)(base + k->off))->kind == SCN_DIST_EXP) {
+            fail(p, p->line, "[swarm] %s takes bounds, A..B or one value (got %s)", k->name, tok(v, t, sizeof t));
             return 0;
         }
         return 1;
@@ -270,12 +337,22 @@ static int set_key(parser *p, const key_def *k, const char *v)
         char buf[512];
         snprintf(buf, sizeof buf, "%s", v);
         for (char *save = NULL, *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+            if (!strcmp(w, "any")) { /* swarm: each seed draws its kinds among all */
+                p->s->nemesis_any = 1;
+                bits |= (1 << SCN_NEM_COUNT) - 1;
+                continue;
+            }
             int i;
             for (i = 0; nemesis_kinds[i]; i++)
                 if (!strcmp(w, nemesis_kinds[i])) break;
             if (nemesis_kinds[i] == NULL) {
+                const char *near = sim_closest(w, nemesis_kinds, SCN_NEM_COUNT);
+                if (near) {
+                    fail(p, p->line, "unknown nemesis kind %s (did you mean %s?)", tok(w, t, sizeof t), near);
+                    return 0;
+                }
                 fail(p, p->line, "unknown nemesis kind %s (pause, crash, partition, clock, node-crash, "
-                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay)",
+                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, fail-reply, or any)",
                      tok(w, t, sizeof t));
                 return 0;
             }
@@ -328,6 +405,30 @@ static int parse_timed(parser *p, const char *section, const char *value)
     return 1;
 }
 
+/* " (did you mean X?)" for an unknown key of section, or " (it is a key
+ * of [S])" when another section has it; "" when nothing is near. */
+static const char *key_hint(const char *section, const char *name, char *buf, size_t cap)
+{
+    const char *names[sizeof keys / sizeof keys[0] + SCN_INV_COUNT];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].section, section)) names[n++] = keys[i].name;
+    if (!strcmp(section, "expect"))
+        for (int i = 0; i < SCN_INV_COUNT; i++) names[n++] = invariant_names[i];
+    const char *near = sim_closest(name, names, n);
+    buf[0] = '\0';
+    if (near) {
+        snprintf(buf, cap, " (did you mean %s?)", near);
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].name, name)) {
+            snprintf(buf, cap, " (it is a key of [%s])", keys[i].section);
+            break;
+        }
+    return buf;
+}
+
 static int parse_expect(parser *p, const char *name, const char *value)
 {
     char t[160];
@@ -350,7 +451,7 @@ static int handler(void *user, const char *section, const char *name, const char
 {
     parser *p = user;
     char t[160];
-    if (p->failed) return 1;
+    if (scn_error_count(p->err) >= SCN_ERRORS_MAX) return 1; /* enough to say */
     if (p->too_long) {
         fail(p, p->line, "line too long (at most %d characters)", SCN_LINE_MAX);
         return 0;
@@ -359,9 +460,16 @@ static int handler(void *user, const char *section, const char *name, const char
     for (si = 0; sections[si]; si++)
         if (!strcmp(section, sections[si])) break;
     if (sections[si] && !strcmp(section, "nemesis")) p->s->nemesis = 1;
+    if (sections[si] && !strcmp(section, "swarm")) p->s->swarm_section = 1;
     if (sections[si] == NULL) {
-        if (*section) fail(p, p->line, "unknown section [%s]", section);
-        else fail(p, p->line, "key %s outside any section", tok(name, t, sizeof t));
+        if (*section && strcmp(section, p->bad_section) != 0) {
+            const char *near = sim_closest(section, sections, si);
+            fail(p, p->line, "unknown section [%s]%s%s%s", section, near ? " (did you mean [" : "", near ? near : "",
+                 near ? "]?)" : "");
+            snprintf(p->bad_section, sizeof p->bad_section, "%s", section);
+        } else if (!*section) {
+            fail(p, p->line, "key %s outside any section", tok(name, t, sizeof t));
+        }
         return 0;
     }
     if (!strcmp(section, "steps") || !strcmp(section, "faults")) {
@@ -379,7 +487,7 @@ static int handler(void *user, const char *section, const char *name, const char
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
             return set_key(p, &keys[i], value);
-    fail(p, p->line, "unknown key '%s' in [%s]", name, section);
+    fail(p, p->line, "unknown key '%s' in [%s]%s", name, section, key_hint(section, name, t, sizeof t));
     return 0;
 }
 
@@ -389,9 +497,10 @@ static int handler(void *user, const char *section, const char *name, const char
 static void note_section(parser *p, const char *line)
 {
     while (*line == ' ' || *line == '\t') line++;
-    if (strncmp(line, "[nemesis]", 9) != 0) return;
-    for (line += 9; *line == ' ' || *line == '\t' || *line == '\r' || *line == '\n'; line++) {}
-    if (*line == '\0' || *line == ';' || *line == '#') p->s->nemesis = 1;
+    int *flag = !strncmp(line, "[nemesis]", 9) ? &p->s->nemesis : !strncmp(line, "[swarm]", 7) ? &p->s->swarm_section : NULL;
+    if (flag == NULL) return;
+    for (line = strchr(line, ']') + 1; *line == ' ' || *line == '\t' || *line == '\r' || *line == '\n'; line++) {}
+    if (*line == '\0' || *line == ';' || *line == '#') *flag = 1;
 }
 
 /* fgets-style readers that count lines (inih does not tell them) and
@@ -479,6 +588,15 @@ void scn_defaults(scenario *s)
     s->nemesis_start_us = SIM_SEC(1);
     s->nemesis_stop_us = -1;
     s->nemesis_p_ppm = 300000;
+    s->swarm_clients = (scn_dist){SCN_DIST_UNIFORM, 2, 6};
+    s->swarm_threads = (scn_dist){SCN_DIST_UNIFORM, 1, 2};
+    s->swarm_hold = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_SEC(3)};
+    s->swarm_think = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(1), SIM_SEC(1)};
+    s->swarm_reentry_ppm = 500000;
+    s->swarm_lease = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(40)};
+    s->swarm_watchdog_ppm = 500000;
+    s->swarm_interval = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(20)};
+    s->swarm_duration = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(100), SIM_SEC(15)};
 }
 
 /* The step's names resolved against the topology (scn_step_resolve),
@@ -510,8 +628,8 @@ static void validate(parser *p)
     if (s->nlocks == 0) s->lock_names[s->nlocks++] = sim_xstrdup("lock");
     if (s->liveness_bound_us == 0) s->liveness_bound_us = SIM_SEC(1);
     if (s->nemesis_stop_us < 0) s->nemesis_stop_us = s->duration_us - s->duration_us / 5;
-    if (s->nemesis && (s->nemesis_kinds & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER)) && s->replicas == 0 &&
-        (s->nemesis_kinds & SCN_NEM_FAILOVER))
+    s->swarm = s->swarm_section || (s->nemesis && s->nemesis_any);
+    if (s->nemesis && !s->nemesis_any && (s->nemesis_kinds & SCN_NEM_FAILOVER) && s->replicas == 0)
         fail(p, 0, "[nemesis] failover needs [redis] replicas");
     int max_clients = scn_max_client(s);
     for (size_t i = 0; i < s->nsteps && !p->failed; i++) {
@@ -535,7 +653,12 @@ static int finish(parser *p, int rc)
     else if (rc == -2) fail(p, 0, "out of memory while parsing");
     else if (rc > 0 && !p->failed) fail(p, rc, "syntax error (expected [section] or 'key = value')");
     if (!p->failed) validate(p);
+    if (s->protocol) { /* for a check of the name against the catalogue, even now */
+        snprintf(p->err->protocol, sizeof p->err->protocol, "%s", s->protocol);
+        p->err->protocol_line = s->protocol_line;
+    }
     if (p->failed) {
+        scn_error_sort(p->err);
         scn_free(s);
         return -1;
     }
@@ -568,6 +691,9 @@ int scn_key_resolve(const char *name, const char **section, const char **key, ch
                               !strcmp(dot + 1, k->name)
                         : !strcmp(name, k->name);
         if (!match) continue;
+        /* [swarm] repeats the workload's names as bounds: by name alone,
+         * "hold" is clients.hold; the bound is swarm.hold. */
+        if (!dot && !strcmp(k->section, "swarm")) continue;
         if (found++ == 0) {
             *section = k->section;
             *key = k->name;
@@ -640,4 +766,8 @@ void scn_error_print(const scn_error *err)
 {
     if (err->line > 0) fprintf(stderr, "%s:%d: %s\n", err->path, err->line, err->msg);
     else fprintf(stderr, "%s: %s\n", err->path, err->msg);
+    for (int i = 0; i < err->nmore; i++) {
+        if (err->more[i].line > 0) fprintf(stderr, "%s:%d: %s\n", err->path, err->more[i].line, err->more[i].msg);
+        else fprintf(stderr, "%s: %s\n", err->path, err->more[i].msg);
+    }
 }

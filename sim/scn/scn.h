@@ -75,6 +75,7 @@ typedef enum scn_op {
     SCN_FAULT_DISCONNECT, /* client=N */
     SCN_FAULT_FAILOVER,   /* [node=X | group=G] */
     SCN_FAULT_FIU,        /* POINT p=P [for=D] */
+    SCN_FAULT_FAIL_REPLY, /* client=N command=acquire|unlock|renew [count=K] [as=lost|error] */
     /* client operations added later (kept at the end: the values above
      * stay); scn_op_is_fault() tells the two kinds apart */
     SCN_OP_ADDPERMITS,       /* semaphore addPermits(n) (n may be negative) */
@@ -88,6 +89,11 @@ typedef enum scn_op {
 /* 1 when op is a fault ([faults] or [steps], run by the fault schedule),
  * 0 when it is a client operation (run by a client thread). */
 int scn_op_is_fault(scn_op op);
+
+/* The kinds of command a fail-reply line names (scn_step.reply_cmd). */
+#define SCN_REPLY_ACQUIRE 1
+#define SCN_REPLY_UNLOCK 2
+#define SCN_REPLY_RENEW 3
 
 /* Clock changes. */
 #define SCN_CLOCK_OFFSET 1
@@ -145,6 +151,9 @@ typedef struct scn_step {
     int64_t clock_value; /* offset/jump in µs, drift in ppm */
     char point[64];    /* fiu point */
     int group;         /* failover: the node group (-1: from node=, else 0) */
+    int reply_cmd;     /* fail-reply: SCN_REPLY_ACQUIRE / _UNLOCK / _RENEW */
+    int reply_count;   /* fail-reply: how many replies (0: 1) */
+    int reply_error;   /* fail-reply: 1 = an error reply, 0 = the reply is lost */
     int generated;     /* written by the nemesis */
     /* The names above resolved against the topology (scn_step_resolve):
      * what runs use; the names are what traces and files show. */
@@ -216,7 +225,8 @@ const char *scn_invariant_name(scn_invariant inv);
 #define SCN_NEM_DROP_PUBSUB (1 << 8) /* pub/sub messages are lost for a while */
 #define SCN_NEM_DISCONNECT (1 << 9)  /* a client's connections drop */
 #define SCN_NEM_DELAY (1 << 10)      /* a client's link slows down for a while */
-#define SCN_NEM_COUNT 11
+#define SCN_NEM_FAIL_REPLY (1 << 11) /* a client's next replies to one kind of script are spoilt */
+#define SCN_NEM_COUNT 12
 
 /* The name of nemesis kind bit k ("pause", "node-crash", ...). */
 const char *scn_nemesis_kind_name(int bit);
@@ -293,6 +303,23 @@ struct scenario {
     scn_dist nemesis_jump;     /* size of a forward clock jump */
     int64_t nemesis_start_us, nemesis_stop_us;
     int nemesis_p_ppm;         /* loss probability of drop-reply / drop-pubsub */
+    int nemesis_any;           /* kinds = any: each seed draws its kinds (swarm) */
+
+    /* [swarm]: swarm testing. Each seed draws, before its run, its own mix
+     * within these bounds (faults/swarm.c): the nemesis's kinds, interval,
+     * durations and window, the clients, threads, hold and think ranges,
+     * reentrancy and the lease. */
+    int swarm;                 /* [swarm] is present or [nemesis] kinds = any */
+    int swarm_section;         /* [swarm] is present */
+    scn_dist swarm_clients;    /* integer range */
+    scn_dist swarm_threads;    /* integer range */
+    scn_dist swarm_hold;       /* a hold range a..b is drawn within these bounds */
+    scn_dist swarm_think;      /* a think range, likewise */
+    int swarm_reentry_ppm;     /* reentry drawn in 0..this (half the seeds: 0) */
+    scn_dist swarm_lease;      /* a fixed lease drawn within these bounds... */
+    int swarm_watchdog_ppm;    /* ...or, with this chance, the watchdog */
+    scn_dist swarm_interval;   /* the nemesis interval's mean, within */
+    scn_dist swarm_duration;   /* the bounds of the fault durations' range */
 
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];
@@ -302,12 +329,30 @@ struct scenario {
 };
 typedef struct scenario scenario;
 
-/* Parse outcome: the first error wins; line 0 means "no line". */
+/* Parse outcome: up to SCN_ERRORS_MAX errors, the most specific first (a
+ * line's before the whole file's); line 0 means "no line". line and msg
+ * are the first; more[] the others. */
+#define SCN_ERRORS_MAX 5
 typedef struct scn_error {
     char path[512];
     int line;
     char msg[512];
+    int nmore;
+    struct {
+        int line;
+        char msg[512];
+    } more[SCN_ERRORS_MAX - 1];
+    char protocol[128]; /* the [protocol] name read, even from a file that failed */
+    int protocol_line;
 } scn_error;
+
+/* Adds an error to err (the first fills line and msg); past
+ * SCN_ERRORS_MAX it is dropped. */
+void scn_error_add(scn_error *err, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Puts the errors with a line first, in line order, then the others. */
+void scn_error_sort(scn_error *err);
+/* How many errors err holds. */
+int scn_error_count(const scn_error *err);
 
 /* Parses path into *out. Returns 0, or -1 with *err set (nothing
  * allocated survives). */

@@ -23,8 +23,9 @@
 #define O_CLOCK 512
 #define O_GROUP 1024
 #define O_ARG 2048 /* mode=read|write, permits=N */
-#define O_ASYNC 4096 /* api=sync|async */
-#define O_SIGNED 8192 /* permits=N may be 0 or negative (addPermits) */
+#define O_REPLY 4096 /* command=, count=, as= (fail-reply) */
+#define O_ASYNC 8192 /* api=sync|async */
+#define O_SIGNED 16384 /* permits=N may be 0 or negative (addPermits) */
 
 typedef struct op_def {
     const char *name;
@@ -68,6 +69,11 @@ static const op_def ops[] = {
     {"failover", SCN_FAULT_FAILOVER, O_NODE | O_GROUP, "failover [node=X | group=N]",
      "Sentinel promotes the most up-to-date replica now"},
     {"fiu", SCN_FAULT_FIU, O_P | O_FOR, "fiu POINT p=P [for=D]", "a raw libfiu failure point (see below)"},
+    {"fail-reply", SCN_FAULT_FAIL_REPLY, O_CLIENT | O_REPLY,
+     "fail-reply client=N command=acquire|unlock|renew [count=K] [as=lost|error]",
+     "the client's next K replies to that kind of script (acquire, unlock or release, watchdog renewal) are lost "
+     "(as=lost, the default: the server ran it, the client times out and resends as its transport allows) or "
+     "turned into an error reply (as=error: the server ran it, the client sees ERR and does not resend)"},
     {"addpermits", SCN_OP_ADDPERMITS, O_LOCK | O_ARG | O_SIGNED, "cN addpermits permits=N [lock=NAME]",
      "semaphore addPermits(n); n may be negative"},
     {"trysetpermits", SCN_OP_TRYSETPERMITS, O_LOCK | O_ARG, "cN trysetpermits permits=N [lock=NAME]",
@@ -80,13 +86,15 @@ static const op_def ops[] = {
      "expirable semaphore updateLeaseTime() of the thread's oldest permit; lease=-1: no lease"},
 };
 
+static const char *const reply_cmds[] = {NULL, "acquire", "unlock", "renew"};
+
 #define NOPS (sizeof ops / sizeof ops[0])
 
 int scn_op_is_fault(scn_op op)
 {
     /* The faults are one block of the enum; client operations added later
      * come after it. */
-    return op >= SCN_FAULT_CRASH && op <= SCN_FAULT_FIU;
+    return op >= SCN_FAULT_CRASH && op <= SCN_FAULT_FAIL_REPLY;
 }
 
 int scn_fault_help(size_t i, const char **usage, const char **doc)
@@ -254,6 +262,24 @@ static int option(scn_step *st, const op_def *d, const char *word, const char *n
     } else if (KEY("by")) {
         NEED(O_BY);
         if (scn_parse_duration(v, &st->by_us) != 0 || st->by_us <= 0) goto bad_duration;
+    } else if (KEY("command")) {
+        NEED(O_REPLY);
+        st->reply_cmd = 0;
+        for (int k = 1; k <= SCN_REPLY_RENEW; k++)
+            if (!strcmp(v, reply_cmds[k])) st->reply_cmd = k;
+        if (st->reply_cmd == 0) return err(msg, cap, "command is acquire, unlock or renew (got %s)", q(v, t, sizeof t));
+    } else if (KEY("count")) {
+        NEED(O_REPLY);
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || end == v || n < 1 || n > 1000)
+            return err(msg, cap, "count must be an integer from 1 to 1000 (got %s)", q(v, t, sizeof t));
+        st->reply_count = (int)n;
+    } else if (KEY("as")) {
+        NEED(O_REPLY);
+        if (!strcmp(v, "lost")) st->reply_error = 0;
+        else if (!strcmp(v, "error")) st->reply_error = 1;
+        else return err(msg, cap, "as is lost or error (got %s)", q(v, t, sizeof t));
     } else if (KEY("offset") || KEY("jump")) {
         NEED(O_CLOCK);
         st->clock_what = KEY("offset") ? SCN_CLOCK_OFFSET : SCN_CLOCK_JUMP;
@@ -315,6 +341,10 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     for (size_t k = 0; k < NOPS; k++)
         if (!strcmp(words[i], ops[k].name)) d = &ops[k];
     if (d == NULL) {
+        const char *names[NOPS];
+        for (size_t k = 0; k < NOPS; k++) names[k] = ops[k].name;
+        const char *near = sim_closest(words[i], names, NOPS);
+        if (near) return err(msg, cap, "unknown %s %s (did you mean %s?)", !strcmp(section, "faults") || !client_given ? "fault" : "operation", q(words[i], t, sizeof t), near);
         if (!strcmp(section, "faults") || !client_given) return err(msg, cap, "unknown fault %s", q(words[i], t, sizeof t));
         return err(msg, cap, "unknown operation %s (lock, trylock, unlock, forceunlock, islocked, held, "
                              "holdcount, write, countdown, await, getcount, addpermits, trysetpermits, "
@@ -348,7 +378,7 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
         i += used_next;
     }
     /* What each operation cannot do without. */
-    int needs_client = !scn_op_is_fault(st->op) || st->op == SCN_FAULT_DISCONNECT;
+    int needs_client = !scn_op_is_fault(st->op) || st->op == SCN_FAULT_DISCONNECT || st->op == SCN_FAULT_FAIL_REPLY;
     if (needs_client && st->client == 0) return err(msg, cap, "'%s' needs a client (c3, or client=3)", d->name);
     if ((st->op == SCN_FAULT_CRASH || st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_PAUSE ||
          st->op == SCN_FAULT_CLOCK) && st->client == 0 && !st->node[0])
@@ -359,6 +389,8 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     if ((st->op == SCN_FAULT_DELAY || st->op == SCN_FAULT_DROP) && !st->link_a[0])
         return err(msg, cap, "'%s' needs link=A-B", d->name);
     if (st->op == SCN_FAULT_DELAY && st->by_us == 0) return err(msg, cap, "delay needs by=DURATION");
+    if (st->op == SCN_FAULT_FAIL_REPLY && st->reply_cmd == 0)
+        return err(msg, cap, "fail-reply needs command=acquire|unlock|renew");
     if ((d->opts & O_P) && st->p_ppm == 0) return err(msg, cap, "'%s' needs p=PROBABILITY (above 0)", d->name);
     if ((st->op == SCN_OP_ADDPERMITS || st->op == SCN_OP_TRYSETPERMITS) && st->permits == 0)
         return err(msg, cap, "'%s' needs permits=N", d->name);
@@ -390,6 +422,9 @@ size_t scn_step_format(const scn_step *st, const scenario *s, char *buf, size_t 
     if (st->op == SCN_FAULT_PARTITION) PUT(" %s%s%s", st->side_a, st->directed ? "->" : "|", st->side_b);
     if (st->op == SCN_FAULT_FIU) PUT(" %s", st->point);
     if (scn_op_is_fault(st->op) && st->client) PUT(" client=c%d", st->client);
+    if (st->reply_cmd > 0 && st->reply_cmd <= SCN_REPLY_RENEW) PUT(" command=%s", reply_cmds[st->reply_cmd]);
+    if (st->reply_count > 0) PUT(" count=%d", st->reply_count);
+    if (st->reply_error) PUT(" as=error");
     if (st->node[0]) PUT(" node=%s", st->node);
     if (st->op == SCN_FAULT_FAILOVER && st->group >= 0 && !st->node[0]) PUT(" group=%d", st->group);
     if (st->link_a[0]) PUT(" link=%s-%s", st->link_a, st->link_b);

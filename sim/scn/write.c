@@ -58,6 +58,10 @@ static int value_format(const key_def *k, const scenario *s, char *buf, size_t c
         snprintf(buf, cap, "%llu", (unsigned long long)s->seed);
         return 1;
     case K_KINDS: {
+        if (s->nemesis_any) {
+            snprintf(buf, cap, "any");
+            return 1;
+        }
         size_t n = 0;
         for (int b = 0; b < SCN_NEM_COUNT && n < cap; b++) {
             if (!(s->nemesis_kinds & (1 << b))) continue;
@@ -165,6 +169,8 @@ int scn_write(FILE *out, const scenario *s)
         else if (!strcmp(sec, "faults")) write_timed(out, s, 1, &bad);
         else if (!strcmp(sec, "nemesis")) {
             if (s->nemesis) write_keys(out, s, &d, sec, 1, &bad);
+        } else if (!strcmp(sec, "swarm")) {
+            if (s->swarm_section) write_keys(out, s, &d, sec, 1, &bad);
         } else write_keys(out, s, &d, sec, !strcmp(sec, "scenario"), &bad);
     }
     return ferror(out) || bad ? -1 : 0;

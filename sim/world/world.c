@@ -339,6 +339,11 @@ void world_close(world_conn *c)
     post_up(c, m);
 }
 
+int world_conn_closed(const world_conn *c)
+{
+    return c->closed;
+}
+
 int world_conn_node(const world_conn *c)
 {
     return c->node;

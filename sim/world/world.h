@@ -171,6 +171,8 @@ void world_send(world_conn *c, int argc, const char *const *argv, const size_t *
 /* Closes the connection: no callback runs for it afterwards. */
 void world_close(world_conn *c);
 int world_conn_node(const world_conn *c);
+/* 1 once c is closed (world_close) or was reset: nothing more reaches its owner. */
+int world_conn_closed(const world_conn *c);
 void world_set_exec_hook(world *w, world_exec_fn *fn, void *ud);
 void world_set_master_listener(world *w, world_master_fn *fn, void *ud);
 

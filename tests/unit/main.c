@@ -77,6 +77,7 @@ int main(void)
     srunner_add_suite(sr, fake_expiry_suite());
     srunner_add_suite(sr, lua_host_suite());
     srunner_add_suite(sr, scn_suite());
+    srunner_add_suite(sr, swarm_suite());
     srunner_add_suite(sr, check_suite());
     srunner_add_suite(sr, check_holds_suite());
     srunner_add_suite(sr, check_fair_suite());

@@ -61,6 +61,29 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_str_eq(f332->acquire, "fair_acquire");
     ck_assert_str_eq(f332->unlock, "fair_unlock");
     ck_assert_str_eq(f332->fair.dequeue, "fair_dequeue");
+    /* Before 3.11.1 (issue #2099, pull request #2100; issue #2144; the
+     * changelog's MultiLock fix), and the watchdog before 3.10.5. */
+    const rlock_cfg *f310 = cfg("redisson.fairlock@3.10"), *f3110 = cfg("redisson.fairlock@3.11.0"),
+                    *f3111 = cfg("redisson.fairlock@3.11.1");
+    ck_assert_str_eq(f310->acquire, "fair2018_acquire");
+    ck_assert_str_eq(f3110->fair.dequeue, "fair2018_dequeue");
+    ck_assert_str_eq(f3111->acquire, "fair2019_acquire");
+    ck_assert_str_eq(f3111->fair.dequeue, "fair_dequeue");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.11.0")->read_acquire, "rw2018_read_acquire");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.11.1")->read_acquire, "rw_read_acquire");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.23")->read_unlock, "rw2019_read_unlock");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.23")->unlock, "rw2019_write_unlock");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.24")->unlock, "rw_write_unlock");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.10")->acquire, "rw_write_acquire");
+    ck_assert_int_eq(cfg("redisson.rwlock@3.10")->publish_arg, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.10.4")->watchdog_gen, 0);
+    ck_assert_int_eq(cfg("redisson.lock@3.10.5")->watchdog_gen, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.10")->impl.defaults->watchdog_gen, 0);
+    ck_assert_int_eq(cfg("redisson.multilock@3.11.0")->ml_lease_from_wait, 1);
+    ck_assert_int_eq(cfg("redisson.redlock@3.11.1")->ml_lease_from_wait, 0);
+    ck_assert_int_eq(cfg("redisson.redlock@3.10")->quorum, 1);
+    ck_assert_ptr_eq(proto_find("redisson.lock@3.9"), NULL);
+    ck_assert_ptr_eq(proto_find("redisson.rwlock@3.9"), NULL);
     ck_assert_ptr_eq(proto_find("redisson.lock@9.9"), NULL);
     ck_assert_ptr_eq(proto_find("baseline.cad@1.0"), NULL);
     ck_assert_ptr_eq(proto_find("redisson.lokc"), NULL);

@@ -109,6 +109,16 @@ static const struct {
      "at = 1s crash node=redis01\n", 8, "no node \"redis01\""},
     {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n[faults]\n"
      "at = 1s delay link=c3-redis0 by=1s\n", 8, "unknown endpoint \"c3\""},
+    /* fail-reply: which client, which kind of reply, how many, how. */
+    {"[faults]\nat = 1s fail-reply command=unlock\n", 2, "'fail-reply' needs a client"},
+    {"[faults]\nat = 1s fail-reply client=1\n", 2, "fail-reply needs command=acquire|unlock|renew"},
+    {"[faults]\nat = 1s fail-reply client=1 command=release\n", 2, "command is acquire, unlock or renew"},
+    {"[faults]\nat = 1s fail-reply client=1 command=renew count=0\n", 2, "count must be an integer from 1"},
+    {"[faults]\nat = 1s fail-reply client=1 command=renew as=timeout\n", 2, "as is lost or error"},
+    {"[faults]\nat = 1s fail-reply client=1 command=renew p=0.5\n", 2, "'fail-reply' takes no option p="},
+    {"[faults]\nat = 1s crash client=1 command=unlock\n", 2, "'crash' takes no option command="},
+    {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 1\n[faults]\n"
+     "at = 1s fail-reply client=4 command=unlock\n", 8, "no client 4"},
     /* The semaphore steps and the async API. */
     {"[steps]\nat = 1s c1 addpermits\n", 2, "'addpermits' needs permits=N"},
     {"[steps]\nat = 1s c1 addpermits permits=0\n", 2, "from -2147483647, not 0,"},
@@ -321,6 +331,43 @@ START_TEST(bare_nemesis_section_is_a_nemesis)
 }
 END_TEST
 
+/* A fail-reply line keeps its options through the writer; defaults (one
+ * reply, lost) stay unwritten. */
+START_TEST(fail_reply_round_trips)
+{
+    static const char *text = "[scenario]\nduration = 60s\n[protocol]\nname = redisson.lock\n[steps]\n"
+                              "at = 0s c1 lock\n[faults]\nat = 5s fail-reply client=1 command=renew as=error\n"
+                              "at = 6s fail-reply client=c1 command=unlock count=3 as=lost\n"
+                              "at = 7s fail-reply client=1 command=acquire count=1\n";
+    scenario a, b;
+    scn_error err;
+    ck_assert_msg(scn_load_string("fr.scn", text, &a, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(a.nsteps, 4);
+    ck_assert_int_eq(a.steps[1].op, SCN_FAULT_FAIL_REPLY);
+    ck_assert_int_eq(a.steps[1].reply_cmd, SCN_REPLY_RENEW);
+    ck_assert_int_eq(a.steps[1].reply_error, 1);
+    ck_assert_int_eq(a.steps[2].reply_cmd, SCN_REPLY_UNLOCK);
+    ck_assert_int_eq(a.steps[2].reply_count, 3);
+    ck_assert_int_eq(a.steps[2].reply_error, 0);
+    char line[256];
+    scn_step_format(&a.steps[1], &a, line, sizeof line);
+    ck_assert_str_eq(line, "at = 5s fail-reply client=c1 command=renew as=error");
+    scn_step_format(&a.steps[2], &a, line, sizeof line);
+    ck_assert_str_eq(line, "at = 6s fail-reply client=c1 command=unlock count=3");
+    scn_step_format(&a.steps[3], &a, line, sizeof line);
+    ck_assert_str_eq(line, "at = 7s fail-reply client=c1 command=acquire count=1");
+    char *t1 = written(&a);
+    ck_assert_int_eq(scn_load_string("fr.scn", t1, &b, &err), 0);
+    char *t2 = written(&b);
+    ck_assert_str_eq(t1, t2);
+    ck_assert_int_eq(b.steps[3].reply_count, 1);
+    free(t1);
+    free(t2);
+    scn_free(&a);
+    scn_free(&b);
+}
+END_TEST
+
 START_TEST(writes_back_what_it_read)
 {
     scenario a, b;
@@ -352,6 +399,46 @@ START_TEST(writes_back_what_it_read)
 }
 END_TEST
 
+START_TEST(did_you_mean)
+{
+    static const char *const names[] = {"redisson.lock", "redisson.fairlock", "redisson.rwlock", "pause", "crash"};
+    ck_assert_uint_eq(sim_edit_distance("crash", "crahs"), 1); /* a swap is one edit */
+    ck_assert_uint_eq(sim_edit_distance("Lock", "lock"), 0);
+    ck_assert_str_eq(sim_closest("redisson.lok", names, 5), "redisson.lock");
+    ck_assert_str_eq(sim_closest("redison.fairlock", names, 5), "redisson.fairlock");
+    ck_assert_str_eq(sim_closest("crahs", names, 5), "crash");
+    ck_assert_ptr_null(sim_closest("meteor", names, 5));
+    ck_assert_ptr_null(sim_closest("pause", names, 5)); /* a name is not its own typo */
+}
+END_TEST
+
+START_TEST(every_error_most_specific_first)
+{
+    scenario sc;
+    scn_error err;
+    const char *text = "[scenario]\nduration = 10s\n[clients]\ncont = 2\nhold = 5\n[faults]\nat = 1s crahs client=1\n";
+    ck_assert_int_eq(scn_load_string("e.scn", text, &sc, &err), -1);
+    ck_assert_int_eq(scn_error_count(&err), 3);
+    ck_assert_int_eq(err.line, 4);
+    ck_assert_ptr_nonnull(strstr(err.msg, "did you mean count?"));
+    ck_assert_int_eq(err.more[0].line, 5);
+    ck_assert_int_eq(err.more[1].line, 7);
+    ck_assert_ptr_nonnull(strstr(err.more[1].msg, "did you mean crash?"));
+    ck_assert_str_eq(err.protocol, "");
+    /* Errors of the whole file come after the lines'. */
+    memset(&err, 0, sizeof err);
+    scn_error_add(&err, 0, "nothing to run");
+    scn_error_add(&err, 9, "late line");
+    scn_error_add(&err, 3, "early line");
+    scn_error_sort(&err);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_int_eq(err.more[0].line, 9);
+    ck_assert_str_eq(err.more[1].msg, "nothing to run");
+    for (int i = 0; i < 10; i++) scn_error_add(&err, 1, "more");
+    ck_assert_int_eq(scn_error_count(&err), SCN_ERRORS_MAX);
+}
+END_TEST
+
 Suite *scn_suite(void)
 {
     Suite *s = suite_create("scn");
@@ -362,10 +449,13 @@ Suite *scn_suite(void)
     tcase_add_test(core, parses_semaphore_steps);
     tcase_add_test(core, bare_nemesis_section_is_a_nemesis);
     tcase_add_test(core, writes_back_what_it_read);
+    tcase_add_test(core, fail_reply_round_trips);
     tcase_add_test(core, resolves_endpoints_against_the_topology);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_add_loop_test(errors, bad_input_names_file_and_line, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(errors, did_you_mean);
+    tcase_add_test(errors, every_error_most_specific_first);
     suite_add_tcase(s, errors);
     return s;
 }

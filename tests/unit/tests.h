@@ -14,6 +14,7 @@ Suite *fake_cmd_suite(void);
 Suite *fake_expiry_suite(void);
 Suite *lua_host_suite(void);
 Suite *scn_suite(void);
+Suite *swarm_suite(void);
 Suite *check_suite(void);
 Suite *check_fair_suite(void);
 Suite *check_holds_suite(void);

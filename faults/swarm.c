@@ -1,0 +1,176 @@
+/* swarm.c — swarm testing (Groce et al., ISSTA 2012; the FoundationDB and
+ * TigerBeetle simulators): each seed draws, before its run, its own mix of
+ * what a scenario leaves open — a random subset of the nemesis's fault
+ * kinds with their interval, durations, window and loss probability, and
+ * the workload's clients, threads, hold and think ranges, reentrancy and
+ * lease — within the bounds of [swarm]. A random mix reaches states that
+ * "every fault at once" never does (one kind of fault masks another).
+ *
+ * The draws come from a PRNG of their own, seeded from the seed alone, so
+ * the run's own streams are untouched; integers only (no libm), so every
+ * build draws the same. The result is a plain scenario: written out it
+ * names every drawn value, and its nemesis draws the same faults. */
+#include <stdio.h>
+#include <string.h>
+
+#include "faults/fault.h"
+
+#define SWARM_SALT UINT64_C(0x5357524d5f4c4b53) /* "SWRM_LKS" */
+
+/* The bounds [lo, hi] a [swarm] value gives (one value: lo = hi). */
+static void bounds(const scn_dist *d, int64_t *lo, int64_t *hi)
+{
+    *lo = d->a_us;
+    *hi = d->kind == SCN_DIST_UNIFORM ? d->b_us : d->a_us;
+    if (*hi < *lo) *hi = *lo;
+}
+
+static int64_t uniform(sim_rng *r, int64_t lo, int64_t hi)
+{
+    sim_assert(lo <= hi);
+    return lo + (int64_t)sim_rng_below(r, (uint64_t)(hi - lo) + 1);
+}
+
+static int floor_log2(uint64_t v)
+{
+    int e = 0;
+    while (v >>= 1) e++;
+    return e;
+}
+
+/* v with two significant digits kept (a drawn 1.017376s is written
+ * 1s, 47.3ms 47ms), within [lo, hi]: scenarios a person reads. */
+static int64_t round2(int64_t v, int64_t lo, int64_t hi)
+{
+    int64_t unit = 1;
+    while (v / unit >= 100) unit *= 10;
+    int64_t x = (v + unit / 2) / unit * unit;
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Log-uniform over [lo, hi]: an octave drawn uniformly, then a value in
+ * it, so 1ms..10s gives as many draws near 1ms as near 1s; rounded to two
+ * significant digits. */
+static int64_t log_uniform(sim_rng *r, int64_t lo, int64_t hi)
+{
+    if (lo < 1) lo = 1;
+    if (hi < lo) hi = lo;
+    int e = floor_log2((uint64_t)lo) + (int)sim_rng_below(r, (uint64_t)(floor_log2((uint64_t)hi) - floor_log2((uint64_t)lo)) + 1);
+    int64_t a = (int64_t)1 << e, b = e >= 62 ? INT64_MAX : ((int64_t)1 << (e + 1)) - 1;
+    return round2(uniform(r, a > lo ? a : lo, b < hi ? b : hi), lo, hi);
+}
+
+/* A range a..b with both ends drawn log-uniformly within d's bounds. */
+static scn_dist range_within(sim_rng *r, const scn_dist *d)
+{
+    int64_t lo, hi;
+    bounds(d, &lo, &hi);
+    int64_t a = log_uniform(r, lo, hi), b = log_uniform(r, lo, hi);
+    if (a > b) {
+        int64_t t = a;
+        a = b;
+        b = t;
+    }
+    return (scn_dist){a == b ? SCN_DIST_CONST : SCN_DIST_UNIFORM, a, b};
+}
+
+/* The kinds a seed draws: each kind s allows (and the topology can
+ * take) with a chance of one half, and one at least. */
+static int draw_kinds(sim_rng *r, const scenario *s, int clients)
+{
+    int allowed = s->nemesis && !s->nemesis_any ? s->nemesis_kinds : (1 << SCN_NEM_COUNT) - 1;
+    if (s->replicas == 0) allowed &= ~SCN_NEM_FAILOVER;
+    if (clients == 0)
+        allowed &= ~(SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY | SCN_NEM_DROP_PUBSUB |
+                     SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY);
+    int kinds = 0, n = 0, v[SCN_NEM_COUNT];
+    for (int b = 0; b < SCN_NEM_COUNT; b++) {
+        if (!(allowed & (1 << b))) continue;
+        v[n++] = 1 << b;
+        if (sim_rng_below(r, 2)) kinds |= 1 << b;
+    }
+    if (kinds == 0 && n > 0) kinds = v[sim_rng_below(r, (uint64_t)n)];
+    return kinds;
+}
+
+static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
+{
+    char t[64];
+    scn_dist_format(d, t, sizeof t);
+    return (size_t)snprintf(buf, cap, " %s=%s", key, t);
+}
+
+/* The drawn values as one line: what the trace and the result carry. */
+static void describe(const scenario *c, char *desc, size_t cap)
+{
+    size_t n = (size_t)snprintf(desc, cap, "kinds=");
+    for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
+        if (!(c->nemesis_kinds & (1 << b))) continue;
+        n += (size_t)snprintf(desc + n, cap - n, "%s%s", first ? "" : ",", scn_nemesis_kind_name(1 << b));
+        first = 0;
+    }
+    char a[32], b[32];
+    if (n < cap) n += put_dur(desc + n, cap - n, "interval", &c->nemesis_interval);
+    if (n < cap) n += put_dur(desc + n, cap - n, "duration", &c->nemesis_duration);
+    scn_duration_format(c->nemesis_start_us, a, sizeof a);
+    scn_duration_format(c->nemesis_stop_us, b, sizeof b);
+    if (n < cap) n += (size_t)snprintf(desc + n, cap - n, " window=%s..%s p=%d%% clients=%d threads=%d", a, b,
+                                       c->nemesis_p_ppm / 10000, c->clients, c->threads);
+    if (n < cap) n += put_dur(desc + n, cap - n, "hold", &c->hold);
+    if (n < cap) n += put_dur(desc + n, cap - n, "think", &c->think);
+    if (c->lease_us == SCN_LEASE_WATCHDOG) snprintf(a, sizeof a, "watchdog");
+    else scn_duration_format(c->lease_us, a, sizeof a);
+    if (n < cap) snprintf(desc + n, cap - n, " reentry=%d%% lease=%s", c->reentry_ppm / 10000, a);
+}
+
+scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
+{
+    scenario *c = sim_xmalloc(sizeof *c);
+    *c = *s; /* borrows s's strings, names and steps */
+    uint64_t mix = seed ^ SWARM_SALT;
+    sim_rng r;
+    sim_rng_seed(&r, sim_splitmix64(&mix));
+
+    /* The workload. A scenario of [steps] only keeps no random clients. */
+    int64_t lo, hi;
+    if (s->clients > 0) {
+        bounds(&s->swarm_clients, &lo, &hi);
+        c->clients = (int)uniform(&r, lo < 1 ? 1 : lo, hi < 1 ? 1 : hi);
+    }
+    bounds(&s->swarm_threads, &lo, &hi);
+    c->threads = (int)uniform(&r, lo < 1 ? 1 : lo, hi < 1 ? 1 : hi);
+    c->hold = range_within(&r, &s->swarm_hold);
+    c->think = range_within(&r, &s->swarm_think);
+    c->reentry_ppm = sim_rng_below(&r, 2) ? (int)(uniform(&r, 0, s->swarm_reentry_ppm / 10000) * 10000) : 0;
+    if (s->swarm_watchdog_ppm > 0 && (int64_t)sim_rng_below(&r, 1000000) < s->swarm_watchdog_ppm) {
+        c->lease_us = SCN_LEASE_WATCHDOG;
+    } else {
+        bounds(&s->swarm_lease, &lo, &hi);
+        c->lease_us = log_uniform(&r, lo, hi);
+    }
+
+    /* The nemesis. */
+    c->nemesis = 1;
+    c->nemesis_any = 0;
+    c->nemesis_kinds = draw_kinds(&r, s, scn_max_client(c));
+    bounds(&s->swarm_interval, &lo, &hi);
+    c->nemesis_interval = (scn_dist){SCN_DIST_EXP, log_uniform(&r, lo, hi), 0};
+    c->nemesis_duration = range_within(&r, &s->swarm_duration);
+    int64_t d = s->duration_us;
+    c->nemesis_start_us = round2(uniform(&r, 0, d / 3), 0, d / 3);
+    lo = c->nemesis_start_us + (d - c->nemesis_start_us) / 2;
+    hi = d - d / 10 > lo ? d - d / 10 : lo;
+    c->nemesis_stop_us = round2(uniform(&r, lo, hi), lo, hi);
+    static const int losses[] = {100000, 300000, 600000, 1000000};
+    c->nemesis_p_ppm = losses[sim_rng_below(&r, 4)];
+
+    c->swarm = c->swarm_section = 0;
+    sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
+    describe(c, desc, cap);
+    return c;
+}
+
+void fault_swarm_free(scenario *c)
+{
+    sim_xfree(c); /* a shallow copy: what it points to is its source's */
+}

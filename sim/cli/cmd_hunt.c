@@ -1,0 +1,442 @@
+/* cmd_hunt.c — `locksim hunt TARGET --seeds A..B`: swarm testing of one
+ * protocol (or of a scenario file), the failing seeds grouped by the
+ * signature of their run (the invariant, the fault kinds shortly before
+ * it), the first seed of each group shrunk, and the groups merged by the
+ * signature of the shrunk scenario (the faults no run can do without).
+ * One shrunk scenario per signature is written to --out. With --want
+ * FILE (a known bug), the hunt stops at the first seed that shrinks to
+ * FILE's signature, and says after how many seeds. Exit 0 when nothing
+ * failed (or, with --want, the signature was found), 1 otherwise, 2 on
+ * bad input. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "protocols/protocol.h"
+#include "sim/cli/cli.h"
+#include "sim/engine/hunt.h"
+#include "sim/engine/pool.h"
+
+#define HUNT_CHUNK 512 /* seeds run between two looks at the failures */
+
+typedef struct hunt_args {
+    const char *target, *want_path, *out_dir;
+    uint64_t seed_a, seed_b;
+    unsigned jobs, max_shrinks;
+    int progress, print_base;
+} hunt_args;
+
+/* A failing seed as its run saw it. */
+typedef struct failure {
+    uint64_t seed;
+    hunt_sig sig;
+} failure;
+
+/* One signature found: its shrunk scenario, and the seeds behind it. */
+typedef struct found {
+    hunt_sig run;        /* the run signature of its first seed */
+    hunt_sig final;      /* after shrinking (valid when shrunk) */
+    int shrunk;
+    uint64_t first_seed, seeds;
+    int clients, threads;
+    size_t faults, steps;
+    int64_t duration_us;
+    uint64_t events;     /* of a run of the shrunk scenario */
+    char file[512];
+} found;
+
+typedef struct hunt {
+    const hunt_args *a;
+    scenario base;
+    uint64_t chunk0;     /* the first seed of the chunk running */
+    failure *fails;
+    size_t nfails, cap;
+    uint64_t runs;
+} hunt;
+
+static int usage(const char *fmt, const char *v)
+{
+    fprintf(stderr, "locksim hunt: ");
+    fprintf(stderr, fmt, v ? v : "");
+    fprintf(stderr, "\nusage: locksim hunt PROTOCOL[@VERSION] | SCENARIO --seeds A..B [--jobs N] [--out DIR] "
+                    "[--max-shrinks K] [--want KNOWN-BUG.scn] [--print-base]\n");
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, hunt_args *a)
+{
+    a->jobs = 1;
+    a->max_shrinks = 30;
+    a->out_dir = "out/hunt";
+    a->seed_a = 1;
+    a->seed_b = 1000;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if ((!strcmp(o, "--seeds") || !strcmp(o, "--seed")) && v) {
+            if (cli_parse_seeds(v, &a->seed_a, &a->seed_b) != 0) return usage("--seeds wants A..B (got \"%s\")", v);
+            i++;
+        } else if (!strcmp(o, "--jobs") && v) {
+            if (cli_parse_jobs("locksim hunt", v, &a->jobs) != 0) return 2;
+            i++;
+        } else if (!strcmp(o, "--out") && v) {
+            a->out_dir = v;
+            i++;
+        } else if (!strcmp(o, "--want") && v) {
+            a->want_path = v;
+            i++;
+        } else if (!strcmp(o, "--max-shrinks") && v) {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*v < '0' || *v > '9' || *end || n > 100000) return usage("--max-shrinks wants a count (got \"%s\")", v);
+            a->max_shrinks = (unsigned)n;
+            i++;
+        } else if (!strcmp(o, "--print-base")) {
+            a->print_base = 1;
+        } else if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
+            a->progress = !strcmp(o, "--progress") ? 1 : -1;
+        } else if (o[0] == '-') {
+            return usage("unknown or incomplete option \"%s\"", o);
+        } else if (a->target) {
+            return usage("one target at a time (got a second: \"%s\")", o);
+        } else {
+            a->target = o;
+        }
+    }
+    if (a->target == NULL) return usage("no protocol or scenario given%s", NULL);
+    return 0;
+}
+
+/* The base scenario: the file TARGET, or the protocol's template. */
+static int load_base(const char *target, scenario *s)
+{
+    struct stat st;
+    if (strchr(target, '/') || (stat(target, &st) == 0 && S_ISREG(st.st_mode))) return cli_load(target, s);
+    scn_error err;
+    char *text = hunt_template(target, &err);
+    if (text == NULL) {
+        fprintf(stderr, "locksim hunt: %s\n", err.msg);
+        return 2;
+    }
+    char path[256];
+    snprintf(path, sizeof path, "hunt-%s.scn", target);
+    int rc = scn_load_string(path, text, s, &err);
+    free(text); /* open_memstream's */
+    if (rc != 0) {
+        scn_error_print(&err);
+        return 2;
+    }
+    if (proto_resolve(s, &err) == NULL) {
+        scn_error_print(&err);
+        scn_free(s);
+        return 2;
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------- the runs */
+
+static void run_seed(void *arg, size_t k, pool_result *res)
+{
+    hunt *h = arg;
+    uint64_t seed = h->chunk0 + k;
+    history hist;
+    run_result r;
+    scn_error err;
+    run_opts o = {.swarm = 1};
+    hist_init(&hist);
+    if (run_scenario(&h->base, seed, &o, &r, &hist, &err) != 0) {
+        cli_result_error(res, &err);
+        hist_free(&hist);
+        return;
+    }
+    hunt_sig sig;
+    if (hunt_run_sig(&r, &sig)) {
+        char rec[64];
+        int n = snprintf(rec, sizeof rec, "%d %u %u", sig.inv, sig.invs, sig.kinds);
+        res->rec = sim_xmemdup(rec, (size_t)n);
+        res->rec_len = (size_t)n;
+        res->status = 1;
+    }
+    run_result_free(&r);
+    hist_free(&hist);
+}
+
+static void label_seed(void *arg, size_t k, char *buf, size_t cap)
+{
+    const hunt *h = arg;
+    snprintf(buf, cap, "%s seed %llu", h->base.path, (unsigned long long)(h->chunk0 + k));
+}
+
+static void on_result(void *arg, size_t k, const pool_result *res)
+{
+    hunt *h = arg;
+    h->runs++;
+    if (res->status != 1 || res->rec == NULL) return;
+    failure f = {.seed = h->chunk0 + k};
+    if (sscanf(res->rec, "%d %u %u", &f.sig.inv, &f.sig.invs, &f.sig.kinds) != 3) return;
+    if (h->nfails == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 64;
+        h->fails = sim_xrealloc(h->fails, h->cap * sizeof *h->fails);
+    }
+    h->fails[h->nfails++] = f;
+}
+
+/* Runs seeds [a, b] in the pool; the failures join h->fails. Returns 0,
+ * 2 when a run could not run, 130 when interrupted. */
+static int run_range(hunt *h, uint64_t a, uint64_t b)
+{
+    pool_opts po = {.jobs = h->a->jobs, .progress = pool_progress_wanted(h->a->progress), .on_result = on_result,
+                    .on_result_arg = h};
+    uint64_t runs = 0, failed = 0;
+    h->chunk0 = a;
+    int status = pool_run(&po, (size_t)(b - a + 1), run_seed, label_seed, h, &runs, &failed);
+    if (pool_interrupted()) return 130;
+    return status == 2 ? 2 : 0;
+}
+
+/* -------------------------------------------------------- shrinking */
+
+/* Shrinks the failing seed of *f, keeping the invariants of keep broken
+ * (0: all those its run breaks), writes the result as
+ * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), and
+ * runs that file once (its events). Returns 0, or 2 when the file cannot
+ * be written. */
+static int shrink_one(hunt *h, found *f, unsigned keep_invs)
+{
+    shrink_result k;
+    scn_error err;
+    int rc = shrink_scenario(&h->base, f->first_seed, SHRINK_SWARM | SHRINK_SAME_INVARIANTS, keep_invs, &k, &err);
+    if (rc != 1) {
+        shrink_result_free(&k);
+        return 0; /* ran differently in-process: not expected; the group stays unshrunk */
+    }
+    f->shrunk = 1;
+    hunt_shrunk_sig(&k, &f->final);
+    f->clients = shrink_clients_of(&k.out);
+    f->threads = k.out.threads;
+    f->faults = shrink_fault_lines(&k.out);
+    f->steps = shrink_step_lines(&k.out);
+    f->duration_us = k.out.duration_us;
+    /* Named by target and signature: "redisson.lock--mutual-exclusion-after-clock.scn". */
+    char name[160], sig[256];
+    const char *t = h->a->target, *slash = strrchr(t, '/');
+    snprintf(name, sizeof name, "%s", slash ? slash + 1 : t);
+    char *dot = strstr(name, ".scn");
+    if (dot) *dot = '\0';
+    hunt_sig_text(&f->final, sig, sizeof sig);
+    for (char *c = sig; *c; c++)
+        if (*c == ' ' || *c == '(' || *c == ')' || *c == '+' || *c == '/') *c = '-';
+    mkdir("out", 0777);
+    mkdir(h->a->out_dir, 0777);
+    snprintf(f->file, sizeof f->file, "%s/%s--%s--seed%llu.scn", h->a->out_dir, name, sig,
+             (unsigned long long)f->first_seed);
+    FILE *out = fopen(f->file, "w");
+    if (out == NULL) {
+        fprintf(stderr, "locksim hunt: cannot write %s: %s\n", f->file, strerror(errno));
+        shrink_result_free(&k);
+        return 2;
+    }
+    hunt_sig_text(&f->final, sig, sizeof sig);
+    fprintf(out, "# locksim hunt %s: seed %llu shrunk; %s\n", h->a->target, (unsigned long long)f->first_seed, sig);
+    int bad = scn_write(out, &k.out);
+    if (fclose(out) != 0 || bad) {
+        fprintf(stderr, "locksim hunt: cannot write %s\n", f->file);
+        shrink_result_free(&k);
+        return 2;
+    }
+    history hist;
+    run_result r;
+    run_opts o = {0};
+    hist_init(&hist);
+    if (run_scenario(&k.out, k.out.seed, &o, &r, &hist, &err) == 0) {
+        f->events = r.events;
+        run_result_free(&r);
+    }
+    hist_free(&hist);
+    shrink_result_free(&k);
+    return 0;
+}
+
+/* The shrunk file of a signature kept: DIR/TARGET--SIGNATURE.scn. */
+static void keep(found *f)
+{
+    char *cut = strstr(f->file, "--seed");
+    if (cut == NULL) return;
+    char named[sizeof f->file];
+    snprintf(named, sizeof named, "%.*s.scn", (int)(cut - f->file), f->file);
+    if (rename(f->file, named) == 0) snprintf(f->file, sizeof f->file, "%s", named);
+}
+
+static void print_found(const found *f)
+{
+    char sig[256], dur[32];
+    hunt_sig_text(f->shrunk ? &f->final : &f->run, sig, sizeof sig);
+    printf("  %-44s %6llu seed%s (first %llu)", sig, (unsigned long long)f->seeds, f->seeds == 1 ? " " : "s",
+           (unsigned long long)f->first_seed);
+    if (f->shrunk) {
+        scn_duration_format(f->duration_us, dur, sizeof dur);
+        printf("  shrunk: %d client%s, %zu fault%s, %zu step%s, %s, %llu events  %s\n", f->clients,
+               f->clients == 1 ? "" : "s", f->faults, f->faults == 1 ? "" : "s", f->steps, f->steps == 1 ? "" : "s",
+               dur, (unsigned long long)f->events, f->file);
+    } else {
+        printf("  (not shrunk: --max-shrinks)\n");
+    }
+}
+
+/* ---------------------------------------------------------- the modes */
+
+static const char *ordinal(uint64_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13) return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+static int by_size(const void *x, const void *y)
+{
+    const found *a = x, *b = y;
+    if (a->seeds != b->seeds) return a->seeds > b->seeds ? -1 : 1;
+    return a->first_seed < b->first_seed ? -1 : a->first_seed > b->first_seed;
+}
+
+/* Without --want: every seed, then one shrink per run signature, the
+ * groups merged by their shrunk signature. */
+static int hunt_all(hunt *h)
+{
+    const hunt_args *a = h->a;
+    int status = run_range(h, a->seed_a, a->seed_b);
+    if (status != 0 && status != 130) return status;
+    found *v = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < h->nfails; i++) {
+        size_t j = 0;
+        while (j < n && !hunt_sig_equal(&v[j].run, &h->fails[i].sig)) j++;
+        if (j == n) {
+            v = sim_xrealloc(v, (n + 1) * sizeof *v);
+            memset(&v[n], 0, sizeof v[n]);
+            v[n].run = h->fails[i].sig;
+            v[n++].first_seed = h->fails[i].seed;
+        }
+        v[j].seeds++;
+    }
+    printf("hunt %s: seeds %llu..%llu, %llu runs, %zu failed (%.1f%%), %zu run signature%s\n", a->target,
+           (unsigned long long)a->seed_a, (unsigned long long)a->seed_b, (unsigned long long)h->runs, h->nfails,
+           h->runs ? 100.0 * (double)h->nfails / (double)h->runs : 0.0, n, n == 1 ? "" : "s");
+    /* The biggest groups first: the commonest failures get shrunk. */
+    if (n > 1) qsort(v, n, sizeof *v, by_size);
+    size_t shrinks = 0;
+    for (size_t j = 0; j < n && status == 0; j++) {
+        if (shrinks == a->max_shrinks) break;
+        shrinks++;
+        status = shrink_one(h, &v[j], 0);
+    }
+    /* Groups that shrank to the same signature are one bug. */
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t t = 0;
+        while (t < m && !(v[t].shrunk && v[j].shrunk && hunt_sig_equal(&v[t].final, &v[j].final))) t++;
+        if (t < m) {
+            v[t].seeds += v[j].seeds;
+            if (v[j].first_seed < v[t].first_seed) v[t].first_seed = v[j].first_seed;
+            if (v[j].file[0]) remove(v[j].file);
+        } else {
+            v[m++] = v[j];
+        }
+    }
+    size_t shown = 0;
+    uint64_t rest_seeds = 0;
+    for (size_t j = 0; j < m; j++) shown += v[j].shrunk;
+    printf("%zu signature%s from %zu shrunk run signature%s:\n", shown, shown == 1 ? "" : "s", shrinks,
+           shrinks == 1 ? "" : "s");
+    for (size_t j = 0; j < m; j++) {
+        if (v[j].shrunk) {
+            keep(&v[j]);
+            print_found(&v[j]);
+        } else {
+            rest_seeds += v[j].seeds;
+        }
+    }
+    if (m > shown)
+        printf("  and %zu run signature%s of %llu seed%s not shrunk (raise --max-shrinks)\n", m - shown,
+               m - shown == 1 ? "" : "s", (unsigned long long)rest_seeds, rest_seeds == 1 ? "" : "s");
+    sim_xfree(v);
+    if (status == 130) printf("(interrupted: %llu runs)\n", (unsigned long long)h->runs);
+    return status ? status : h->nfails ? 1 : 0;
+}
+
+/* With --want FILE: the signature of FILE shrunk; seeds in chunks until
+ * a failure shrinks to it. */
+static int hunt_want(hunt *h)
+{
+    const hunt_args *a = h->a;
+    scenario want;
+    if (cli_load(a->want_path, &want) != 0) return 2;
+    shrink_result k;
+    scn_error err;
+    uint64_t wseed = want.has_seed ? want.seed : 1;
+    int rc = shrink_scenario(&want, wseed, SHRINK_SAME_INVARIANTS, 0, &k, &err);
+    if (rc != 1) {
+        if (rc < 0) scn_error_print(&err);
+        else fprintf(stderr, "locksim hunt: %s does not fail with seed %llu: no signature to hunt for\n",
+                     a->want_path, (unsigned long long)wseed);
+        shrink_result_free(&k);
+        scn_free(&want);
+        return 2;
+    }
+    hunt_sig target;
+    hunt_shrunk_sig(&k, &target);
+    char sig[256];
+    hunt_sig_text(&target, sig, sizeof sig);
+    printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,
+           shrink_fault_lines(&k.out), shrink_fault_lines(&k.out) == 1 ? "" : "s");
+    shrink_result_free(&k);
+    scn_free(&want);
+    size_t next = 0, shrinks = 0, candidates = 0;
+    int status = 0;
+    for (uint64_t c0 = a->seed_a; c0 <= a->seed_b && status == 0; c0 += HUNT_CHUNK) {
+        uint64_t c1 = a->seed_b - c0 < HUNT_CHUNK - 1 ? a->seed_b : c0 + HUNT_CHUNK - 1;
+        status = run_range(h, c0, c1);
+        for (; next < h->nfails && status == 0; next++) {
+            const failure *f = &h->fails[next];
+            if (!hunt_sig_covers(&f->sig, &target)) continue;
+            candidates++;
+            if (shrinks == a->max_shrinks) continue;
+            shrinks++;
+            found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
+            status = shrink_one(h, &fd, target.invs);
+            if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
+                keep(&fd);
+                printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu failed)\n",
+                       (unsigned long long)f->seed, (unsigned long long)(f->seed - a->seed_a + 1),
+                       ordinal(f->seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
+                       (unsigned long long)h->runs, h->nfails);
+                print_found(&fd);
+                return 0;
+            }
+            if (fd.file[0]) remove(fd.file);
+        }
+    }
+    if (status == 2) return 2;
+    printf("not found in seeds %llu..%llu: %llu runs, %zu failed, %zu with room for it, %zu shrunk%s\n",
+           (unsigned long long)a->seed_a, (unsigned long long)a->seed_b, (unsigned long long)h->runs, h->nfails,
+           candidates, shrinks, candidates > shrinks ? " (--max-shrinks)" : "");
+    return status == 130 ? 130 : 1;
+}
+
+int cli_hunt(int argc, char **argv)
+{
+    hunt_args a = {0};
+    if (parse_args(argc, argv, &a) != 0) return 2;
+    hunt h = {.a = &a};
+    if (load_base(a.target, &h.base) != 0) return 2;
+    if (a.print_base) { /* the scenario every seed draws from, to edit and hunt with */
+        int rc = scn_write(stdout, &h.base);
+        scn_free(&h.base);
+        return rc == 0 ? 0 : 2;
+    }
+    int status = a.want_path ? hunt_want(&h) : hunt_all(&h);
+    sim_xfree(h.fails);
+    scn_free(&h.base);
+    return status;
+}

@@ -1,0 +1,62 @@
+/* hunt.h — what `locksim hunt` is made of: the base scenario a protocol
+ * is hunted with (swarm testing over every fault kind), and failure
+ * signatures: the invariant a run breaks and the shape of the faults
+ * behind it. A run's signature (the faults shortly before its first
+ * violation) groups failures cheaply; a shrunk scenario's signature (the
+ * faults left when no one can be removed) names the bug. */
+#ifndef LOCKSIM_HUNT_H
+#define LOCKSIM_HUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/engine/run.h"
+#include "sim/engine/shrink.h"
+
+/* Fault kinds beyond the nemesis's (SCN_NEM_* bits): lines a scenario
+ * writes by hand. */
+#define HUNT_KIND_DROP (1u << SCN_NEM_COUNT)       /* drop link=A-B */
+#define HUNT_KIND_FIU (1u << (SCN_NEM_COUNT + 1))  /* fiu POINT */
+
+typedef struct hunt_sig {
+    int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
+    unsigned invs;    /* every invariant broken (bit i: scn_invariant i) */
+    unsigned kinds;   /* SCN_NEM_* and HUNT_KIND_* bits */
+} hunt_sig;
+
+/* The scenario text a protocol is hunted with ("redisson.lock@2019", a
+ * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any and
+ * [swarm] bounds that keep hold times under the shortest lease (so what
+ * fails, fails by a fault), replicas for failovers, the masters, members,
+ * permits or count the protocol needs. malloc'd; NULL with err set when
+ * the name is not in the catalogue. */
+char *hunt_template(const char *target, scn_error *err);
+
+/* The fault kind of one timed line (0: not a fault of its own, such as
+ * restart or heal). */
+unsigned hunt_kind_of(const scn_step *st);
+/* The kinds of the lines of v[0..n) that start in [from_us, to_us]. */
+unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
+
+/* How far back from a first violation a run's signature looks. */
+#define HUNT_WINDOW_US SIM_SEC(10)
+
+/* 1 when r fails (shrink_classify), with its run signature in *sig: the
+ * invariant and the kinds of the faults (the scenario's and the
+ * nemesis's) in the window before the first violation. */
+int hunt_run_sig(const run_result *r, hunt_sig *sig);
+/* The signature of a shrunk scenario: its failure's invariant, the kinds
+ * of all its fault lines. */
+void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig);
+/* Does a run signature leave room for target (every invariant and every
+ * fault kind of target there)? Equal: the same invariants broken after
+ * the same fault kinds. */
+int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target);
+int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b);
+/* Is a shrunk signature the wanted one: every invariant of want broken
+ * (others may be too), after exactly want's fault kinds? */
+int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want);
+/* "mutual-exclusion after pause+clock", "reentrancy+liveness (no fault)". */
+void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap);
+
+#endif /* LOCKSIM_HUNT_H */

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# hunt.sh BIN — swarm testing and `locksim hunt`:
+#  1. a swarm run draws its values from the seed alone: the same seed gives
+#     the same drawn values and trace hash twice, another seed others, and
+#     the JSON result names what was drawn;
+#  2. the plain scenario a seed draws (replay --print-scenario --swarm)
+#     makes the same faults and verdicts as the swarm run of that seed;
+#  3. shrink --swarm of a failing seed writes a scenario of explicit lines
+#     (no [swarm], no nemesis) that fails the same way;
+#  4. hunt finds the signature of a known bug (clock-jump-expires-lock) on
+#     its protocol within 512 seeds, and prints the same table with --jobs 1
+#     and --jobs 2;
+#  5. hunt's bad input: an unknown protocol, bad seeds, a --want that does
+#     not fail: exit 2 with a message.
+set -u
+bin=${1:-build/locksim}
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/locksim-hunt.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "hunt: $*"; exit 1; }
+field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d.get(sys.argv[1]))' "$1"; }
+
+"$bin" hunt redisson.lock --print-base > "$tmp/base.scn" || fail "hunt --print-base failed"
+grep -q '^kinds = any' "$tmp/base.scn" || fail "the base scenario has no [nemesis] kinds = any"
+
+# 1. Draws from the seed alone.
+a=$("$bin" run "$tmp/base.scn" --seed 5 --json)
+b=$("$bin" run "$tmp/base.scn" --seed 5 --json)
+c=$("$bin" run "$tmp/base.scn" --seed 6 --json)
+[ "$(echo "$a" | field swarm)" = "$(echo "$b" | field swarm)" ] || fail "seed 5 drew different values twice"
+[ "$(echo "$a" | field trace_hash)" = "$(echo "$b" | field trace_hash)" ] || fail "seed 5 gave two trace hashes"
+[ "$(echo "$a" | field swarm)" != "$(echo "$c" | field swarm)" ] || fail "seeds 5 and 6 drew the same values"
+echo "$a" | field swarm | grep -q '^kinds=.* lease=' || fail "the JSON result does not name the drawn values"
+echo "ok   a swarm run's drawn values come from its seed: $(echo "$a" | field swarm | cut -c1-80)..."
+
+# 2. The plain scenario of a seed runs as the swarm run did.
+for seed in 3 17; do
+    "$bin" replay "$tmp/base.scn" --seed $seed --print-scenario > "$tmp/plain$seed.scn" ||
+        fail "replay --print-scenario of seed $seed failed"
+    grep -q '^\[swarm\]\|kinds = any' "$tmp/plain$seed.scn" && fail "the plain scenario of seed $seed still draws"
+    x=$("$bin" run "$tmp/base.scn" --seed $seed --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["faults"], sorted(set(v["invariant"] for v in d["violations"])), d["acquisitions"])')
+    y=$("$bin" run "$tmp/plain$seed.scn" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["faults"], sorted(set(v["invariant"] for v in d["violations"])), d["acquisitions"])')
+    [ "$x" = "$y" ] || fail "seed $seed: the plain scenario does not run as the swarm run did"
+done
+echo "ok   the plain scenario a seed draws makes the same faults, violations and acquisitions (seeds 3, 17)"
+
+# 3. shrink --swarm: explicit lines only, the same first violation.
+seed=$("$bin" run "$tmp/base.scn" --seeds 1..60 --json | python3 -c 'import json,sys
+for l in sys.stdin:
+    d=json.loads(l)
+    if any(v["invariant"] == "mutual-exclusion" for v in d["violations"]): print(d["seed"]); break')
+[ -n "$seed" ] || fail "no seed of 1..60 breaks mutual exclusion"
+"$bin" shrink "$tmp/base.scn" --seed "$seed" -o "$tmp/shrunk.scn" > "$tmp/shrink.out" || fail "shrink of seed $seed failed"
+grep -q '^\[nemesis\]\|^\[swarm\]' "$tmp/shrunk.scn" && fail "the shrunk scenario still has a nemesis or a swarm"
+grep -q '^at = ' "$tmp/shrunk.scn" || fail "the shrunk scenario has no explicit fault line"
+first=$(sed -n 's/^shrink: .* fails: \([a-z-]*\) violated.*/\1/p' "$tmp/shrink.out")
+"$bin" run "$tmp/shrunk.scn" --json | field violations | grep -q "'$first'" ||
+    fail "the shrunk scenario of seed $seed does not break $first"
+echo "ok   shrink of swarm seed $seed: $(grep -c '^at = ' "$tmp/shrunk.scn") explicit line(s), no nemesis, $first broken again"
+
+# 4. hunt finds a known bug's signature; the table does not depend on --jobs.
+"$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..512 --jobs 2 \
+    --out "$tmp/found" > "$tmp/want.out" || fail "hunt did not find clock-jump-expires-lock in 512 seeds: $(cat "$tmp/want.out")"
+grep -q '^found at seed' "$tmp/want.out" || fail "hunt --want printed no seed"
+ls "$tmp/found"/*.scn > /dev/null 2>&1 || fail "hunt --want wrote no shrunk scenario"
+echo "ok   hunt redisson.lock --want clock-jump-expires-lock: $(grep '^found' "$tmp/want.out" | cut -d'(' -f1)"
+"$bin" hunt redisson.lock --seeds 1..40 --jobs 1 --max-shrinks 3 --out "$tmp/h1" > "$tmp/h1.out"
+"$bin" hunt redisson.lock --seeds 1..40 --jobs 2 --max-shrinks 3 --out "$tmp/h2" > "$tmp/h2.out"
+sed "s#$tmp/h1#DIR#" "$tmp/h1.out" > "$tmp/h1.n"
+sed "s#$tmp/h2#DIR#" "$tmp/h2.out" > "$tmp/h2.n"
+cmp -s "$tmp/h1.n" "$tmp/h2.n" || fail "hunt printed different tables with --jobs 1 and 2"
+echo "ok   hunt redisson.lock seeds 1..40: the same table with --jobs 1 and 2 ($(head -1 "$tmp/h1.out" | cut -d, -f3-))"
+
+# 5. Bad input.
+expect2() { "$@" > /dev/null 2> "$tmp/err"; [ $? = 2 ] || fail "'$*' did not exit 2"; [ -s "$tmp/err" ] || fail "'$*' said nothing"; }
+expect2 "$bin" hunt no.such.protocol --seeds 1..2
+expect2 "$bin" hunt redisson.lock --seeds 5..1
+expect2 "$bin" hunt redisson.lock --want scenarios/smoke/contended.scn --seeds 1..2
+echo "ok   hunt refuses an unknown protocol, bad seeds and a --want that does not fail (exit 2)"

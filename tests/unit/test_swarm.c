@@ -1,0 +1,185 @@
+/* test_swarm.c — swarm testing's draws (faults/swarm.c) and the
+ * scenario language around them: a seed draws the same values every time
+ * and other seeds other values; every drawn value stays within [swarm]'s
+ * bounds; the kinds are a non-empty subset of what the file and the
+ * topology allow; the drawn scenario written out reads back to the same
+ * values and no longer draws; [nemesis] kinds = any round-trips; bounds
+ * that are not bounds are refused at their line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "faults/fault.h"
+#include "tests/unit/tests.h"
+
+static const char *const base_text =
+    "[scenario]\nduration = 60s\n[redis]\nreplicas = 1\n[protocol]\nname = redisson.lock\n[clients]\ncount = 3\n"
+    "[nemesis]\nkinds = any\n[swarm]\nclients = 2..7\nthreads = 1..3\nhold = 2ms..300ms\nthink = 5ms..2s\n"
+    "lease = 3s..20s\nwatchdog = 30%\ninterval = 2s..9s\nduration = 200ms..4s\n";
+
+static void load(const char *text, scenario *s)
+{
+    scn_error err;
+    if (scn_load_string("swarm.scn", text, s, &err) != 0) ck_abort_msg("%s:%d: %s", err.path, err.line, err.msg);
+}
+
+START_TEST(a_seed_draws_the_same_values)
+{
+    scenario s;
+    load(base_text, &s);
+    ck_assert(s.swarm);
+    char d1[512], d2[512], d3[512];
+    scenario *a = fault_swarm_draw(&s, 42, d1, sizeof d1);
+    scenario *b = fault_swarm_draw(&s, 42, d2, sizeof d2);
+    scenario *c = fault_swarm_draw(&s, 43, d3, sizeof d3);
+    ck_assert_str_eq(d1, d2);
+    ck_assert_str_ne(d1, d3);
+    ck_assert_int_eq(a->clients, b->clients);
+    ck_assert_int_eq(a->nemesis_kinds, b->nemesis_kinds);
+    ck_assert(!a->swarm && a->nemesis && !a->nemesis_any);
+    fault_swarm_free(a);
+    fault_swarm_free(b);
+    fault_swarm_free(c);
+    scn_free(&s);
+}
+END_TEST
+
+START_TEST(draws_stay_within_the_bounds)
+{
+    scenario s;
+    load(base_text, &s);
+    int watchdogs = 0, kinds_seen = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        char d[512];
+        scenario *c = fault_swarm_draw(&s, seed, d, sizeof d);
+        ck_assert_int_ge(c->clients, 2);
+        ck_assert_int_le(c->clients, 7);
+        ck_assert_int_ge(c->threads, 1);
+        ck_assert_int_le(c->threads, 3);
+        ck_assert_int_ge(c->hold.a_us, SIM_MS(2));
+        ck_assert_int_le(c->hold.kind == SCN_DIST_UNIFORM ? c->hold.b_us : c->hold.a_us, SIM_MS(300));
+        ck_assert_int_ge(c->think.a_us, SIM_MS(5));
+        ck_assert_int_ge(c->nemesis_interval.a_us, SIM_SEC(2));
+        ck_assert_int_le(c->nemesis_interval.a_us, SIM_SEC(9));
+        ck_assert_int_ge(c->nemesis_duration.a_us, SIM_MS(200));
+        if (c->lease_us == SCN_LEASE_WATCHDOG) watchdogs++;
+        else ck_assert(c->lease_us >= SIM_SEC(3) && c->lease_us <= SIM_SEC(20));
+        ck_assert(c->nemesis_kinds != 0 && (c->nemesis_kinds & ~((1 << SCN_NEM_COUNT) - 1)) == 0);
+        ck_assert(c->nemesis_start_us <= c->nemesis_stop_us && c->nemesis_stop_us <= s.duration_us);
+        kinds_seen |= c->nemesis_kinds;
+        fault_swarm_free(c);
+    }
+    ck_assert(watchdogs > 40 && watchdogs < 150); /* 30% of 300 */
+    ck_assert_int_eq(kinds_seen, (1 << SCN_NEM_COUNT) - 1);
+    scn_free(&s);
+}
+END_TEST
+
+START_TEST(kinds_follow_the_file_and_the_topology)
+{
+    scenario s;
+    load("[scenario]\nduration = 30s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n"
+         "[nemesis]\nkinds = pause, clock\n[swarm]\n", &s);
+    scenario any;
+    load("[scenario]\nduration = 30s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n"
+         "[nemesis]\nkinds = any\n", &any);
+    int seen = 0;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        char d[512];
+        scenario *c = fault_swarm_draw(&s, seed, d, sizeof d);
+        ck_assert(c->nemesis_kinds != 0);
+        ck_assert_int_eq(c->nemesis_kinds & ~(SCN_NEM_PAUSE | SCN_NEM_CLOCK), 0); /* the file's kinds only */
+        seen |= c->nemesis_kinds;
+        fault_swarm_free(c);
+        c = fault_swarm_draw(&any, seed, d, sizeof d);
+        ck_assert_int_eq(c->nemesis_kinds & SCN_NEM_FAILOVER, 0); /* no replicas: no failover */
+        fault_swarm_free(c);
+    }
+    ck_assert_int_eq(seen, SCN_NEM_PAUSE | SCN_NEM_CLOCK);
+    scn_free(&any);
+    scn_free(&s);
+}
+END_TEST
+
+START_TEST(the_drawn_scenario_reads_back)
+{
+    scenario s;
+    load(base_text, &s);
+    char d[512];
+    scenario *c = fault_swarm_draw(&s, 7, d, sizeof d);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(scn_write(f, c), 0);
+    fclose(f);
+    ck_assert_ptr_null(strstr(text, "[swarm]"));
+    ck_assert_ptr_null(strstr(text, "any"));
+    scenario back;
+    load(text, &back);
+    ck_assert(!back.swarm);
+    ck_assert_int_eq(back.clients, c->clients);
+    ck_assert_int_eq(back.nemesis_kinds, c->nemesis_kinds);
+    ck_assert_int_eq(back.lease_us, c->lease_us);
+    ck_assert_int_eq(back.nemesis_interval.a_us, c->nemesis_interval.a_us);
+    ck_assert_int_eq(back.hold.a_us, c->hold.a_us);
+    free(text);
+    fault_swarm_free(c);
+    scn_free(&back);
+    scn_free(&s);
+}
+END_TEST
+
+START_TEST(kinds_any_and_swarm_round_trip)
+{
+    scenario s;
+    load(base_text, &s);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(scn_write(f, &s), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "kinds = any"));
+    ck_assert_ptr_nonnull(strstr(text, "[swarm]"));
+    scenario back;
+    load(text, &back);
+    ck_assert(back.swarm && back.nemesis_any);
+    ck_assert_int_eq(back.swarm_clients.b_us, 7);
+    ck_assert_int_eq(back.swarm_watchdog_ppm, 300000);
+    free(text);
+    scn_free(&back);
+    scn_free(&s);
+}
+END_TEST
+
+START_TEST(bounds_that_are_not_bounds_are_refused)
+{
+    scenario s;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("x.scn", "[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n"
+                                              "[clients]\ncount = 1\n[swarm]\nhold = exp(5ms)\n",
+                                     &s, &err),
+                     -1);
+    ck_assert_int_eq(err.line, 8);
+    ck_assert_ptr_nonnull(strstr(err.msg, "bounds"));
+    ck_assert_int_eq(scn_load_string("x.scn", "[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n"
+                                              "[clients]\ncount = 1\n[nemesis]\nkinds = pause, sometimes\n",
+                                     &s, &err),
+                     -1);
+    ck_assert_int_eq(err.line, 8);
+    ck_assert_ptr_nonnull(strstr(err.msg, "or any"));
+}
+END_TEST
+
+Suite *swarm_suite(void)
+{
+    Suite *s = suite_create("swarm");
+    TCase *t = tcase_create("draws");
+    tcase_add_test(t, a_seed_draws_the_same_values);
+    tcase_add_test(t, draws_stay_within_the_bounds);
+    tcase_add_test(t, kinds_follow_the_file_and_the_topology);
+    tcase_add_test(t, the_drawn_scenario_reads_back);
+    tcase_add_test(t, kinds_any_and_swarm_round_trip);
+    tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
+    suite_add_tcase(s, t);
+    return s;
+}
