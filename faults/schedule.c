@@ -125,7 +125,7 @@ fault_sched *fault_schedule(sim_ctx *ctx, world *w, cl_world *cw, const scenario
     fault_net_begin(&f->net, ctx, w);
     for (size_t i = 0; i < s->nsteps + nextra; i++) {
         const scn_step *st = i < s->nsteps ? &s->steps[i] : &extra[i - s->nsteps];
-        if (st->op < SCN_FIRST_FAULT) continue;
+        if (!scn_op_is_fault(st->op)) continue;
         sim_assert(st->resolved); /* by the parser or the nemesis */
         f->ev[f->n].f = f;
         f->ev[f->n].st = *st;

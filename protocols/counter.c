@@ -1,6 +1,7 @@
 /* counter.c — helpers of the counter objects (semaphore, count-down
  * latch): the runtime's trySet before the workload, the observer of a
- * string integer key, waits on the client clock, reply decoding. */
+ * string integer key, waits on the client clock, a semaphore's waiting
+ * acquire, reply decoding. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,82 @@ int64_t counter_value(const sim_reply *r)
     if (r->type == SIM_REPLY_INT) return r->integer;
     if (r->type == SIM_REPLY_STR && r->str) return strtoll(r->str, NULL, 10);
     return 0;
+}
+
+const cl_defaults counter_current = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+
+void counter_client_at(int v, cl_defaults *d)
+{
+    d->watchdog_gen = 2;
+    d->retry_attempts = v >= PROTO_V(3, 48, 0) ? 4 : 3;
+    d->jitter = v >= PROTO_V(3, 48, 0);
+    d->synced = v >= PROTO_V(3, 21, 0);
+    d->nosync_unchecked = v < PROTO_V(3, 20, 0);
+}
+
+/* ------------------------------------------------- a waiting acquire */
+
+#define SUBSCRIBE_TIMEOUT_MS 7500 /* subscriptionTimeout */
+
+static void acq_on_wait(cl_proc *p, void *ud, int got)
+{
+    (void)got;
+    counter_acq *a = ud;
+    if (counter_wait_charge(&a->w, p)) {
+        a->end(a, 0, NULL);
+        return;
+    }
+    a->retry(a);
+}
+
+static void acq_on_subscribed(cl_proc *p, void *ud, int ok)
+{
+    counter_acq *a = ud;
+    if (!ok) {
+        if (a->w.wait_ms >= 0) a->end(a, 0, NULL);
+        else a->end(a, 0, "RedisTimeoutException: subscribe timeout (7500 ms)");
+        return;
+    }
+    a->state = COUNTER_LOOP;
+    acq_on_wait(p, a, 1);
+}
+
+void counter_acq_subscribe(counter_acq *a, cl_proc *p, int policy)
+{
+    const char *name = counter_key(a->base.t, a->base.lock);
+    char channel[192];
+    proto_brace_name("redisson_sc:", name, channel, sizeof channel);
+    a->state = COUNTER_SUBSCRIBING;
+    int64_t deadline = a->w.wait_ms >= 0 ? SIM_MS(a->w.rem_ms) : SIM_MS(SUBSCRIBE_TIMEOUT_MS);
+    a->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), a->base.lock), name, channel, deadline,
+                                 acq_on_subscribed, a);
+    cl_sub_kind(a->base.sub, CL_SUB_SEMAPHORE);
+    cl_sub_policy(a->base.sub, policy);
+}
+
+void counter_acq_wait(counter_acq *a, cl_proc *p, int64_t take, int64_t take_async, int64_t us)
+{
+    if (!cl_thread_async(a->base.t)) {
+        cl_sub_wait_n(p, a->base.sub, take, us, acq_on_wait, a);
+        return;
+    }
+    if (cl_sub_try_take(a->base.sub, take_async)) {
+        a->retry(a);
+        return;
+    }
+    cl_sub_listen(p, a->base.sub, us, acq_on_wait, a);
+}
+
+static void acq_on_nosync_retry(cl_proc *p, void *arg)
+{
+    (void)p;
+    counter_acq *a = arg;
+    a->retry(a);
+}
+
+int counter_acq_nosync(counter_acq *a, cl_proc *p)
+{
+    return cl_nosync_retry(p, &a->nosync_retries, &a->base.timer, acq_on_nosync_retry, a);
 }
 
 /* ------------------------------------------------- one-command operations */

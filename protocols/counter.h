@@ -33,6 +33,42 @@ int counter_wait_charge(counter_wait *w, cl_proc *p);
 /* The latch wait to ask for: the remaining time, or -1 (for ever). */
 int64_t counter_wait_us(const counter_wait *w);
 
+/* A semaphore's waiting acquire (semaphore.c, expirable.c): put it first
+ * in the operation (its cl_op first), set retry and end, and call
+ * counter_acq_* from the try's reply. While the try fails it subscribes to
+ * redisson_sc:{name} (the process's entry for the name) and waits there
+ * for a message, the rest of a bounded wait, or us; each wake-up charges
+ * the wait and tries again, or ends the operation once it is used up. */
+typedef enum counter_acq_state { COUNTER_FIRST, COUNTER_SUBSCRIBING, COUNTER_LOOP } counter_acq_state;
+
+typedef struct counter_acq {
+    cl_op base;          /* its timer: RETRY-NOSYNC's delay; its sub: the channel */
+    counter_wait w;
+    counter_acq_state state;
+    int nosync_retries;
+    void (*retry)(struct counter_acq *a);                      /* sends the try again */
+    void (*end)(struct counter_acq *a, int ok, const char *err); /* ends the operation */
+} counter_acq;
+
+/* Subscribes (the try failed for the first time) with the entry's message
+ * policy (CL_SUB_*); the operation goes on when the subscription is
+ * confirmed (a try), or ends when it is not in time. */
+void counter_acq_subscribe(counter_acq *a, cl_proc *p, int policy);
+/* Waits for a message: the blocking API takes `take` latch permits (for
+ * at most us; < 0: for ever), the async API takes take_async of them at
+ * once if the latch has them and tries again, else waits as a listener. */
+void counter_acq_wait(counter_acq *a, cl_proc *p, int64_t take, int64_t take_async, int64_t us);
+/* RETRY-NOSYNC: the try again after the retry delay; 0 when the attempts
+ * are used up (nothing armed). */
+int counter_acq_nosync(counter_acq *a, cl_proc *p);
+
+/* The client settings of release v (PROTO_V) that every object shares:
+ * retryAttempts 4 with the jittered delay since 3.48 (3 and 1500 ms
+ * before), WAIT for replicas since 3.21.0 (semaphores: issue #4977), its
+ * answer acted on since 3.20. counter_current are 4.7's. */
+void counter_client_at(int v, cl_defaults *d);
+extern const cl_defaults counter_current;
+
 /* The exception a failed command raises (NULL: a usable reply). */
 const char *counter_failure(const sim_reply *r, cl_err err);
 /* An integer or integer-string reply; nil (and anything else) is 0. */

@@ -5,15 +5,36 @@
  * wait on the gate", the gate opened only by a ZERO message — for ever for
  * await(), for the rest of the wait for await(wait).
  *
- * Scenario operations: countdown, await [wait=D], getcount. The random
- * workload: after each think, thread t1 of every client counts down and
- * the other threads await (await() in mode = lock, await(wait) in mode =
- * trylock). The runtime sets [protocol] count with trySetCount before the
- * workload. */
+ * Scenario operations: countdown, await [wait=D] [api=async], getcount.
+ * The random workload: after each think, thread t1 of every client counts
+ * down and the other threads await (await() in mode = lock, await(wait) in
+ * mode = trylock; awaitAsync with [clients] async = yes). The runtime sets
+ * [protocol] count with trySetCount before the workload.
+ *
+ * awaitAsync() (since 3.11.6, issue #2427) reads the count, subscribes,
+ * reads it again and, while it is above 0, adds a listener to the entry
+ * instead of waiting on its gate. Up to 3.24.0 the ZERO message ran only
+ * the first listener (CountDownLatchPubSub: getListeners().poll()), so of
+ * several awaitAsync() calls in one process one completed and the others
+ * waited for ever; 3.24.1 runs them all (issue #5349, PR #5350). Before
+ * 3.16.4 countDown was resent after a reply timeout (issue #3850). */
 #include <stdio.h>
 #include <string.h>
 
 #include "protocols/counter.h"
+
+typedef struct latch_cfg {
+    int run_all;   /* ZERO runs every listener (3.24.1) */
+    int has_async; /* awaitAsync (3.11.6) */
+    int tr;        /* countDown: CL_RESEND before 3.16.4 */
+} latch_cfg;
+
+static const latch_cfg latch_current = {.run_all = 1, .has_async = 1, .tr = CL_NORESEND};
+
+static const latch_cfg *cfg_of(const cl_thread *t)
+{
+    return cl_world_cfg(cl_proc_world(cl_thread_proc(t)));
+}
 
 static void channel_of(const char *name, char *buf, size_t cap)
 {
@@ -79,6 +100,7 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         op->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), op->base.lock), entry, channel, counter_wait_us(&op->w),
                                  on_subscribed, op);
         cl_sub_kind(op->base.sub, CL_SUB_LATCH);
+        cl_sub_policy(op->base.sub, cfg_of(op->base.t)->run_all ? CL_SUB_RUN_ALL : 0);
         return;
     }
     if (op->w.wait_ms >= 0 && op->w.rem_ms <= 0) {
@@ -86,7 +108,8 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         return;
     }
     op->w.mark_ms = cl_now_ms(p);
-    cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
+    if (cl_thread_async(op->base.t)) cl_sub_listen(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
+    else cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
 }
 
 static void get_count(await_op *op)
@@ -98,6 +121,10 @@ static void get_count(await_op *op)
 
 static void latch_await(cl_thread *t, int lock, cl_done_fn *done)
 {
+    if (cl_thread_async(t) && !cfg_of(t)->has_async) {
+        done(t, 0, 0, "RCountDownLatch.awaitAsync exists since Redisson 3.11.6");
+        return;
+    }
     await_op *op = cl_op_new(t, sizeof *op, lock, done);
     counter_wait_start(&op->w, cl_thread_proc(t), cl_thread_wait_us(t));
     get_count(op);
@@ -114,7 +141,7 @@ static void latch_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
         channel_of(counter_key(t, lock), channel, sizeof channel);
         const char *keys[] = {counter_key(t, lock), channel};
         const char *args[] = {"0", "publish"};
-        counter_simple_eval(t, lock, "latch_count_down", keys, 2, args, CL_NORESEND, done);
+        counter_simple_eval(t, lock, "latch_count_down", keys, 2, args, cfg_of(t)->tr, done);
     } else {
         counter_get(t, lock, done); /* getCount, and any other query */
     }
@@ -153,12 +180,30 @@ static void latch_setup(cl_world *cw)
     }
 }
 
+/* The settings of release v (PROTO_V). */
+static void latch_at_version(int v, void *cfg, cl_defaults *d)
+{
+    latch_cfg *c = cfg;
+    c->run_all = v >= PROTO_V(3, 24, 1);
+    c->has_async = v >= PROTO_V(3, 11, 6);
+    c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
+    counter_client_at(v, d);
+}
+
 const proto_def proto_latch = {
     .name = "redisson.latch",
     .summary = "RedissonCountDownLatch (4.7.x): a count key, countDown publishes ZERO, await waits for it",
     .options = "[protocol] count = N (trySetCount before the workload; default 1); steps: countdown, "
-               "await [wait=D], getcount; random workload: t1 of each client counts down, the others await",
+               "await [wait=D] [api=async], getcount; random workload: t1 of each client counts down, the "
+               "others await ([clients] async = yes: awaitAsync)",
+    .versions = "@3.11 .. @4.7 (awaitAsync from 3.11.6; ZERO runs one async listener up to 3.24.0, all "
+                "since 3.24.1; countDown resent before 3.16.4)",
+    .min_version = 31100,
+    .at_version = latch_at_version,
+    .cfg_size = sizeof(latch_cfg),
+    .steps = PROTO_ASYNC,
     .impl = {
+        .cfg = &latch_current,
         .script = proto_script_find,
         .acquire = latch_acquire,
         .release = latch_no_release,

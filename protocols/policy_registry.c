@@ -178,6 +178,30 @@ static int is_path(const char *name)
     return strchr(name, '/') != NULL || (n > 5 && !strcmp(name + n - 5, ".lock"));
 }
 
+/* A [steps] line the protocol cannot run: its line and why, in err. */
+static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const scn_step *st = &s->steps[i];
+        if (scn_op_is_fault(st->op)) continue;
+        const char *why = NULL;
+        if ((PROTO_STEPS_GUARDED & PROTO_STEP(st->op)) && !(pd->steps & PROTO_STEP(st->op)))
+            why = "is not an operation of";
+        else if (st->async && !(pd->steps & PROTO_ASYNC))
+            why = "has no async API (api=async) in";
+        if (why == NULL) continue;
+        err->line = st->line;
+        snprintf(err->msg, sizeof err->msg, "'%s' %s %s", scn_op_name(st->op), why, pd->name);
+        return NULL;
+    }
+    if (s->async && !(pd->steps & PROTO_ASYNC)) {
+        err->line = 0;
+        snprintf(err->msg, sizeof err->msg, "[clients] async = yes: %s has no async API", pd->name);
+        return NULL;
+    }
+    return pd;
+}
+
 const proto_def *proto_resolve(const scenario *s, scn_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -203,5 +227,5 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
                  pd->name, pol->masters, pol->masters, s->nodes);
         return NULL;
     }
-    return pd;
+    return refuse_steps(pd, s, err);
 }

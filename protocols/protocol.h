@@ -53,7 +53,30 @@ typedef struct proto_def {
      * tell): each difference between releases with its range and source. */
     const char *history;
     cl_protocol impl;
+    /* A protocol with settings of its own (NULL: the lock family's,
+     * versions.c): fills cfg (a copy of impl.cfg, cfg_size bytes at most
+     * PROTO_CFG_MAX) and defaults (a copy of impl.defaults) for release
+     * version (PROTO_V). */
+    void (*at_version)(int version, void *cfg, cl_defaults *defaults);
+    size_t cfg_size;
+    /* The client operations of [steps] it runs beyond the lock operations
+     * and its queries (PROTO_STEP bits; others are refused when a
+     * scenario is loaded). */
+    uint64_t steps;
 } proto_def;
+
+/* A release as proto_def.min_version and at_version take it: 3.23.4 is
+ * PROTO_V(3, 23, 4) = 32304. */
+#define PROTO_V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
+#define PROTO_CFG_MAX 256
+#define PROTO_STEP(op) (UINT64_C(1) << (op))
+/* The operations only some protocols run. */
+#define PROTO_STEPS_SEMAPHORE                                                                        \
+    (PROTO_STEP(SCN_OP_ADDPERMITS) | PROTO_STEP(SCN_OP_TRYSETPERMITS) | PROTO_STEP(SCN_OP_DRAINPERMITS) | \
+     PROTO_STEP(SCN_OP_AVAILABLEPERMITS))
+#define PROTO_STEPS_GUARDED (PROTO_STEPS_SEMAPHORE | PROTO_STEP(SCN_OP_UPDATELEASE))
+/* In proto_def.steps: api=async is run (acquireAsync, awaitAsync). */
+#define PROTO_ASYNC (UINT64_C(1) << 63)
 
 #define PROTO_INV(i) (1u << (i))
 #define PROTO_INV_LOCK                                                                         \

@@ -5,7 +5,7 @@
 #include "protocols/rlock.h"
 
 extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock, proto_multilock,
-    proto_redlock, proto_rwlock, proto_semaphore, proto_latch;
+    proto_redlock, proto_rwlock, proto_semaphore, proto_expirable_semaphore, proto_latch;
 
 static const cl_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
@@ -88,7 +88,7 @@ static const proto_def fair_3132_def = {
 
 const proto_def *const proto_all[] = {
     &rlock_cur_def, &rlock_2019_def, &rlock_fenced_def, &fair_cur_def, &fair_3132_def, &proto_spinlock,
-    &proto_multilock, &proto_redlock, &proto_rwlock, &proto_semaphore, &proto_latch, &proto_baseline_setnx,
+    &proto_multilock, &proto_redlock, &proto_rwlock, &proto_semaphore, &proto_expirable_semaphore, &proto_latch, &proto_baseline_setnx,
     &proto_baseline_cad, NULL,
 };
 

@@ -9,7 +9,9 @@
  * #2100; 3.32) and queue wait (3.13.3); for the read/write lock its read
  * acquire (3.11.1: issue #2144) and unlocks (3.24); the watchdog before
  * its 3.10.5 rework (generation 0); MultiLock's member lease (3.11.1).
- * Resolved protocols live for the process. */
+ * Protocols with settings of their own (the semaphores, the latch) bring
+ * them (proto_def.at_version). Resolved protocols live for the process. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +19,20 @@
 #include "protocols/rlock.h"
 
 #define V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
-#define MAX_RESOLVED 64
 
 typedef struct resolved {
     char name[64];
     char summary[128];
     proto_def def;
-    rlock_cfg cfg;
+    union {
+        rlock_cfg lock;
+        _Alignas(max_align_t) unsigned char raw[PROTO_CFG_MAX];
+    } cfg;
     cl_defaults defaults;
 } resolved;
 
-static resolved *table[MAX_RESOLVED];
-static int ntable;
+static resolved **table; /* grows: every release a process names (the unit tests name many) */
+static int ntable, table_cap;
 
 /* "3.23", "3.23.1", "4.7.0" -> 32300, 32301, 40700; -1 when it is not a
  * version. */
@@ -90,20 +94,30 @@ const proto_def *proto_at_version(const proto_def *base, const char *version, co
     for (int i = 0; i < ntable; i++)
         if (strcmp(table[i]->name, full_name) == 0) return &table[i]->def;
     int v = proto_version_parse(version);
-    if (v < 0 || base->versions == NULL || v < base->min_version || v > V(4, 7, 99) || ntable == MAX_RESOLVED)
+    if (v < 0 || base->versions == NULL || v < base->min_version || v > V(4, 7, 99))
         return NULL;
     resolved *r = sim_xcalloc(1, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", full_name);
     r->def = *base;
-    if (base->impl.cfg) r->cfg = *(const rlock_cfg *)base->impl.cfg;
     r->defaults = base->impl.defaults ? *base->impl.defaults : (cl_defaults){0};
-    settings(v, &r->cfg, &r->defaults);
+    if (base->at_version) {
+        sim_assert(base->cfg_size <= sizeof r->cfg.raw);
+        if (base->impl.cfg) memcpy(r->cfg.raw, base->impl.cfg, base->cfg_size);
+        base->at_version(v, r->cfg.raw, &r->defaults);
+    } else {
+        if (base->impl.cfg) r->cfg.lock = *(const rlock_cfg *)base->impl.cfg;
+        settings(v, &r->cfg.lock, &r->defaults);
+    }
     snprintf(r->summary, sizeof r->summary, "%s as of Redisson %d.%d.%d", base->name, v / 10000, v / 100 % 100,
              v % 100);
     r->def.name = r->name;
     r->def.summary = r->summary;
-    if (base->impl.cfg) r->def.impl.cfg = &r->cfg;
+    if (base->impl.cfg) r->def.impl.cfg = r->cfg.raw;
     r->def.impl.defaults = &r->defaults;
+    if (ntable == table_cap) {
+        table_cap = table_cap ? table_cap * 2 : 32;
+        table = sim_xrealloc(table, (size_t)table_cap * sizeof *table);
+    }
     table[ntable++] = r;
     return &r->def;
 }

@@ -142,7 +142,7 @@ static void build_faults(report_series *rs, const scenario *s, const scn_step *g
     size_t n = 0;
     const scn_step **all = sim_xcalloc(s->nsteps + ngen + 1, sizeof *all);
     for (size_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].op >= SCN_FIRST_FAULT) all[n++] = &s->steps[i];
+        if (scn_op_is_fault(s->steps[i].op)) all[n++] = &s->steps[i];
     for (size_t i = 0; i < ngen; i++) all[n++] = &gen[i];
     qsort(all, n, sizeof *all, by_time);
     for (size_t i = 0; i < n; i++) {

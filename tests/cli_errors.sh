@@ -42,6 +42,10 @@ printf '[scenario]\nduration = 10s\n[faults]\nat = 1s meteor client=1\n' > "$tmp
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock@9.9\n[clients]\ncount = 1\n' > "$tmp/version.scn"
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\n[clients]\npermits = 0..2\n' > "$tmp/permits.scn"
 printf '\x00\xff\x01garbage\n[[[\n' > "$tmp/binary.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\n[steps]\nat = 1s c1 addpermits permits=2\n' > "$tmp/semstep.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.fairlock\n[steps]\nat = 0s c1 lock\nat = 1s c1.t2 lock api=async\n' > "$tmp/async.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\n[steps]\nat = 1s c1 updatelease lease=5s\n' > "$tmp/lease.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\n[steps]\nat = 1s c1 addpermits permits=0\n' > "$tmp/addzero.scn"
 expect typo "$tmp/typo.scn:5: unknown key 'leese' in [protocol] (did you mean lease?)" -- run "$tmp/typo.scn"
 # Every error of a file, the most specific first, names with a did-you-mean:
 # a protocol typo is not hidden behind "nothing to run".
@@ -61,6 +65,10 @@ expect fault "$tmp/fault.scn:4: unknown fault \"meteor\"" -- run "$tmp/fault.scn
 expect version "$tmp/version.scn:4: '9.9' is not a release of redisson.lock" -- run "$tmp/version.scn"
 expect permits "$tmp/permits.scn:6: 'permits' is a count from 1" -- run "$tmp/permits.scn"
 expect binary "$tmp/binary.scn:" -- run "$tmp/binary.scn"
+expect semstep "$tmp/semstep.scn:6: 'addpermits' is not an operation of redisson.lock" -- run "$tmp/semstep.scn"
+expect async "$tmp/async.scn:7: 'lock' has no async API (api=async) in redisson.fairlock" -- run "$tmp/async.scn"
+expect updatelease "$tmp/lease.scn:6: 'updatelease' is not an operation of redisson.semaphore" -- run "$tmp/lease.scn"
+expect addzero "$tmp/addzero.scn:6: permits must be an integer from -2147483647, not 0," -- run "$tmp/addzero.scn"
 expect missing "no-such.scn" -- run "$tmp/no-such.scn"
 expect seeds "--seeds wants A..B" -- run "$tmp/typo.scn" --seeds 5..2
 expect option "unknown or incomplete option" -- run --frobnicate

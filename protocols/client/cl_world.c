@@ -22,6 +22,11 @@ int cl_store_peek(cl_world *cw, int group, int lock, hist_store *out, world_peek
     return 1;
 }
 
+int cl_store_peek_key(cl_world *cw, int group, const char *key, world_peek_result *pk)
+{
+    return world_peek(cw->w, world_master(cw->w, group), key, strlen(key), pk);
+}
+
 int cl_store_peek_hash(cl_world *cw, int group, int lock,
                        int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud)
 {

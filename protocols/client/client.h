@@ -114,6 +114,10 @@ uint64_t cl_thread_op(const cl_thread *t);
 int cl_thread_mode(const cl_thread *t);
 int64_t cl_thread_permits(const cl_thread *t);
 int64_t cl_thread_wait_us(const cl_thread *t);
+/* 1 when the running operation uses the async API (api=async). */
+int cl_thread_async(const cl_thread *t);
+/* The running operation's lease (SCN_LEASE_WATCHDOG: none / watchdog). */
+int64_t cl_thread_lease_us(const cl_thread *t);
 /* A slot for a composite protocol's running operation (NULL when idle). */
 void **cl_thread_ext(cl_thread *t);
 
@@ -246,6 +250,18 @@ void cl_sub_release(cl_proc *p, cl_sub *s);
 /* latch.tryAcquire(timeout): takes a permit at once if there is one, else
  * waits for one (timeout_us < 0: for ever). fn runs as a posted event. */
 void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud);
+/* The same for n permits (latch.tryAcquire(n, timeout)): waiters are
+ * served in order, and one waiting for more than there are holds back the
+ * ones behind it. */
+void cl_sub_wait_n(cl_proc *p, cl_sub *s, int64_t n, int64_t timeout_us, cl_wait_fn *fn, void *ud);
+/* latch.tryAcquire(n) without waiting: 1 when n permits were taken. */
+int cl_sub_try_take(cl_sub *s, int64_t n);
+/* entry.addListener(): the async API's wait. fn(p, ud, 1) runs when a
+ * message runs this listener, fn(p, ud, 0) after timeout_us (< 0: never),
+ * each as a posted event. A message runs the oldest listener (see
+ * CL_SUB_RUN_ALL) before it adds its permits to the latch, which the
+ * listeners already waiting never look at. */
+void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud);
 /* Channel kinds decide what a message does to the latch. */
 #define CL_SUB_LOCK 0      /* "0": one permit; "1": a permit per waiter */
 #define CL_SUB_SEMAPHORE 1 /* "v" (the new count): min(references, v) permits */
@@ -253,6 +269,12 @@ void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void
 #define CL_SUB_BROADCAST 3 /* any message: a permit per waiter */
 /* Sets the entry's kind (entries start as CL_SUB_LOCK). */
 void cl_sub_kind(cl_sub *s, int kind);
+/* How messages of an entry act, by Redisson version (entries start with
+ * none: the current rules). */
+#define CL_SUB_ADDS_COUNT 1 /* semaphore: a message adds v permits (before 3.15.6) */
+#define CL_SUB_RUN_ALL 2    /* latch: ZERO runs every listener (since 3.24.1) */
+#define CL_SUB_RECHECK 4    /* a new listener runs at once on a latch permit (since 3.28.0) */
+void cl_sub_policy(cl_sub *s, int policy);
 
 /* ------------------------------------------------------------ watchdog */
 
@@ -302,6 +324,9 @@ int cl_store_peek(cl_world *cw, int group, int lock, hist_store *out, world_peek
  * returns 0); 0 when it is not a hash. */
 int cl_store_peek_hash(cl_world *cw, int group, int lock,
                        int (*fn)(void *ud, const char *f, size_t flen, const char *v, size_t vlen), void *ud);
+/* Reads any key on group's master (no side effects): 1 with *pk filled
+ * when it exists (pk->count: a zset's members). */
+int cl_store_peek_key(cl_world *cw, int group, const char *key, world_peek_result *pk);
 /* Calls fn for each element of list key on group's master, head first. */
 int cl_store_peek_list(cl_world *cw, int group, const char *key, void (*fn)(void *ud, const char *v, size_t vlen),
                        void *ud);

@@ -44,6 +44,8 @@ struct cl_thread {
     int cur_mode;       /* its read/write side (SCN_RW_*; 0: none) */
     int64_t cur_n;      /* its permits (semaphore) or count (0: none) */
     int64_t cur_wait_us; /* its wait (latch await; -1: none) */
+    int cur_async;      /* it uses the async API */
+    int64_t cur_lease_us; /* its lease (SCN_LEASE_WATCHDOG: none) */
     /* workload */
     int scripted;       /* runs its [steps], not the random workload */
     int phase;          /* workload.c's state */

@@ -369,6 +369,16 @@ int64_t cl_thread_wait_us(const cl_thread *t)
     return t->cur_wait_us;
 }
 
+int cl_thread_async(const cl_thread *t)
+{
+    return t->cur_async;
+}
+
+int64_t cl_thread_lease_us(const cl_thread *t)
+{
+    return t->cur_lease_us;
+}
+
 void **cl_thread_ext(cl_thread *t)
 {
     return &t->ext;

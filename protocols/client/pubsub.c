@@ -3,19 +3,28 @@
  * asynchronous SUBSCRIBE with its deadline, and the entry's latch, a
  * counting semaphore that lock messages add permits to. Permits not taken
  * accumulate, so a later wait returns at once (a spurious wake-up). Waiters
- * are served in arrival order. A semaphore entry's message adds
- * min(references, v) permits; a count-down latch entry is a gate instead
- * (ZERO opens it for every wait, NEW_COUNT closes it). */
+ * are served in arrival order, each taking its n permits (head of line: a
+ * waiter for more than there are holds the ones behind it, as Java's
+ * Semaphore does). A semaphore entry's message adds min(references, v)
+ * permits (v before 3.15.6); a count-down latch entry is a gate instead
+ * (ZERO opens it for every wait, NEW_COUNT closes it).
+ *
+ * The async API waits as listeners instead: a message runs the oldest one
+ * (a latch's ZERO: every one since 3.24.1) before it touches the latch;
+ * permits it adds are not seen by listeners already waiting. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "protocols/client/client_int.h"
 
+#define JAVA_INT_MAX 2147483647LL /* a java.util.concurrent.Semaphore's permits */
+
 typedef struct sub_waiter {
     cl_sub *s;
     cl_wait_fn *fn;
     void *ud;
+    int64_t n;          /* latch permits it takes (a listener: none) */
     cl_timer timer;
     struct sub_waiter *next;
 } sub_waiter;
@@ -39,7 +48,9 @@ struct cl_sub {
     int open;              /* latch: the gate is open */
     int subscribed;
     int64_t permits;
+    int policy;            /* CL_SUB_* policy bits */
     sub_waiter *waiters;   /* FIFO */
+    sub_waiter *listeners; /* FIFO: the async API's waits */
     sub_pending *pending;  /* waiting for the subscription */
 };
 
@@ -120,15 +131,21 @@ cl_sub *cl_sub_acquire(cl_proc *p, int node, const char *entry, const char *chan
     return s;
 }
 
-static void sub_destroy(cl_proc *p, cl_sub *s)
+static void free_waiters(cl_proc *p, sub_waiter **list)
 {
-    HASH_DEL(p->subs, s);
-    while (s->waiters) {
-        sub_waiter *w = s->waiters;
-        s->waiters = w->next;
+    while (*list) {
+        sub_waiter *w = *list;
+        *list = w->next;
         cl_timer_cancel(p, &w->timer);
         sim_xfree(w);
     }
+}
+
+static void sub_destroy(cl_proc *p, cl_sub *s)
+{
+    HASH_DEL(p->subs, s);
+    free_waiters(p, &s->waiters);
+    free_waiters(p, &s->listeners);
     while (s->pending) {
         sub_pending *w = s->pending;
         s->pending = w->next;
@@ -163,28 +180,35 @@ void cl_subs_free(cl_proc *p)
 
 /* ---------------------------------------------------------------- latch */
 
-/* Gives permits to waiters, oldest first. */
+/* Gives permits to waiters, oldest first, each its n while there are. */
 static void serve(cl_proc *p, cl_sub *s)
 {
-    while (s->permits > 0 && s->waiters) {
+    while (s->waiters && s->permits >= s->waiters->n) {
         sub_waiter *w = s->waiters;
         s->waiters = w->next;
-        s->permits--;
+        s->permits -= w->n;
         cl_timer_cancel(p, &w->timer);
         post_cb(p, run_wait_cb, (void *)w->fn, w->ud, 1);
         sim_xfree(w);
     }
 }
 
+/* Unlinks w from list; 1 when it was there. */
+static int unlink_waiter(sub_waiter **list, sub_waiter *w)
+{
+    for (sub_waiter **pp = list; *pp; pp = &(*pp)->next) {
+        if (*pp != w) continue;
+        *pp = w->next;
+        return 1;
+    }
+    return 0;
+}
+
 static void on_wait_timeout(cl_proc *p, void *arg)
 {
     sub_waiter *w = arg;
     cl_sub *s = w->s;
-    for (sub_waiter **pp = &s->waiters; *pp; pp = &(*pp)->next) {
-        if (*pp != w) continue;
-        *pp = w->next;
-        break;
-    }
+    if (!unlink_waiter(&s->waiters, w)) unlink_waiter(&s->listeners, w);
     cl_wait_fn *fn = w->fn;
     void *ud = w->ud;
     sim_xfree(w);
@@ -196,26 +220,78 @@ void cl_sub_kind(cl_sub *s, int kind)
     s->kind = kind;
 }
 
-void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
+void cl_sub_policy(cl_sub *s, int policy)
+{
+    s->policy = policy;
+}
+
+static sub_waiter *enqueue(sub_waiter **list, cl_sub *s, int64_t n, cl_wait_fn *fn, void *ud)
+{
+    sub_waiter *w = sim_xcalloc(1, sizeof *w);
+    w->s = s;
+    w->fn = fn;
+    w->ud = ud;
+    w->n = n;
+    sub_waiter **tail = list;
+    while (*tail) tail = &(*tail)->next;
+    *tail = w;
+    return w;
+}
+
+void cl_sub_wait_n(cl_proc *p, cl_sub *s, int64_t n, int64_t timeout_us, cl_wait_fn *fn, void *ud)
 {
     if (s->kind == CL_SUB_LATCH && s->open) {
         post_cb(p, run_wait_cb, (void *)fn, ud, 1);
         return;
     }
-    if (s->permits > 0 && s->waiters == NULL) {
-        s->permits--;
+    if (s->permits >= n && s->waiters == NULL) {
+        s->permits -= n;
         post_cb(p, run_wait_cb, (void *)fn, ud, 1);
         return;
     }
-    sub_waiter *w = sim_xcalloc(1, sizeof *w);
-    w->s = s;
-    w->fn = fn;
-    w->ud = ud;
-    sub_waiter **tail = &s->waiters;
-    while (*tail) tail = &(*tail)->next;
-    *tail = w;
+    sub_waiter *w = enqueue(&s->waiters, s, n, fn, ud);
     if (timeout_us >= 0) cl_timer_arm(p, &w->timer, timeout_us, "latch timeout", on_wait_timeout, w);
     serve(p, s);
+}
+
+void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
+{
+    cl_sub_wait_n(p, s, 1, timeout_us, fn, ud);
+}
+
+int cl_sub_try_take(cl_sub *s, int64_t n)
+{
+    if (s->permits < n) return 0;
+    s->permits -= n;
+    return 1;
+}
+
+/* Runs the oldest listener (as a posted event); 0 when there is none. */
+static int run_listener(cl_proc *p, cl_sub *s)
+{
+    sub_waiter *w = s->listeners;
+    if (w == NULL) return 0;
+    s->listeners = w->next;
+    cl_timer_cancel(p, &w->timer);
+    post_cb(p, run_wait_cb, (void *)w->fn, w->ud, 1);
+    sim_xfree(w);
+    return 1;
+}
+
+void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
+{
+    sub_waiter *w = enqueue(&s->listeners, s, 0, fn, ud);
+    if (timeout_us >= 0) cl_timer_arm(p, &w->timer, timeout_us, "listener timeout", on_wait_timeout, w);
+    /* RedissonLockEntry.addListener since 3.28.0 (issues #5761, #5762):
+     * a permit already in the latch runs a listener at once. */
+    if ((s->policy & CL_SUB_RECHECK) && cl_sub_try_take(s, 1)) run_listener(p, s);
+}
+
+static int64_t listening(const cl_sub *s)
+{
+    int64_t n = 0;
+    for (const sub_waiter *w = s->listeners; w; w = w->next) n++;
+    return n;
 }
 
 static int64_t waiting(const cl_sub *s)
@@ -223,6 +299,20 @@ static int64_t waiting(const cl_sub *s)
     int64_t n = 0;
     for (const sub_waiter *w = s->waiters; w; w = w->next) n++;
     return n;
+}
+
+/* A message runs listeners first: one, or (a latch's ZERO since 3.24.1)
+ * every one; the trace says so only when there were any. */
+static void run_listeners(cl_proc *p, cl_sub *s, int all, const char *num)
+{
+    int64_t ran = 0;
+    while (run_listener(p, s)) {
+        ran++;
+        if (!all) break;
+    }
+    if (ran)
+        cl_trace(p, p->name, "message %s on %s ran %lld listener(s), %lld left", num, s->channel, (long long)ran,
+                 (long long)listening(s));
 }
 
 /* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
@@ -234,13 +324,22 @@ static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
     num[n] = '\0';
     int64_t v = strtoll(num, NULL, 10);
     if (s->kind == CL_SUB_SEMAPHORE) {
-        int64_t add = v < s->refs ? v : s->refs;
+        run_listeners(p, s, 0, num);
+        int64_t add = (s->policy & CL_SUB_ADDS_COUNT) ? v : v < s->refs ? v : s->refs;
+        if ((s->policy & CL_SUB_ADDS_COUNT) && add > 0 && s->permits + add > JAVA_INT_MAX) {
+            /* java.util.concurrent.Semaphore.release(v) throws: the latch
+             * keeps what it had, and no waiter is served. */
+            cl_trace(p, p->name, "message %s on %s: Error: Maximum permit count exceeded (%lld + %lld)", num,
+                     s->channel, (long long)s->permits, (long long)add);
+            return;
+        }
         if (add > 0) s->permits += add;
         cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
                  (long long)s->permits, (long long)waiting(s));
         serve(p, s);
         return;
     }
+    if (v == 0) run_listeners(p, s, (s->policy & CL_SUB_RUN_ALL) != 0, num);
     s->open = v == 0;
     cl_trace(p, p->name, "message %s on %s: gate %s, %lld waiting", num, s->channel, s->open ? "opens" : "closes",
              (long long)waiting(s));

@@ -41,6 +41,9 @@ static hist_op hop_of(scn_op op)
     case SCN_OP_FORCEUNLOCK: return HOP_FORCE_UNLOCK;
     case SCN_OP_COUNTDOWN: return HOP_COUNTDOWN;
     case SCN_OP_AWAIT: return HOP_AWAIT;
+    case SCN_OP_ADDPERMITS: return HOP_PERMITS_ADD;
+    case SCN_OP_TRYSETPERMITS: return HOP_PERMITS_SET;
+    case SCN_OP_DRAINPERMITS: return HOP_PERMITS_DRAIN;
     default: return HOP_QUERY;
     }
 }
@@ -82,11 +85,13 @@ static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
 /* mode and n: the read/write side and the permits of the operation
  * (0: none; protocols that need them read t->cur_mode / t->cur_n). */
 static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t lease_us, int mode,
-                     int64_t n)
+                     int64_t n, int async)
 {
     cl_proc *p = t->p;
     const cl_protocol *pd = p->cw->proto;
     t->busy = 1;
+    t->cur_async = async;
+    t->cur_lease_us = lease_us;
     t->cur_mode = mode;
     t->cur_n = n;
     t->cur_wait_us = wait_us;
@@ -135,7 +140,7 @@ static void acquire_once(cl_thread *t)
 {
     const scenario *s = t->p->cw->s;
     start_op(t, s->mode == SCN_MODE_LOCK ? SCN_OP_LOCK : SCN_OP_TRYLOCK, t->cycle_lock, s->wait_us,
-             s->lease_us, t->cycle_mode, t->cycle_n);
+             s->lease_us, t->cycle_mode, t->cycle_n, s->async);
 }
 
 static void think(cl_thread *t)
@@ -154,7 +159,7 @@ static void think(cl_thread *t)
 static void release_one(cl_thread *t)
 {
     t->phase = PH_RELEASE;
-    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->cycle_mode, t->cycle_n);
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->cycle_mode, t->cycle_n, 0);
 }
 
 /* Runs after each random-workload event: a timer, or an operation done. */
@@ -181,7 +186,7 @@ static void next_random(cl_thread *t)
         if (p->cw->proto->random_op) {
             t->phase = PH_SOLO;
             start_op(t, p->cw->proto->random_op(t), t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0,
-                     0);
+                     0, s->async);
             return;
         }
         t->phase = PH_ACQUIRE;
@@ -244,7 +249,7 @@ static void next_step(cl_thread *t)
     }
     int64_t wait = st->has_wait ? st->wait_us : st->op == SCN_OP_AWAIT ? -1 : cw->s->wait_us;
     int64_t lease = st->has_lease ? st->lease_us : cw->s->lease_us;
-    start_op(t, st->op, st->lock, wait, lease, st->mode, st->permits);
+    start_op(t, st->op, st->lock, wait, lease, st->mode, st->permits, st->async);
 }
 
 static void step_kick(cl_proc *p, void *arg)
@@ -274,7 +279,7 @@ void cl_steps_schedule(cl_world *cw)
     const scenario *s = cw->s;
     cw->step_ev = sim_xcalloc(s->nsteps + 1, sizeof *cw->step_ev);
     for (size_t i = 0; i < s->nsteps; i++) {
-        if (s->steps[i].op >= SCN_FAULT_CRASH) continue; /* faults are the runner's */
+        if (scn_op_is_fault(s->steps[i].op)) continue; /* faults are the runner's */
         cw->step_ev[i].cw = cw;
         cw->step_ev[i].index = i;
         sim_at(cw->ctx, s->steps[i].at_us, "step", on_step_due, &cw->step_ev[i]);
@@ -299,7 +304,7 @@ void cl_workload_start(cl_proc *p)
         /* Its steps from now on, by time (file order breaks ties). */
         for (size_t k = 0; k < s->nsteps; k++) {
             const scn_step *st = &s->steps[k];
-            if (st->client != p->client || st->thread != t->index || st->op >= SCN_FAULT_CRASH) continue;
+            if (st->client != p->client || st->thread != t->index || scn_op_is_fault(st->op)) continue;
             t->scripted = 1;
             if (st->at_us < now) continue;
             t->steps = sim_xrealloc(t->steps, (t->nsteps + 1) * sizeof *t->steps);

@@ -2,7 +2,8 @@
  * holds n permits from the ok of its acquire(n) to the invoke of its
  * release(n), or to its process's crash (Redisson never gives a crashed
  * holder's permits back: they are lost). The permits set come from the
- * runtime's trySetPermits (HOP_SET), the store's count from HOP_COUNTER.
+ * runtime's trySetPermits (HOP_SET) and the steps that add, set and drain
+ * them (permit_avail.c), the store's count from HOP_COUNTER.
  *
  * permits:  the permits held never exceed the permits set, and at the end
  *           available + held by live threads == set (none created: a release
@@ -158,64 +159,10 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
 
 /* ------------------------------------------------------------ the waits */
 
-typedef struct point {
-    int64_t t, available;
-} point;
-
-typedef struct timeline {
-    point *v;
-    size_t n, cap;
-} timeline;
-
-static void timelines(const history *hi, int nlocks, timeline *tl)
-{
-    for (size_t k = 0; k < hi->n; k++) {
-        const hist_event *e = &hi->ev[k];
-        if (e->op != HOP_COUNTER || e->lock < 0 || e->lock >= nlocks) continue;
-        timeline *x = &tl[e->lock];
-        if (x->n == x->cap) {
-            x->cap = x->cap ? x->cap * 2 : 64;
-            x->v = sim_xrealloc(x->v, x->cap * sizeof *x->v);
-        }
-        x->v[x->n++] = (point){e->t_us, e->aux ? e->value : 0};
-    }
-}
-
-/* The longest stretch of [from, to) during which at least n were available;
- * *at gets its start. */
-static int64_t longest_enough(const timeline *x, int64_t n, int64_t from, int64_t to, int64_t *at)
-{
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) { /* the first point after from */
-        size_t mid = (lo + hi) / 2;
-        if (x->v[mid].t <= from) lo = mid + 1;
-        else hi = mid;
-    }
-    int64_t best = 0, run_from = -1;
-    size_t i = lo;
-    int64_t avail = lo > 0 ? x->v[lo - 1].available : 0;
-    int64_t t = from;
-    for (;;) {
-        int64_t next = i < x->n && x->v[i].t < to ? x->v[i].t : to;
-        if (avail >= n && run_from < 0) run_from = t;
-        if (avail < n && run_from >= 0) run_from = -1;
-        if (run_from >= 0 && next - run_from > best) {
-            best = next - run_from;
-            *at = run_from;
-        }
-        if (next >= to) break;
-        avail = x->v[i].available;
-        t = next;
-        i++;
-    }
-    return best;
-}
-
 static void waits(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,
                   const state *st, check_result *r)
 {
-    timeline *tl = sim_xcalloc((size_t)nlocks, sizeof *tl);
-    timelines(hi, nlocks, tl);
+    check_avail *avail = check_avail_build(hi, nlocks);
     size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
@@ -223,7 +170,7 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
-        int64_t len = longest_enough(&tl[e->lock], n, e->t_us, to, &at);
+        int64_t len = check_avail_longest(avail, e->lock, n, e->t_us, to, &at);
         if (len > bound_us)
             check_violate(r, SCN_INV_LIVENESS, at + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
                           "c%d.t%d waited %lldms for %lld permit(s) of %s while the store had them "
@@ -238,8 +185,7 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
                       e->client, e->thread, (long long)n, names[e->lock], (long long)s->available, (long long)s->held,
                       s->lost ? ", the rest lost with crashed " : "", s->lost ? s->lost_by : "");
     }
-    for (int l = 0; l < nlocks; l++) sim_xfree(tl[l].v);
-    sim_xfree(tl);
+    check_avail_free(avail);
     sim_xfree(ends);
 }
 
@@ -263,9 +209,11 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
         }
         if (e->lock < 0 || e->lock >= nlocks) continue;
         sem *s = &st.s[e->lock];
-        if (e->op == HOP_SET && e->aux) {
-            s->set += e->value;
+        int64_t delta;
+        if (check_permit_total(e, &delta)) {
+            s->set += delta;
             s->has_set = 1;
+            if (s->held <= s->set) s->over = 0;
         } else if (e->op == HOP_COUNTER) {
             s->available = e->aux ? e->value : 0;
             s->observed = 1;

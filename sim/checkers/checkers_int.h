@@ -43,6 +43,33 @@ void check_rw_exclusion(const history *h, const check_holds *hs, const check_inp
  *  deadlock: no thread still waits at the end for n permits that can never
  *            come: available + held by live threads < n. */
 void check_permits(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+/* Expirable semaphore histories (RPermitExpirableSemaphore): check_permits'
+ * three invariants with leases, and a fourth (check_leases.c):
+ *  permits:  at no true time do threads hold more permits than set (a
+ *            thread holds from its acquire's ok to its release's invoke or
+ *            its crash, its lease notwithstanding: a holder that outlives
+ *            its lease while another takes the permit is the violation),
+ *            and at the end available + acquired (the store's timeout set)
+ *            == set: none created or lost;
+ *  liveness, deadlock: as check_permits, deadlock counting what the store
+ *            holds in all (a permit past its lease comes back);
+ *  leases:   no release is answered "released" for a permit whose lease
+ *            had ended before the release was invoked, or for a permit
+ *            already released. */
+void check_leases(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+
+/* permit_avail.c: how event e moves a semaphore's permits in all (the
+ * runtime's trySetPermits, addPermits, trySetPermits and drainPermits
+ * steps): 1 with *delta, else 0. */
+int check_permit_total(const hist_event *e, int64_t *delta);
+/* The store's available permits of each lock over true time (HOP_COUNTER). */
+typedef struct check_avail check_avail;
+check_avail *check_avail_build(const history *hi, int nlocks);
+void check_avail_free(check_avail *a);
+/* The longest stretch of [from, to) during which lock had at least n
+ * available; *at gets its start (untouched when 0). O(log points + points
+ * in the window). */
+int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at);
 /* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
  * HOP_COUNTER). Judges two invariants:
  *  latch:    no await returns released before as many countDown()s as the

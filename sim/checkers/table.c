@@ -17,7 +17,7 @@ static const check_row rows[] = {
      "no acquire waits past the bound while the lock is free in the store (a lost wake-up)"},
     {"deadlock", INV(DEADLOCK), INV(DEADLOCK), COUNTERS, 0, check_deadlock,
      "at the end no cycle of waiting threads, and no wait on a lock a dead process holds for ever"},
-    {"permits", INV(PERMITS) | INV(LIVENESS) | INV(DEADLOCK), INV(PERMITS), 0, 0, check_permits,
+    {"permits", INV(PERMITS) | INV(LIVENESS) | INV(DEADLOCK), INV(PERMITS), INV(LEASES), 0, check_permits,
      "semaphores: no more permits held than set, none created or lost, no wait for permits in vain"},
     {"latch", INV(LATCH) | INV(LIVENESS), INV(LATCH), 0, 0, check_latch,
      "count-down latches: no await released before count countDown()s, none waiting past the bound after"},
@@ -29,6 +29,8 @@ static const check_row rows[] = {
      "a fair lock grants in queue order: no first acquisition overtakes a thread queued before it"},
     {"starvation", INV(STARVATION), INV(STARVATION), 0, 0, check_starvation,
      "no thread sees more grants to others than the bound during one wait"},
+    {"leases", INV(PERMITS) | INV(LIVENESS) | INV(DEADLOCK) | INV(LEASES), INV(LEASES), 0, 0, check_leases,
+     "expirable semaphores: permits as above with leases; no release answered released past its lease or twice"},
 };
 
 #define NROWS (sizeof rows / sizeof rows[0])

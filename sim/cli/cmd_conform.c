@@ -51,6 +51,8 @@ int cli_conform(int argc, char **argv)
             i++;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             o.verbose = 1;
+        } else if (strcmp(a, "--all-scripts") == 0) {
+            o.all_scripts = 1;
         } else {
             fprintf(stderr, "locksim conform: unknown or incomplete option \"%s\"\n", a);
             return 2;

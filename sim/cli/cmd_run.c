@@ -634,8 +634,10 @@ int cli_list(int argc, char **argv)
             if (check_applies(&rows[k], proto_invariants(pd))) printf(" %s", rows[k].name);
         printf("\n");
     }
-    printf("faults ([faults] lines: at = TIME FAULT ...):\n");
     const char *usage, *doc;
+    printf("client operations ([steps] lines: at = TIME cN[.tM] OPERATION ...):\n");
+    for (size_t i = 0; scn_step_help(i, &usage, &doc); i++) printf("  %-50s %s\n", usage, doc);
+    printf("faults ([faults] lines: at = TIME FAULT ...):\n");
     for (size_t i = 0; scn_fault_help(i, &usage, &doc); i++) printf("  %-50s %s\n", usage, doc);
     printf("libfiu failure points (fiu POINT p=P [for=D]):\n");
     for (size_t i = 0; fault_fiu_points[i]; i++) printf("  %s\n", fault_fiu_points[i]);

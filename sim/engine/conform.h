@@ -16,6 +16,7 @@ typedef struct conform_opts {
     uint64_t ops;
     uint64_t seed;
     int verbose;
+    int all_scripts; /* also the scripts added after the baseline (--all-scripts) */
 } conform_opts;
 
 /* Runs the comparison. Returns 0 when every reply matched, 1 at the first
@@ -53,7 +54,9 @@ typedef struct conform_op {
 
 typedef struct conform_gen conform_gen;
 
-conform_gen *conform_gen_new(uint64_t seed);
+/* all_scripts: also draw the scripts added after the conformance baseline
+ * (off: a seed gives the stream it always gave). */
+conform_gen *conform_gen_new(uint64_t seed, int all_scripts);
 void conform_gen_free(conform_gen *g);
 /* Fills op with the next operation (op owns its strings: conform_op_clear
  * frees them). sub_subscribed tells whether the subscriber connection is

@@ -22,6 +22,7 @@ struct conform_gen {
     sim_rng rng;
     conform_op queued[4]; /* the rest of a composite operation */
     int nqueued;
+    int all_scripts;      /* also the scripts added after the baseline (added[]) */
 };
 
 #define POOL(...) {__VA_ARGS__, NULL}
@@ -78,6 +79,13 @@ static const char *const leases[] = POOL(
  * more than a day away from any deadline: never within the run's jitter. */
 static const char *const wait_ms[] = POOL("0", "1000000000", "3000000000", "x");
 static const char *const client_now[] = POOL("1700000000000", "1700000000000", "1800123456789", "0");
+/* The expirable semaphore: permit deadlines on a client clock (the
+ * scripts compare them with the now they are given, never with the
+ * server's time) and permit ids, a few so that releases meet acquires. */
+static const char *const deadlines[] = POOL(
+    "1700000005000", "1700000000000", "1600000000000", "922337203685477", "922337203685477", "1800123456789", "x");
+static const char *const permit_ids[] = POOL(
+    "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210", "00000000000000000000000000000001");
 
 /* ------------------------------------------------------------- helpers */
 
@@ -335,6 +343,10 @@ static void g_zset(conform_gen *g, conform_op *op)
         add(op, "withscores");
         break;
     }
+    /* A fair lock script given "h1" as its deadlines set (its 1 in 10
+     * wrong-key case) leaves there a deadline derived from a PTTL: read
+     * back, it may differ by the time between the two runs. */
+    op->cmp = CONFORM_CMP_TIME;
 }
 
 static void g_misc(conform_gen *g, conform_op *op)
@@ -561,6 +573,23 @@ static const script_case scripts[] = {
 
 #define NSCRIPTS (sizeof scripts / sizeof scripts[0])
 
+/* The scripts added after the conformance baseline of issue 16: sent only
+ * with --all-scripts, so the default stream of a seed stays what it was. */
+static const script_case added[] = {
+    {"sem2019_add", NULL, "SD", "NP"},
+    {"psem_acquire", NULL, "SYD", "NeoxPhh"},
+    {"psem_acquire", NULL, "SYD", "1eoxPh"},
+    {"psem2019_acquire", NULL, "SYD", "1ehox"},
+    {"psem_release", NULL, "SDY", "h1oP"},
+    {"psem2019_release", NULL, "SDY", "h1"},
+    {"psem_release_many", NULL, "SDY", "2oPhh"},
+    {"psem_available", NULL, "SYD", "oP"},
+    {"psem_add", NULL, "SD", "NP"},
+    {"psem_update_lease", NULL, "SYD", "heoP"},
+};
+
+#define NADDED (sizeof added / sizeof added[0])
+
 static void add_script_arg(conform_gen *g, conform_op *op, char kind)
 {
     switch (kind) {
@@ -578,6 +607,9 @@ static void add_script_arg(conform_gen *g, conform_op *op, char kind)
     case 'i': add(op, pick(g, ints)); break;
     case 'q': add(op, pick(g, wait_ms)); break;
     case 'o': add(op, pick(g, client_now)); break;
+    case 'e': add(op, pick(g, deadlines)); break;
+    case 'x': add(op, "922337203685477"); break;
+    case 'h': add(op, pick(g, permit_ids)); break;
     default: add(op, "?"); break;
     }
 }
@@ -599,6 +631,7 @@ static void add_script_key(conform_gen *g, conform_op *op, char kind)
     case 'B': add(op, chance(g, 80) ? "redisson_countdownlatch__channel__{latch}" : pick(g, channels)); break;
     case 'Q': add(op, chance(g, 85) ? "redisson_lock_queue:{lock}" : chance(g, 50) ? "l1" : "k1"); break;
     case 'Z': add(op, chance(g, 90) ? "redisson_lock_timeout:{lock}" : "h1"); break;
+    case 'Y': add(op, chance(g, 90) ? "{sem}:timeout" : pick(g, keys)); break;
     default: add(op, pick(g, keys)); break;
     }
 }
@@ -659,6 +692,7 @@ static void g_script(conform_gen *g, conform_op *op)
         while (scripts[first].body != NULL) first++;
         sc = &scripts[first + below(g, NSCRIPTS - first)];
     }
+    if (g->all_scripts && chance(g, 25)) sc = &added[below(g, NADDED)];
     const char *body = sc->body;
     size_t blen;
     if (body == NULL) {
@@ -749,10 +783,11 @@ static void g_expiry_probe(conform_gen *g, conform_op *op)
 
 /* ------------------------------------------------------------- the API */
 
-conform_gen *conform_gen_new(uint64_t seed)
+conform_gen *conform_gen_new(uint64_t seed, int all_scripts)
 {
     conform_gen *g = sim_xcalloc(1, sizeof *g);
     sim_rng_seed(&g->rng, seed);
+    g->all_scripts = all_scripts;
     return g;
 }
 

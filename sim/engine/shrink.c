@@ -157,8 +157,8 @@ static void drop_steps(scenario *s, const unsigned char *drop)
 /* ------------------------------------------------------------- ddmin */
 
 typedef int step_pred(const scn_step *st);
-static int is_fault(const scn_step *st) { return st->op >= SCN_FIRST_FAULT; }
-static int is_op(const scn_step *st) { return st->op < SCN_FIRST_FAULT; }
+static int is_fault(const scn_step *st) { return scn_op_is_fault(st->op); }
+static int is_op(const scn_step *st) { return !scn_op_is_fault(st->op); }
 
 /* Does cur without the candidate lines outside keep[0..nkeep) fail? */
 static int ddmin_test(shrinker *k, scenario *cur, step_pred *pred, const size_t *keep, size_t nkeep)
@@ -262,7 +262,7 @@ static int max_client(const scenario *s)
 {
     int n = s->clients;
     for (size_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].op < SCN_FIRST_FAULT && s->steps[i].client > n) n = s->steps[i].client;
+        if (!scn_op_is_fault(s->steps[i].op) && s->steps[i].client > n) n = s->steps[i].client;
     return n;
 }
 

@@ -88,7 +88,8 @@ static const char *op_name(hist_op op)
     static const char *const names[] = {"acquire", "release", "forceunlock", "query",       "crash",  "restart",
                                         "pause",   "resume",  "store",       "store-count", "write",  "fault",
                                         "counter", "set",     "countdown",   "await",
-                                        "queued",  "dequeued", "give-up"};
+                                        "queued",  "dequeued", "give-up",
+                                        "addpermits", "trysetpermits", "drainpermits", "permit", "permit-end"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -120,6 +121,20 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
         if (n > 0 && (size_t)n < cap && e->client != 0 && e->mode)
             n += snprintf(buf + n, cap - (size_t)n, " [%s mode]", e->mode == SCN_RW_READ ? "read" : "write");
         break;
+    case HOP_PERMIT:
+        if (e->value == INT64_MAX)
+            n = snprintf(buf, cap, "%lld.%03llds %s holds permit #%lld of %s (%lld id(s), no lease)",
+                         (long long)(ms / 1000), (long long)(ms % 1000), who, (long long)e->aux, lock,
+                         (long long)e->n);
+        else
+            n = snprintf(buf, cap, "%lld.%03llds %s holds permit #%lld of %s (%lld id(s), lease %lldms)",
+                         (long long)(ms / 1000), (long long)(ms % 1000), who, (long long)e->aux, lock,
+                         (long long)e->n, (long long)(e->value / 1000));
+        break;
+    case HOP_PERMIT_END:
+        n = snprintf(buf, cap, "%lld.%03llds store: %s's release of permit #%lld of %s: %s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, (long long)e->aux, lock, e->value ? "released" : "refused");
+        break;
     case HOP_GIVE_UP:
         n = snprintf(buf, cap, "%lld.%03llds %s gives up waiting for %s", (long long)(ms / 1000),
                      (long long)(ms % 1000), who, lock);
@@ -139,7 +154,10 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
                      h && e->value >= 0 && (size_t)e->value < h->ntexts ? h->texts[e->value] : "?");
         break;
     case HOP_COUNTER:
-        if (e->aux)
+        if (e->aux && e->n)
+            n = snprintf(buf, cap, "%lld.%03llds store: %s = %lld (%lld acquired)", (long long)(ms / 1000),
+                         (long long)(ms % 1000), lock, (long long)e->value, (long long)e->n);
+        else if (e->aux)
             n = snprintf(buf, cap, "%lld.%03llds store: %s = %lld", (long long)(ms / 1000), (long long)(ms % 1000),
                          lock, (long long)e->value);
         else

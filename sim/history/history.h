@@ -35,7 +35,8 @@ typedef enum hist_op {
     HOP_FAULT,        /* info: a fault applied; value = its text's index */
     HOP_COUNTER,      /* info: a counter object as the store has it now
                          (semaphore: available permits; latch: count):
-                         value, aux = 1 when the key exists (0: absent) */
+                         value, aux = 1 when the key exists (0: absent);
+                         n = permits acquired (expirable semaphore) */
     HOP_SET,          /* info: the runtime's trySetPermits / trySetCount
                          before the workload: value = what it asked for,
                          aux = the script's answer (1: set, 0: existed) */
@@ -48,8 +49,21 @@ typedef enum hist_op {
     HOP_DEQUEUED,     /* info: the thread left the wait queue: value = 1 when
                          it left as the lock's new holder, 0 when removed
                          (purged, dequeued, lost with the node's data) */
-    HOP_GIVE_UP       /* info: the thread's acquire stopped waiting (tryLock's
+    HOP_GIVE_UP,      /* info: the thread's acquire stopped waiting (tryLock's
                          wait ran out: acquireFailed), before its fail */
+    HOP_PERMITS_ADD,  /* semaphore addPermits(n): invoke, ok / fail (n: the
+                         operation's n) */
+    HOP_PERMITS_SET,  /* semaphore trySetPermits(n): ok value 1 when set */
+    HOP_PERMITS_DRAIN,/* semaphore drainPermits(): ok value = permits taken */
+    HOP_PERMIT,       /* info (expirable semaphore): the thread holds permit
+                         number aux (its process's count of ids drawn) of the
+                         acquire it just got, n ids; value = its lease in µs
+                         from the acquire's invoke (INT64_MAX: none); recorded
+                         again when updateLeaseTime moves it (value: the new
+                         lease from that operation's invoke) */
+    HOP_PERMIT_END    /* info (expirable semaphore): the store answered a
+                         release of permit number aux: value 1 released
+                         live, 0 refused (gone, or past its lease) */
 } hist_op;
 
 typedef struct hist_event {
@@ -109,6 +123,7 @@ typedef struct hist_store {
     int mode;               /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
     int counter;            /* a counter object (semaphore, latch): no owner; count
                                is its value, held whether its key exists */
+    int64_t acquired;       /* expirable semaphore: permit ids in its timeout set */
 } hist_store;
 
 /* One waiter of a lock's wait queue: its lock name (len bytes, borrowed). */

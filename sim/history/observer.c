@@ -63,6 +63,7 @@ typedef struct seen {
     int observed;
     int client, inc, thread, mode;
     int64_t count, expire;
+    int64_t acquired; /* counters: permits acquired (expirable semaphore) */
     qlist queue;
     reading last;
 } seen;
@@ -223,12 +224,13 @@ static void observe_counter(hist_observer *o, int group, int lock, const hist_st
     if (!world_node_up(o->w, world_master(o->w, group))) return;
     seen *s = &o->locks[lock];
     int64_t exists = st->held;
-    if (s->observed && s->count == st->count && s->expire == exists) return;
+    if (s->observed && s->count == st->count && s->expire == exists && s->acquired == st->acquired) return;
     s->observed = 1;
     s->count = st->count;
     s->expire = exists;
+    s->acquired = st->acquired;
     hist_event e = {.t_us = sim_now(o->ctx), .kind = HIST_INFO, .op = HOP_COUNTER, .lock = lock,
-                    .value = st->count, .aux = exists};
+                    .value = st->count, .aux = exists, .n = st->acquired};
     hist_add(o->h, &e);
 }
 

@@ -26,7 +26,7 @@ int scn_max_client(const scenario *s)
 {
     int n = s->clients;
     for (size_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].op < SCN_FIRST_FAULT && s->steps[i].client > n) n = s->steps[i].client;
+        if (!scn_op_is_fault(s->steps[i].op) && s->steps[i].client > n) n = s->steps[i].client;
     return n;
 }
 

@@ -44,7 +44,7 @@ static const key_def keys[] = {
     {"protocol", "synced", K_BOOL, F(synced), 0, 0},
     {"protocol", "thread-wait-time", K_DURATION, F(thread_wait_us), 1000, 0},
     {"protocol", "locks", K_LOCKS, 0, 0, 0},
-    {"protocol", "permits", K_INT64, F(init_permits), 0, 1000000},
+    {"protocol", "permits", K_INT64, F(init_permits), 0, 2147483647},
     {"protocol", "count", K_INT64, F(init_count), 0, 1000000},
     {"clients", "count", K_INT, F(clients), 0, 100000},
     {"clients", "threads", K_INT, F(threads), 1, 1000},
@@ -56,6 +56,7 @@ static const key_def keys[] = {
     {"clients", "ops", K_INT64, F(ops_per_thread), 0, INT64_MAX},
     {"clients", "read-ratio", K_PROB, F(read_ppm), 0, 0},
     {"clients", "permits", K_COUNTS, F(acquire_permits), 0, 0},
+    {"clients", "async", K_BOOL, F(async), 0, 0},
     {"resource", "enabled", K_BOOL, F(resource), 0, 0},
     {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
     {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
@@ -95,7 +96,7 @@ const char *scn_nemesis_kind_name(int bit)
 
 static const char *const invariant_names[SCN_INV_COUNT] = {
     "mutual-exclusion", "reentrancy", "liveness", "deadlock", "fencing",
-    "fifo", "starvation", "rw-exclusion", "permits", "latch"};
+    "fifo", "starvation", "rw-exclusion", "permits", "latch", "leases"};
 
 const char *scn_invariant_name(scn_invariant inv)
 {

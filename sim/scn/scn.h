@@ -76,10 +76,19 @@ typedef enum scn_op {
     SCN_FAULT_FAILOVER,   /* [node=X | group=G] */
     SCN_FAULT_FIU,        /* POINT p=P [for=D] */
     SCN_FAULT_FAIL_REPLY, /* client=N command=acquire|unlock|renew [count=K] [as=lost|error] */
+    /* client operations added later (kept at the end: the values above
+     * stay); scn_op_is_fault() tells the two kinds apart */
+    SCN_OP_ADDPERMITS,       /* semaphore addPermits(n) (n may be negative) */
+    SCN_OP_TRYSETPERMITS,    /* semaphore trySetPermits(n) */
+    SCN_OP_DRAINPERMITS,     /* semaphore drainPermits() */
+    SCN_OP_AVAILABLEPERMITS, /* semaphore availablePermits() */
+    SCN_OP_UPDATELEASE,      /* expirable semaphore updateLeaseTime(id, lease) */
     SCN_OP_COUNT
 } scn_op;
 
-#define SCN_FIRST_FAULT SCN_FAULT_CRASH
+/* 1 when op is a fault ([faults] or [steps], run by the fault schedule),
+ * 0 when it is a client operation (run by a client thread). */
+int scn_op_is_fault(scn_op op);
 
 /* The kinds of command a fail-reply line names (scn_step.reply_cmd). */
 #define SCN_REPLY_ACQUIRE 1
@@ -130,7 +139,8 @@ typedef struct scn_step {
     int64_t for_us;    /* pause length, or how long a rule lasts (0: until healed) */
     int has_wait, has_lease;
     int mode;          /* read/write lock: SCN_RW_READ or SCN_RW_WRITE (0: the protocol's) */
-    int64_t permits;   /* semaphore: permits to acquire / release (0: 1) */
+    int64_t permits;   /* semaphore: permits to acquire / release / add (0: 1) */
+    int async;         /* api=async: the async API (acquireAsync, awaitAsync) */
     char node[32];     /* node=: a node name ("redis0", "redis0.r1") or a client ("c2") */
     char side_a[160], side_b[160]; /* partition sides: comma lists of names */
     int directed;      /* partition A->B: only that direction */
@@ -166,6 +176,8 @@ size_t scn_step_format(const scn_step *st, const struct scenario *s, char *buf, 
 const char *scn_op_name(scn_op op);
 /* The i-th fault kind's usage and one-line description; 0 past the end. */
 int scn_fault_help(size_t i, const char **usage, const char **doc);
+/* The same for the i-th client operation of [steps]. */
+int scn_step_help(size_t i, const char **usage, const char **doc);
 
 #define SCN_LEASE_WATCHDOG (-1)
 
@@ -190,6 +202,7 @@ typedef enum scn_invariant {
     SCN_INV_RW_EXCLUSION,/* rw-exclusion: a writer excludes all; readers share */
     SCN_INV_PERMITS,     /* permits: holders never exceed the permits; none lost */
     SCN_INV_LATCH,       /* latch: no awaiter released early; all released after */
+    SCN_INV_LEASES,      /* leases: no release succeeds for a permit past its lease, or twice */
     SCN_INV_COUNT
 } scn_invariant;
 
@@ -272,6 +285,7 @@ struct scenario {
     int64_t ops_per_thread;    /* 0 = until the duration ends */
     int read_ppm;              /* read/write lock: share of acquisitions that read */
     scn_dist acquire_permits;  /* semaphore: permits per acquire (integer draw) */
+    int async;                 /* the workload waits through the async API */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;

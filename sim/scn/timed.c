@@ -24,6 +24,8 @@
 #define O_GROUP 1024
 #define O_ARG 2048 /* mode=read|write, permits=N */
 #define O_REPLY 4096 /* command=, count=, as= (fail-reply) */
+#define O_ASYNC 8192 /* api=sync|async */
+#define O_SIGNED 16384 /* permits=N may be 0 or negative (addPermits) */
 
 typedef struct op_def {
     const char *name;
@@ -33,8 +35,8 @@ typedef struct op_def {
 } op_def;
 
 static const op_def ops[] = {
-    {"lock", SCN_OP_LOCK, O_LEASE | O_LOCK | O_ARG, "cN[.tM] lock [lease=D] [lock=NAME] [mode=read|write] [permits=N]", "lock(lease); lease -1: watchdog"},
-    {"trylock", SCN_OP_TRYLOCK, O_WAIT | O_LEASE | O_LOCK | O_ARG, "cN trylock wait=D [lease=D] [mode=..] [permits=N]", "tryLock(wait, lease)"},
+    {"lock", SCN_OP_LOCK, O_LEASE | O_LOCK | O_ARG | O_ASYNC, "cN[.tM] lock [lease=D] [lock=NAME] [mode=read|write] [permits=N] [api=async]", "lock(lease); lease -1: watchdog; semaphores: acquire(n) (api=async: acquireAsync)"},
+    {"trylock", SCN_OP_TRYLOCK, O_WAIT | O_LEASE | O_LOCK | O_ARG | O_ASYNC, "cN trylock wait=D [lease=D] [mode=..] [permits=N] [api=async]", "tryLock(wait, lease); semaphores: tryAcquire(n, wait)"},
     {"unlock", SCN_OP_UNLOCK, O_LOCK | O_ARG, "cN unlock [mode=read|write] [permits=N]", "unlock (IllegalMonitorState if not the owner)"},
     {"forceunlock", SCN_OP_FORCEUNLOCK, O_LOCK, "cN forceunlock", "forceUnlock"},
     {"islocked", SCN_OP_ISLOCKED, O_LOCK, "cN islocked", "isLocked"},
@@ -42,8 +44,8 @@ static const op_def ops[] = {
     {"holdcount", SCN_OP_HOLDCOUNT, O_LOCK, "cN holdcount", "getHoldCount"},
     {"write", SCN_OP_WRITE, O_LOCK, "cN write", "a write to the [resource] with the thread's token"},
     {"countdown", SCN_OP_COUNTDOWN, O_LOCK, "cN countdown [lock=NAME]", "latch countDown()"},
-    {"await", SCN_OP_AWAIT, O_WAIT | O_LOCK, "cN await [wait=D] [lock=NAME]",
-     "latch await() (no wait=: for ever) or await(wait)"},
+    {"await", SCN_OP_AWAIT, O_WAIT | O_LOCK | O_ASYNC, "cN await [wait=D] [lock=NAME] [api=async]",
+     "latch await() (no wait=: for ever) or await(wait); api=async: awaitAsync"},
     {"getcount", SCN_OP_GETCOUNT, O_LOCK, "cN getcount [lock=NAME]", "latch getCount()"},
     {"crash", SCN_FAULT_CRASH, O_CLIENT | O_NODE, "crash client=N | node=X",
      "a process dies (no unlock, no watchdog) / a Redis node dies (data lost unless persistence)"},
@@ -72,17 +74,48 @@ static const op_def ops[] = {
      "the client's next K replies to that kind of script (acquire, unlock or release, watchdog renewal) are lost "
      "(as=lost, the default: the server ran it, the client times out and resends as its transport allows) or "
      "turned into an error reply (as=error: the server ran it, the client sees ERR and does not resend)"},
+    {"addpermits", SCN_OP_ADDPERMITS, O_LOCK | O_ARG | O_SIGNED, "cN addpermits permits=N [lock=NAME]",
+     "semaphore addPermits(n); n may be negative"},
+    {"trysetpermits", SCN_OP_TRYSETPERMITS, O_LOCK | O_ARG, "cN trysetpermits permits=N [lock=NAME]",
+     "semaphore trySetPermits(n): sets n only when the semaphore has no count yet"},
+    {"drainpermits", SCN_OP_DRAINPERMITS, O_LOCK, "cN drainpermits [lock=NAME]",
+     "semaphore drainPermits(): takes every available permit"},
+    {"availablepermits", SCN_OP_AVAILABLEPERMITS, O_LOCK, "cN availablepermits [lock=NAME]",
+     "semaphore availablePermits()"},
+    {"updatelease", SCN_OP_UPDATELEASE, O_LEASE | O_LOCK, "cN updatelease lease=D [lock=NAME]",
+     "expirable semaphore updateLeaseTime() of the thread's oldest permit; lease=-1: no lease"},
 };
 
 static const char *const reply_cmds[] = {NULL, "acquire", "unlock", "renew"};
 
 #define NOPS (sizeof ops / sizeof ops[0])
 
+int scn_op_is_fault(scn_op op)
+{
+    /* The faults are one block of the enum; client operations added later
+     * come after it. */
+    return op >= SCN_FAULT_CRASH && op <= SCN_FAULT_FAIL_REPLY;
+}
+
 int scn_fault_help(size_t i, const char **usage, const char **doc)
 {
     size_t k = 0;
     for (size_t j = 0; j < NOPS; j++) {
-        if (ops[j].op < SCN_FIRST_FAULT) continue;
+        if (!scn_op_is_fault(ops[j].op)) continue;
+        if (k++ == i) {
+            *usage = ops[j].usage;
+            *doc = ops[j].doc;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int scn_step_help(size_t i, const char **usage, const char **doc)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < NOPS; j++) {
+        if (scn_op_is_fault(ops[j].op)) continue;
         if (k++ == i) {
             *usage = ops[j].usage;
             *doc = ops[j].doc;
@@ -182,9 +215,16 @@ static int option(scn_step *st, const op_def *d, const char *word, const char *n
         NEED(O_ARG);
         char *end;
         long long n = strtoll(v, &end, 10);
-        if (*end || end == v || n < 1 || n > 1000000)
-            return err(msg, cap, "permits must be an integer from 1 (got %s)", q(v, t, sizeof t));
+        long long lo = (d->opts & O_SIGNED) ? -2147483647LL : 1;
+        if (*end || end == v || n < lo || n > 2147483647LL || n == 0)
+            return err(msg, cap, "permits must be an integer from %s to 2147483647 (got %s)",
+                       (d->opts & O_SIGNED) ? "-2147483647, not 0," : "1", q(v, t, sizeof t));
         st->permits = n;
+    } else if (KEY("api")) {
+        NEED(O_ASYNC);
+        if (!strcmp(v, "async")) st->async = 1;
+        else if (!strcmp(v, "sync")) st->async = 0;
+        else return err(msg, cap, "api is sync or async (got %s)", q(v, t, sizeof t));
     } else if (KEY("for")) {
         NEED(O_FOR);
         if (scn_parse_duration(v, &st->for_us) != 0 || st->for_us <= 0) goto bad_duration;
@@ -307,11 +347,12 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
         if (near) return err(msg, cap, "unknown %s %s (did you mean %s?)", !strcmp(section, "faults") || !client_given ? "fault" : "operation", q(words[i], t, sizeof t), near);
         if (!strcmp(section, "faults") || !client_given) return err(msg, cap, "unknown fault %s", q(words[i], t, sizeof t));
         return err(msg, cap, "unknown operation %s (lock, trylock, unlock, forceunlock, islocked, held, "
-                             "holdcount, write, countdown, await, getcount, or a fault)", q(words[i], t, sizeof t));
+                             "holdcount, write, countdown, await, getcount, addpermits, trysetpermits, "
+                             "drainpermits, availablepermits, updatelease, or a fault)", q(words[i], t, sizeof t));
     }
     st->op = d->op;
     i++;
-    if (st->op < SCN_FIRST_FAULT && !strcmp(section, "faults"))
+    if (!scn_op_is_fault(st->op) && !strcmp(section, "faults"))
         return err(msg, cap, "'%s' is a client operation: write it in [steps]", d->name);
     /* The words that are not options: a partition's sides, a fiu point. */
     if (st->op == SCN_FAULT_PARTITION) {
@@ -337,7 +378,7 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
         i += used_next;
     }
     /* What each operation cannot do without. */
-    int needs_client = st->op < SCN_FIRST_FAULT || st->op == SCN_FAULT_DISCONNECT || st->op == SCN_FAULT_FAIL_REPLY;
+    int needs_client = !scn_op_is_fault(st->op) || st->op == SCN_FAULT_DISCONNECT || st->op == SCN_FAULT_FAIL_REPLY;
     if (needs_client && st->client == 0) return err(msg, cap, "'%s' needs a client (c3, or client=3)", d->name);
     if ((st->op == SCN_FAULT_CRASH || st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_PAUSE ||
          st->op == SCN_FAULT_CLOCK) && st->client == 0 && !st->node[0])
@@ -351,6 +392,9 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     if (st->op == SCN_FAULT_FAIL_REPLY && st->reply_cmd == 0)
         return err(msg, cap, "fail-reply needs command=acquire|unlock|renew");
     if ((d->opts & O_P) && st->p_ppm == 0) return err(msg, cap, "'%s' needs p=PROBABILITY (above 0)", d->name);
+    if ((st->op == SCN_OP_ADDPERMITS || st->op == SCN_OP_TRYSETPERMITS) && st->permits == 0)
+        return err(msg, cap, "'%s' needs permits=N", d->name);
+    if (st->op == SCN_OP_UPDATELEASE && !st->has_lease) return err(msg, cap, "updatelease needs lease=D");
     if (st->op == SCN_FAULT_CLOCK && st->client == 0 && st->node[0] == 'c' && isdigit((unsigned char)st->node[1])) {
         int th;
         if (scn_parse_client(st->node, &st->client, &th) == 0) st->node[0] = '\0';
@@ -370,14 +414,14 @@ size_t scn_step_format(const scn_step *st, const scenario *s, char *buf, size_t 
     if (cap) buf[0] = '\0';
     scn_duration_format(st->at_us, at, sizeof at);
     PUT("at = %s", at);
-    if (st->op < SCN_FIRST_FAULT) {
+    if (!scn_op_is_fault(st->op)) {
         if (st->thread > 1) PUT(" c%d.t%d", st->client, st->thread);
         else PUT(" c%d", st->client);
     }
     PUT(" %s", scn_op_name(st->op));
     if (st->op == SCN_FAULT_PARTITION) PUT(" %s%s%s", st->side_a, st->directed ? "->" : "|", st->side_b);
     if (st->op == SCN_FAULT_FIU) PUT(" %s", st->point);
-    if (st->op >= SCN_FIRST_FAULT && st->client) PUT(" client=c%d", st->client);
+    if (scn_op_is_fault(st->op) && st->client) PUT(" client=c%d", st->client);
     if (st->reply_cmd > 0 && st->reply_cmd <= SCN_REPLY_RENEW) PUT(" command=%s", reply_cmds[st->reply_cmd]);
     if (st->reply_count > 0) PUT(" count=%d", st->reply_count);
     if (st->reply_error) PUT(" as=error");
@@ -398,6 +442,7 @@ size_t scn_step_format(const scn_step *st, const scenario *s, char *buf, size_t 
     if (st->lock && s && st->lock < s->nlocks) PUT(" lock=%s", s->lock_names[st->lock]);
     if (st->mode) PUT(" mode=%s", st->mode == SCN_RW_READ ? "read" : "write");
     if (st->permits) PUT(" permits=%lld", (long long)st->permits);
+    if (st->async) PUT(" api=async");
     if (st->p_ppm) {
         if (st->p_ppm % 10000 == 0) PUT(" p=%d%%", st->p_ppm / 10000);
         else PUT(" p=0.%06d", st->p_ppm);

@@ -146,7 +146,7 @@ static void write_timed(FILE *out, const scenario *s, int faults, int *bad)
     int header = 0;
     char line[512];
     for (size_t i = 0; i < s->nsteps; i++) {
-        if ((s->steps[i].op >= SCN_FIRST_FAULT) != faults) continue;
+        if (scn_op_is_fault(s->steps[i].op) != faults) continue;
         if (!header) {
             fprintf(out, "\n[%s]\n", faults ? "faults" : "steps");
             header = 1;

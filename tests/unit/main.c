@@ -87,6 +87,8 @@ int main(void)
     srunner_add_suite(sr, servers_suite());
     srunner_add_suite(sr, rwlock_suite());
     srunner_add_suite(sr, check_counters_suite());
+    srunner_add_suite(sr, check_leases_suite());
+    srunner_add_suite(sr, semaphores_suite());
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, policy_suite());
     srunner_run_all(sr, CK_NORMAL);

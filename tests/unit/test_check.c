@@ -211,9 +211,9 @@ START_TEST(table_rows_and_what_applies)
 {
     size_t n;
     const check_row *rows = check_rows(&n);
-    ck_assert_uint_eq(n, 10);
+    ck_assert_uint_eq(n, 11);
     ck_assert_str_eq(rows[0].name, "mutual-exclusion");
-    ck_assert_str_eq(rows[n - 1].name, "starvation");
+    ck_assert_str_eq(rows[n - 1].name, "leases");
     unsigned semaphore = CHECK_INV(SCN_INV_PERMITS) | CHECK_INV(SCN_INV_LIVENESS) | CHECK_INV(SCN_INV_DEADLOCK);
     unsigned lock = CHECK_INV(SCN_INV_MUTEX) | CHECK_INV(SCN_INV_LIVENESS) | CHECK_INV(SCN_INV_DEADLOCK);
     size_t for_semaphore = 0, for_lock = 0;
@@ -224,6 +224,10 @@ START_TEST(table_rows_and_what_applies)
     }
     ck_assert_uint_eq(for_semaphore, 1);
     ck_assert_uint_eq(for_lock, 3);
+    /* The expirable semaphore: the lease checker instead of permits. */
+    unsigned expirable = semaphore | CHECK_INV(SCN_INV_LEASES);
+    for (size_t i = 0; i < n; i++)
+        if (check_applies(&rows[i], expirable)) ck_assert_str_eq(rows[i].name, "leases");
     /* Nothing declared: nothing runs, every invariant unknown. */
     history h;
     check_result r;

@@ -226,7 +226,7 @@ START_TEST(nemesis_is_a_function_of_the_seed)
             char line[256];
             ck_assert(steps[i].generated);
             ck_assert(steps[i].resolved);
-            ck_assert(steps[i].op >= SCN_FIRST_FAULT);
+            ck_assert(scn_op_is_fault(steps[i].op));
             if (i > 0) ck_assert(steps[i].at_us >= steps[i - 1].at_us);
             scn_step_format(&steps[i], &s, line, sizeof line);
             strncat(out[k], line, 4095 - strlen(out[k]));

@@ -119,6 +119,17 @@ static const struct {
     {"[faults]\nat = 1s crash client=1 command=unlock\n", 2, "'crash' takes no option command="},
     {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 1\n[faults]\n"
      "at = 1s fail-reply client=4 command=unlock\n", 8, "no client 4"},
+    /* The semaphore steps and the async API. */
+    {"[steps]\nat = 1s c1 addpermits\n", 2, "'addpermits' needs permits=N"},
+    {"[steps]\nat = 1s c1 addpermits permits=0\n", 2, "from -2147483647, not 0,"},
+    {"[steps]\nat = 1s c1 trysetpermits permits=-2\n", 2, "permits must be an integer from 1"},
+    {"[steps]\nat = 1s c1 lock permits=2147483648\n", 2, "to 2147483647"},
+    {"[steps]\nat = 1s c1 drainpermits permits=2\n", 2, "'drainpermits' takes no option permits="},
+    {"[steps]\nat = 1s c1 updatelease\n", 2, "updatelease needs lease=D"},
+    {"[steps]\nat = 1s c1 await api=later\n", 2, "api is sync or async (got \"later\")"},
+    {"[steps]\nat = 1s c1 unlock api=async\n", 2, "'unlock' takes no option api="},
+    {"[faults]\nat = 1s c1 addpermits permits=1\n", 2, "is a client operation"},
+    {"[clients]\nasync = maybe\n", 2, "async"},
 };
 
 START_TEST(bad_input_names_file_and_line)
@@ -229,7 +240,7 @@ START_TEST(parses_counter_objects)
     ck_assert_int_eq(s.steps[2].op, SCN_OP_COUNTDOWN);
     ck_assert_str_eq(s.lock_names[s.steps[2].lock], "other");
     ck_assert_int_eq(s.steps[3].op, SCN_OP_GETCOUNT);
-    ck_assert(s.steps[3].op < SCN_FIRST_FAULT);
+    ck_assert(!scn_op_is_fault(s.steps[3].op));
     char line[128];
     scn_step_format(&s.steps[1], &s, line, sizeof line);
     ck_assert_str_eq(line, "at = 1s c2.t2 await wait=2s");
@@ -248,6 +259,52 @@ static char *written(const scenario *sc)
     fclose(f);
     return text;
 }
+
+/* The semaphore steps (appended after the faults in the enum: still client
+ * operations) and api=async, read and written back. */
+START_TEST(parses_semaphore_steps)
+{
+    static const char *text = "[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\n"
+                              "[clients]\nasync = yes\n[steps]\nat = 0s c1 addpermits permits=-3\n"
+                              "at = 1s c2 trysetpermits permits=5\nat = 2s c1 drainpermits\n"
+                              "at = 3s c1.t2 availablepermits\nat = 4s c3 updatelease lease=-1\n"
+                              "at = 5s c1 lock permits=2147483647 api=async\nat = 6s c2 await api=sync\n";
+    scenario s;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("sem.scn", text, &s, &err), 0);
+    ck_assert_int_eq(s.async, 1);
+    ck_assert_int_eq(s.steps[0].op, SCN_OP_ADDPERMITS);
+    ck_assert_int_eq(s.steps[0].permits, -3);
+    ck_assert_int_eq(s.steps[1].op, SCN_OP_TRYSETPERMITS);
+    ck_assert_int_eq(s.steps[2].op, SCN_OP_DRAINPERMITS);
+    ck_assert_int_eq(s.steps[3].op, SCN_OP_AVAILABLEPERMITS);
+    ck_assert_int_eq(s.steps[4].op, SCN_OP_UPDATELEASE);
+    ck_assert_int_eq(s.steps[4].lease_us, SCN_LEASE_WATCHDOG);
+    ck_assert_int_eq(s.steps[5].async, 1);
+    ck_assert_int_eq(s.steps[6].async, 0);
+    for (int i = 0; i < 7; i++) ck_assert(!scn_op_is_fault(s.steps[i].op));
+    char line[128];
+    const char *want[] = {"at = 0us c1 addpermits permits=-3", "at = 1s c2 trysetpermits permits=5",
+                          "at = 2s c1 drainpermits", "at = 3s c1.t2 availablepermits",
+                          "at = 4s c3 updatelease lease=-1", "at = 5s c1 lock permits=2147483647 api=async",
+                          "at = 6s c2 await"};
+    for (int i = 0; i < 7; i++) {
+        scn_step_format(&s.steps[i], &s, line, sizeof line);
+        ck_assert_str_eq(line, want[i]);
+    }
+    char *buf = written(&s);
+    ck_assert(strstr(buf, "async = yes\n") != NULL);
+    scenario t;
+    ck_assert_int_eq(scn_load_string("sem.scn", buf, &t, &err), 0);
+    ck_assert_uint_eq(t.nsteps, s.nsteps);
+    ck_assert_int_eq(t.steps[0].permits, -3);
+    ck_assert_int_eq(t.steps[5].async, 1);
+    ck_assert_int_eq(t.async, 1);
+    free(buf);
+    scn_free(&t);
+    scn_free(&s);
+}
+END_TEST
 
 /* A [nemesis] header with no key is the nemesis with its defaults, and
  * the writer's text for it (the bare header) reads back the same (a bug
@@ -389,6 +446,7 @@ Suite *scn_suite(void)
     tcase_add_test(core, parses_a_full_scenario);
     tcase_add_test(core, distributions_draw_in_range);
     tcase_add_test(core, parses_counter_objects);
+    tcase_add_test(core, parses_semaphore_steps);
     tcase_add_test(core, bare_nemesis_section_is_a_nemesis);
     tcase_add_test(core, writes_back_what_it_read);
     tcase_add_test(core, fail_reply_round_trips);

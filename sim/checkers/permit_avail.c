@@ -1,0 +1,102 @@
+/* permit_avail.c — what both semaphore checkers (check_permits.c,
+ * check_leases.c) read of a history: the permits a semaphore counts in
+ * all (set by the runtime's trySetPermits, moved by addPermits,
+ * trySetPermits and drainPermits steps), and the store's available count
+ * over true time (HOP_COUNTER), with the longest stretch in a window
+ * during which at least n were available. */
+#include "sim/checkers/checkers_int.h"
+
+int check_permit_total(const hist_event *e, int64_t *delta)
+{
+    *delta = 0;
+    if (e->op == HOP_SET) {
+        if (!e->aux) return 0;
+        *delta = e->value;
+        return 1;
+    }
+    if (e->op == HOP_PERMITS_ADD) {
+        /* More permits count from the invoke (another thread may take them
+         * before the adder hears back), fewer from the ok. */
+        if (e->kind == HIST_INVOKE && e->n > 0) *delta = e->n;
+        if (e->kind == HIST_OK && e->n < 0) *delta = e->n;
+        return *delta != 0;
+    }
+    if (e->op == HOP_PERMITS_SET && e->kind == HIST_OK && e->value == 1) {
+        *delta = e->n > 0 ? e->n : 1;
+        return 1;
+    }
+    if (e->op == HOP_PERMITS_DRAIN && e->kind == HIST_OK) {
+        *delta = -e->value;
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct point {
+    int64_t t, available;
+} point;
+
+typedef struct timeline {
+    point *v;
+    size_t n, cap;
+} timeline;
+
+struct check_avail {
+    int nlocks;
+    timeline *tl;
+};
+
+check_avail *check_avail_build(const history *hi, int nlocks)
+{
+    check_avail *a = sim_xcalloc(1, sizeof *a);
+    a->nlocks = nlocks;
+    a->tl = sim_xcalloc((size_t)(nlocks > 0 ? nlocks : 1), sizeof *a->tl);
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        if (e->op != HOP_COUNTER || e->lock < 0 || e->lock >= nlocks) continue;
+        timeline *x = &a->tl[e->lock];
+        if (x->n == x->cap) {
+            x->cap = x->cap ? x->cap * 2 : 64;
+            x->v = sim_xrealloc(x->v, x->cap * sizeof *x->v);
+        }
+        x->v[x->n++] = (point){e->t_us, e->aux ? e->value : 0};
+    }
+    return a;
+}
+
+void check_avail_free(check_avail *a)
+{
+    if (a == NULL) return;
+    for (int l = 0; l < a->nlocks; l++) sim_xfree(a->tl[l].v);
+    sim_xfree(a->tl);
+    sim_xfree(a);
+}
+
+int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at)
+{
+    const timeline *x = &a->tl[lock];
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) { /* the first point after from */
+        size_t mid = (lo + hi) / 2;
+        if (x->v[mid].t <= from) lo = mid + 1;
+        else hi = mid;
+    }
+    int64_t best = 0, run_from = -1;
+    size_t i = lo;
+    int64_t avail = lo > 0 ? x->v[lo - 1].available : 0;
+    int64_t t = from;
+    for (;;) {
+        int64_t next = i < x->n && x->v[i].t < to ? x->v[i].t : to;
+        if (avail >= n && run_from < 0) run_from = t;
+        if (avail < n && run_from >= 0) run_from = -1;
+        if (run_from >= 0 && next - run_from > best) {
+            best = next - run_from;
+            *at = run_from;
+        }
+        if (next >= to) break;
+        avail = x->v[i].available;
+        t = next;
+        i++;
+    }
+    return best;
+}
