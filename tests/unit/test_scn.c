@@ -109,6 +109,13 @@ static const struct {
      "at = 1s crash node=redis01\n", 8, "no node \"redis01\""},
     {"[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n[faults]\n"
      "at = 1s delay link=c3-redis0 by=1s\n", 8, "unknown endpoint \"c3\""},
+    /* Values with which a run could not end (found by fuzz_sim). */
+    {"[redis]\nlatency = 0ms\n", 2, "'latency' must average at least 1us"},
+    {"[redis]\nlatency = 0us..0us\n", 2, "'latency' must average at least 1us"},
+    {"[nemesis]\ninterval = 0ms..1ms\n", 2, "'interval' must average at least 1ms"},
+    {"[protocol]\nretry-interval = 0ms\n", 2, "'retry-interval' must be at least 1ms"},
+    {"[scenario]\nduration = 277778h\n", 2, "bad duration for 'duration'"},
+    {"[steps]\nat = 1s c1 trylock wait=1000000000000001us\n", 2, "bad duration in \"wait="},
 };
 
 START_TEST(bad_input_names_file_and_line)
