@@ -24,23 +24,28 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # the clang + libFuzzer build that `make fuzz` uses.
 FUZZ    ?= 0
 FUZZ_SECONDS ?= 60
+# Both check the simulator's O(n) invariants too (SIM_PARANOID: sim_paranoid
+# in sim/kernel/sim.h).
 ifeq ($(FUZZ),1)
 BUILD   := build-fuzz
 CC      := clang
 SANFLAGS = -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=all
+PARANOID = -DSIM_PARANOID
 MALLOC_LIBS =
 else ifeq ($(SAN),1)
 BUILD   := build-san
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PARANOID = -DSIM_PARANOID
 MALLOC_LIBS =
 else
 BUILD   := build
 SANFLAGS =
+PARANOID =
 MALLOC_LIBS = $(shell pkg-config --libs jemalloc 2>/dev/null)
 endif
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(SANFLAGS) -MMD -MP \
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(SANFLAGS) $(PARANOID) -MMD -MP \
            -I. -I$(BUILD)/gen $(PKG_CFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS  += $(PKG_LIBS) $(MALLOC_LIBS) -lm
@@ -60,7 +65,7 @@ BENCH_SRC = $(wildcard bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:%.c=$(BUILD)/%.o)
 # Fuzz targets: libFuzzer binaries (FUZZ=1), and in every build a replay
 # binary per target that runs saved inputs (the corpora, the regressions).
-FUZZ_TARGETS = scn lua resp
+FUZZ_TARGETS = scn lua resp sim
 FUZZ_OBJ = $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz/fuzz_%.o) $(BUILD)/tests/fuzz/replay.o
 FUZZERS  = $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
 REPLAYS  = $(FUZZ_TARGETS:%=$(BUILD)/replay_%)

@@ -88,6 +88,17 @@ static void ml_world_init(cl_world *cw)
         }
 }
 
+/* Each lock and each of its members is a key of the client world: at
+ * most SCN_MAX_LOCKS in all. */
+static const char *ml_refuse(const scenario *s, char *buf, size_t cap)
+{
+    int keys = s->nlocks * (1 + s->members);
+    if (keys <= SCN_MAX_LOCKS) return NULL;
+    snprintf(buf, cap, "%s: %d lock%s of %d members make %d keys, at most %d (fewer locks or members)", s->protocol,
+             s->nlocks, s->nlocks > 1 ? "s" : "", s->members, keys, SCN_MAX_LOCKS);
+    return buf;
+}
+
 static int ml_node_of(const cl_world *cw, int lock)
 {
     return lock < cl_world_scenario(cw)->nlocks ? -1 : cl_key_group(cw, lock);
@@ -373,6 +384,7 @@ static const cl_defaults ml_defaults = {
                  .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire, \
                  .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,        \
                  .observe = ml_observe, .world_init = ml_world_init, .node_of = ml_node_of,        \
+                 .refuse = ml_refuse,                                                              \
                  .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |            \
                                PROTO_INV(SCN_INV_DEADLOCK)},                                       \
     }

@@ -219,6 +219,11 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
         proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
         return NULL;
     }
+    if (pd->impl.refuse && pd->impl.refuse(s, err->msg, sizeof err->msg)) {
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        err->line = s->protocol_line;
+        return NULL;
+    }
     const pol_policy *pol = pd->impl.proc_init == pol_generic_impl.proc_init ? pd->impl.cfg : NULL;
     if (pol && pol->masters > s->nodes) {
         snprintf(err->path, sizeof err->path, "%s", s->path);

@@ -99,7 +99,8 @@ extern const proto_def *const proto_all[];
  * bundled or added lock policy), else a lock policy file by its path
  * (one with a '/' or ending in .lock; relative to the scenario's folder;
  * write ./NAME.lock for a file that has a catalogue name). NULL with err set ("path:line:
- * why", the scenario's or the policy file's) when there is none. */
+ * why", the scenario's or the policy file's) when there is none, or when
+ * the protocol cannot run s (its refuse hook; a policy's masters). */
 const proto_def *proto_resolve(const scenario *s, scn_error *err);
 /* Adds every lock policy (*.lock) of folder dir to the catalogue
  * (--protocols DIR). Returns 0, or -1 with err set. */

@@ -208,6 +208,9 @@ const proto_def proto_spinlock = {
     .versions = "@3.15 .. @4.7 (watchdog, retries, WAIT as the release)",
     .min_version = 31500,
     .impl = {
+        /* The reentrant lock's settings: its queries (rlock_query) read
+         * them; the spin lock's own operations read none. */
+        .cfg = &rlock_current,
         .defaults = &spin_defaults,
         .script = proto_script_find,
         .proc_init = spin_proc_init,

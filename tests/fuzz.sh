@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh BUILD SECONDS [TARGET...] — what `make fuzz` runs: each libFuzzer
 # target (scn: the scenario parser; lua: the fake's Lua host; resp: the
-# real backend's reply path) for SECONDS, from its seed corpus
+# real backend's reply path; sim: the simulator itself, random valid
+# scenarios run twice) for SECONDS, from its seed corpus
 # (tests/fuzz/corpus/T, kept as text: decoded into BUILD/seed/T by the
 # target's replay binary) and the inputs it found before (BUILD/corpus/T).
 # Prints the executions of each; a crash fails the run and is kept in
@@ -12,7 +13,7 @@ set -u
 build=${1:-build-fuzz}
 secs=${2:-60}
 shift 2 2>/dev/null
-targets=${*:-scn lua resp}
+targets=${*:-scn lua resp sim}
 cd "$(dirname "$0")/.."
 status=0
 for t in $targets; do
@@ -25,7 +26,8 @@ for t in $targets; do
     [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
     log="$build/fuzz_$t.log"
     # -timeout: an input that runs over 10 s is a hang; the Lua target's
-    # scripts stop at 200000 instructions, so none should.
+    # scripts stop at 200000 instructions, the sim target's runs last a
+    # few virtual seconds, so none should.
     "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
         -artifact_prefix="$build/artifacts/$t/" "$build/corpus/$t" "$build/seed/$t" > "$log" 2>&1
     rc=$?

@@ -54,7 +54,7 @@ stage "robustness: Ctrl-C in sweeps, a missing redis-server, a run without end"
 bash "$here/robustness.sh" "$bin" || { echo "FAIL: robustness"; exit 1; }
 
 stage "fuzz corpora and regressions: every saved input through $build's targets"
-for t in scn lua resp; do
+for t in scn lua resp sim; do
     "$build/replay_$t" "$here/fuzz/corpus/$t" "$here/fuzz/regressions/$t" || { echo "FAIL: fuzz replay $t"; exit 1; }
 done
 

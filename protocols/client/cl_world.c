@@ -2,7 +2,12 @@
  * a new incarnation after each restart), the settings resolved for the
  * protocol's version, the keys behind lock indexes, client faults, and the
  * store observer's hooks (the protocol reads the store; the history's
- * observer records it). */
+ * observer records it).
+ *
+ * Invariants (asserted): a client runs at most one live process, whose
+ * incarnation is above every earlier one of that client; a lock index
+ * names a key of the world; the masters clients learn of are in their
+ * group. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,11 +120,13 @@ static void read_queue(void *ud, int group, int lock, hist_queue_fn *fn, void *q
 
 const char *cl_key_name(const cl_world *cw, int lock)
 {
+    sim_assert(lock >= 0 && lock < cw->nkeys);
     return cw->key_names[lock];
 }
 
 int cl_key_group(const cl_world *cw, int lock)
 {
+    sim_assert(lock >= 0 && lock < cw->nkeys);
     return cw->key_group[lock];
 }
 
@@ -177,6 +184,7 @@ static void on_master(void *ud, int client, int group, int node)
 {
     cl_world *cw = ud;
     (void)client;
+    sim_assert(group >= 0 && group < cw->s->nodes && world_group_of(cw->w, node) == group);
     cw->masters_known[group] = node;
     for (int i = 0; i < cw->nprocs; i++)
         if (cw->procs[i]) cl_node_switch(cw->procs[i], group, node);
@@ -260,6 +268,8 @@ void cl_world_free(cl_world *cw)
 
 static void start_proc(cl_world *cw, int client, int inc)
 {
+    sim_assert(client >= 1 && client <= cw->nprocs && cw->procs[client - 1] == NULL);
+    sim_assert(inc > cw->last_inc_of[client - 1]);
     cl_proc *p = cl_proc_new(cw, client, inc);
     cw->procs[client - 1] = p;
     hist_observer_incarnation(cw->obs, p->id, client, inc);
@@ -323,6 +333,7 @@ void cl_crash(cl_world *cw, int client)
 {
     cl_proc *p = cl_world_proc(cw, client);
     if (p == NULL) return;
+    sim_assert(p->alive && p->client == client && p->inc > cw->last_inc_of[client - 1]);
     cl_trace(p, p->name, "crash");
     cl_hist(p, NULL, HIST_INFO, HOP_CRASH, 0, 0, 0, NULL);
     cw->procs[client - 1] = NULL;

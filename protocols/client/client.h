@@ -97,6 +97,9 @@ typedef struct cl_protocol {
     /* The one operation a random-workload thread runs after each think
      * (NULL: the lock cycle: acquire, hold, release). */
     scn_op (*random_op)(cl_thread *t);
+    /* Why the protocol cannot run s, as a sentence written into buf (cap
+     * bytes) and returned; NULL when it can (a NULL hook: any scenario). */
+    const char *(*refuse)(const scenario *s, char *buf, size_t cap);
 } cl_protocol;
 
 /* ------------------------------------------------------ what a protocol

@@ -9,7 +9,12 @@
  * master changes.
  *
  * A command lives until it is done; replies to its earlier attempts are
- * recognised by id and dropped. */
+ * recognised by id and dropped.
+ *
+ * Invariants (asserted): a command completes once, through its callback,
+ * never on its caller's stack; a request id is on the wire once and names
+ * a command of its own node group; resends never pass the attempts
+ * allowed; what a connection delivers passes its own process's gate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -94,7 +99,10 @@ static void forget(cl_node *n, uint64_t id)
 
 static void remember(cl_node *n, uint64_t id, cl_cmd *c, int is_wait)
 {
-    req_entry *e = sim_fl_get(&n->p->cw->reqs);
+    req_entry *e;
+    HASH_FIND(hh, n->reqs, &id, sizeof id, e);
+    sim_assert(e == NULL && c->group == n->group && !c->done); /* each id once */
+    e = sim_fl_get(&n->p->cw->reqs);
     e->id = id;
     e->cmd = c;
     e->is_wait = is_wait;
@@ -104,6 +112,7 @@ static void remember(cl_node *n, uint64_t id, cl_cmd *c, int is_wait)
 static void cmd_free(cl_cmd *c)
 {
     cl_node *n = &c->p->nodes[c->group];
+    sim_assert(c->prev != NULL || n->cmds == c); /* on its group's list */
     if (c->prev) c->prev->next = c->next;
     else n->cmds = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -140,6 +149,7 @@ static void on_retry(cl_proc *p, void *arg);
 
 static void finish(cl_cmd *c, const sim_reply *r, cl_err err)
 {
+    sim_assert(!c->done); /* a command completes once */
     c->done = 1;
     if (c->fn) c->fn(c->p, c->ud, r, err);
     cmd_free(c);
@@ -166,6 +176,7 @@ static void retry_or_fail(cl_cmd *c, int written, const char *why, cl_err err)
     char what[64];
     snprintf(what, sizeof what, "%.*s", (int)(c->lens[0] < 40 ? c->lens[0] : 40), c->argv[0]);
     int may = (c->flags & CL_NORESEND) == 0 || !written;
+    sim_assert(!c->done && c->attempt <= p->cw->set.retry_attempts);
     if (may && c->attempt < p->cw->set.retry_attempts) {
         c->attempt++;
         int64_t delay = retry_delay(p, c->attempt);
@@ -177,16 +188,35 @@ static void retry_or_fail(cl_cmd *c, int written, const char *why, cl_err err)
     finish(c, NULL, err);
 }
 
+/* The retry timer of a command that could not be written fired with no
+ * resend allowed: it fails. */
+static void on_unwritten(cl_proc *p, void *arg)
+{
+    (void)p;
+    retry_or_fail(arg, 0, "not connected", CL_ERR_CONNECTION);
+}
+
 static void send_now(cl_cmd *c)
 {
     cl_proc *p = c->p;
     cl_node *n = &p->nodes[c->group];
+    sim_assert(!c->done && p->alive && !cl_timer_armed(&c->retry));
     sim_reply_free(c->first);
     c->first = NULL;
     if (!n->cmd_up) {
+        if (c->attempt == 0 && p->cw->set.retry_attempts == 0) {
+            /* No resend allowed: Redisson reports the connection it could
+             * not get when the attempt's retry timer fires, a retry
+             * interval later; never on the caller's stack (a protocol
+             * that tries again at once, MultiLock's lock(), would recurse
+             * at one instant for ever). */
+            cl_timer_arm(p, &c->retry, retry_delay(p, 1), "cmd fail", on_unwritten, c);
+            return;
+        }
         retry_or_fail(c, 0, "not connected", CL_ERR_CONNECTION);
         return;
     }
+    sim_assert(n->cmd != NULL);
     c->req = ++n->next_req;
     world_send(n->cmd, c->argc, (const char *const *)c->argv, c->lens, c->tag, c->req);
     remember(n, c->req, c, 0);
@@ -271,6 +301,9 @@ static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
     cl_proc *p = c->p;
     if (c->script && is_noscript(r) && c->argv[0][4] == 'S') {
         cl_timer_cancel(p, &c->timeout);
+        /* A late reply to an attempt that timed out is taken (its resend
+         * was due): the resend goes, or the EVAL would run beside it. */
+        cl_timer_cancel(p, &c->retry);
         to_eval(c);
         send_now(c);
         return;
@@ -278,6 +311,7 @@ static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
     int as_error;
     if (spoiled(c, &as_error)) return; /* lost: the timeout runs on */
     cl_timer_cancel(p, &c->timeout);
+    cl_timer_cancel(p, &c->retry); /* a late reply taken: its due resend goes */
     if (as_error) {
         finish(c, &fail_reply_error, CL_ERR_REPLY);
         return;
@@ -300,6 +334,7 @@ static void on_reply_entry(cl_node *n, uint64_t id, const sim_reply *r)
     }
     cl_cmd *c = e->cmd;
     int is_wait = e->is_wait;
+    sim_assert(c->p == n->p && c->group == n->group && !c->done);
     forget(n, id);
     if (id != c->req && id != c->wait_req) {
         cl_trace(n->p, n->p->name, "reply to an earlier attempt dropped");
@@ -334,6 +369,7 @@ static void on_reconnect(cl_proc *p, void *arg)
 static void lost(cl_node *n, int ps)
 {
     cl_proc *p = n->p;
+    sim_assert(p->alive && n == &p->nodes[n->group]);
     if (ps) n->ps_up = 0;
     else n->cmd_up = 0;
     cl_trace(p, p->name, "connection to %s lost (%s)", world_node_name(p->cw->w, n->target),
@@ -346,6 +382,7 @@ static void on_gated(cl_proc *p, void *arg)
 {
     delivery *d = arg;
     cl_node *n = d->n;
+    sim_assert(n->p == p && d->cw == p->cw && d->kind >= 0 && d->kind <= 3); /* its own gate */
     switch (d->kind) {
     case 0: on_reply_entry(n, d->req, d->reply); break;
     case 1: cl_sub_on_push(p, n->group, d->reply); break;
@@ -410,6 +447,7 @@ static void open_conns(cl_node *n)
     cl_proc *p = n->p;
     world *w = p->cw->w;
     char name[96];
+    sim_assert(p->alive && n->target >= 0 && n->target < world_nodes(w));
     if (!n->cmd_up) {
         sim_assert(n->cmd == NULL || world_conn_closed(n->cmd)); /* never two live ones: the old would outlive us */
         snprintf(name, sizeof name, "%s/%d>%s", p->name, p->inc, world_node_name(w, n->target));
@@ -463,6 +501,7 @@ void cl_node_drop(cl_proc *p, int group)
 
 void cl_node_switch(cl_proc *p, int group, int node)
 {
+    sim_assert(group >= 0 && group < p->cw->s->nodes && world_group_of(p->cw->w, node) == group);
     cl_node *n = &p->nodes[group];
     if (n->target == node) return;
     cl_trace(p, p->name, "master of group %d is now %s: reconnecting", group,
@@ -497,6 +536,7 @@ void cl_ps_send(cl_proc *p, int group, int argc, const char *const *argv)
 static cl_cmd *cmd_new(cl_proc *p, int group, int argc, int flags, cl_cmd_fn *fn, void *ud,
                        uint64_t tag)
 {
+    sim_assert(p->alive && group >= 0 && group < p->cw->s->nodes && argc > 0);
     cl_cmd *c = sim_fl_get(&p->cw->cmds);
     cl_node *n = &p->nodes[group];
     c->p = p;

@@ -2,7 +2,13 @@
  * local clock, the gate every event passes (drop if the incarnation died,
  * hold while paused), process timers, the operation base, what protocols
  * may read of a process and its threads, and the history and trace
- * helpers. */
+ * helpers.
+ *
+ * Invariants (asserted): every event belongs to a live process and sits
+ * in exactly one place: armed in the sim heap (on the armed list, its
+ * sim timer set) or queued by a pause (only while the process is
+ * paused); an armed cl_timer's event points back at it; an event runs
+ * once, never while its process is paused. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +45,7 @@ void cl_free(cl_proc *p, void *ptr)
 
 static void armed_link(cl_proc *p, cl_event *e)
 {
+    sim_assert(e->p == p && !e->queued && p->armed != e);
     e->prev = NULL;
     e->next = p->armed;
     if (p->armed) p->armed->prev = e;
@@ -47,6 +54,7 @@ static void armed_link(cl_proc *p, cl_event *e)
 
 static void armed_unlink(cl_proc *p, cl_event *e)
 {
+    sim_assert(e->p == p && !e->queued && (e->prev != NULL || p->armed == e));
     if (e->prev) e->prev->next = e->next;
     else p->armed = e->next;
     if (e->next) e->next->prev = e->prev;
@@ -55,6 +63,7 @@ static void armed_unlink(cl_proc *p, cl_event *e)
 
 static void queue_push(cl_proc *p, cl_event *e)
 {
+    sim_assert(p->paused && !e->queued && !sim_timer_armed(&e->st));
     e->queued = 1;
     e->next = NULL;
     if (p->queue_tail) p->queue_tail->next = e;
@@ -68,12 +77,15 @@ static void dispatch(sim_ctx *ctx, void *arg)
     (void)ctx;
     cl_event *e = arg;
     cl_proc *p = e->p;
+    /* a dead incarnation's events were cancelled with it */
+    sim_assert(p->alive && !e->dead && !sim_timer_armed(&e->st));
     armed_unlink(p, e);
     if (p->paused) {
         queue_push(p, e);
         return;
     }
     if (e->timer) {
+        sim_assert(e->timer->ev == e); /* the timer's own event */
         e->timer->ev = NULL;
         e->timer = NULL;
     }
@@ -84,6 +96,7 @@ static void dispatch(sim_ctx *ctx, void *arg)
 
 static cl_event *event_arm(cl_proc *p, int64_t t_true, const char *label, cl_fn *fn, void *arg)
 {
+    sim_assert(p->alive && fn != NULL); /* timers belong to live processes */
     cl_event *e = sim_fl_get(&p->cw->events);
     e->p = p;
     e->fn = fn;
@@ -107,6 +120,7 @@ void cl_post_owned(cl_proc *p, const char *label, cl_fn *fn, void *arg, void (*f
 /* Frees an event that will not run, with the argument it owns. */
 static void event_drop(cl_event *e)
 {
+    sim_assert(!sim_timer_armed(&e->st) && (e->timer == NULL || e->timer->ev == e));
     if (e->timer) e->timer->ev = NULL;
     if (e->free_arg) e->free_arg(e->arg);
     sim_fl_put(&e->p->cw->events, e);
@@ -119,9 +133,12 @@ void cl_timer_arm(cl_proc *p, cl_timer *t, int64_t delay_us, const char *label, 
     if (delay_us < 0) delay_us = 0;
     /* Local durations pass at the clock's rate (a drifting clock); jumps of
      * the wall clock do not move them (Java timers use nanoTime). */
-    int64_t true_delay = p->clock->drift_ppm == 0
-                             ? delay_us
-                             : delay_us * 1000000 / (1000000 + p->clock->drift_ppm);
+    int64_t true_delay = delay_us;
+    if (p->clock->drift_ppm != 0) { /* in 128 bits: a long delay on a slow clock is longer still */
+        __int128 d = (__int128)delay_us * 1000000 / (1000000 + p->clock->drift_ppm);
+        true_delay = d > SIM_TIME_NEVER - sim_now(p->cw->ctx) ? SIM_TIME_NEVER - sim_now(p->cw->ctx) : (int64_t)d;
+    }
+    sim_assert(t->ev == NULL);
     cl_event *e = event_arm(p, sim_now(p->cw->ctx) + true_delay, label, fn, arg);
     e->timer = t;
     t->ev = e;
@@ -131,6 +148,8 @@ void cl_timer_cancel(cl_proc *p, cl_timer *t)
 {
     cl_event *e = t->ev;
     if (e == NULL) return;
+    sim_assert(e->timer == t && e->p == p && !e->dead); /* its own, on its process */
+    sim_assert(!e->queued || p->paused || !p->alive);
     t->ev = NULL;
     e->timer = NULL;
     if (e->queued) {
@@ -144,6 +163,7 @@ void cl_timer_cancel(cl_proc *p, cl_timer *t)
 
 int cl_timer_armed(const cl_timer *t)
 {
+    sim_assert(t->ev == NULL || t->ev->timer == t);
     return t->ev != NULL;
 }
 
@@ -152,6 +172,7 @@ int cl_timer_armed(const cl_timer *t)
 static void end_pause(sim_ctx *ctx, void *arg)
 {
     cl_proc *p = arg;
+    sim_assert(p->alive && p->paused);
     p->paused = 0;
     cl_hist(p, NULL, HIST_INFO, HOP_RESUME, 0, 0, 0, NULL);
     cl_trace(p, p->name, "resume");
@@ -160,6 +181,7 @@ static void end_pause(sim_ctx *ctx, void *arg)
     p->queue_head = p->queue_tail = NULL;
     while (e) {
         cl_event *next = e->next;
+        sim_assert(e->queued && e->p == p);
         e->queued = 0;
         if (e->dead) {
             event_drop(e);
@@ -174,6 +196,7 @@ static void end_pause(sim_ctx *ctx, void *arg)
 void cl_proc_pause(cl_proc *p, int64_t for_us)
 {
     if (!p->alive || p->paused) return;
+    sim_assert(for_us >= 0 && p->queue_head == NULL && !sim_timer_armed(&p->pause_end));
     p->paused = 1;
     cl_hist(p, NULL, HIST_INFO, HOP_PAUSE, 0, 0, for_us, NULL);
     cl_trace(p, p->name, "pause for %lldus", (long long)for_us);
@@ -241,6 +264,7 @@ cl_proc *cl_proc_new(cl_world *cw, int client, int inc)
 void cl_proc_free(cl_proc *p)
 {
     if (p == NULL) return;
+    p->alive = 0; /* nothing may arm an event on it from here */
     sim_timer_cancel(p->cw->ctx, &p->pause_end);
     while (p->armed) {
         cl_event *e = p->armed;
@@ -259,6 +283,7 @@ void cl_proc_free(cl_proc *p)
     cl_nodes_close(p);
     while (p->blocks) cl_free(p, p->blocks->data);
     cl_workload_free(p);
+    sim_assert(p->armed == NULL && p->blocks == NULL && p->subs == NULL && p->watchdog == NULL);
     sim_xfree(p->threads);
     sim_xfree(p);
 }
@@ -282,7 +307,8 @@ void cl_trace(cl_proc *p, const char *who, const char *fmt, ...)
 
 void *cl_op_new(cl_thread *t, size_t size, int lock, cl_done_fn *done)
 {
-    sim_assert(size >= sizeof(cl_op));
+    sim_assert(size >= sizeof(cl_op) && done != NULL && t->p->alive);
+    sim_assert(lock >= 0 && lock < t->p->cw->nkeys);
     cl_op *op = cl_alloc(t->p, size);
     op->t = t;
     op->lock = lock;
@@ -296,6 +322,8 @@ void cl_op_end(void *arg, int ok, int64_t value, const char *err)
     cl_thread *t = op->t;
     cl_proc *p = t->p;
     cl_done_fn *done = op->done;
+    sim_assert(done != NULL && p->alive); /* an operation ends once, in its process */
+    op->done = NULL;
     cl_timer_cancel(p, &op->timer);
     if (op->sub) cl_sub_release(p, op->sub);
     cl_free(p, op);

@@ -11,7 +11,13 @@
  *
  * The async API waits as listeners instead: a message runs the oldest one
  * (a latch's ZERO: every one since 3.24.1) before it touches the latch;
- * permits it adds are not seen by listeners already waiting. */
+ * permits it adds are not seen by listeners already waiting.
+ *
+ * Invariants (asserted): an entry's references never go below zero and
+ * it is freed with its last; it stays on the node group it was made for;
+ * permits are never negative; a subscribed entry has no one waiting for
+ * its subscription; a waiter or a pending subscriber that times out is
+ * found on its entry's list. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,11 +95,14 @@ static void on_sub_timeout(cl_proc *p, void *arg)
 {
     sub_pending *w = arg;
     cl_sub *s = w->s;
+    int found = 0;
     for (sub_pending **pp = &s->pending; *pp; pp = &(*pp)->next) {
         if (*pp != w) continue;
         *pp = w->next;
+        found = 1;
         break;
     }
+    sim_assert(found && !s->subscribed && s->p == p);
     cl_subscribed_fn *fn = w->fn;
     void *ud = w->ud;
     sim_xfree(w);
@@ -115,8 +124,10 @@ cl_sub *cl_sub_acquire(cl_proc *p, int node, const char *entry, const char *chan
         const char *argv[] = {"SUBSCRIBE", channel};
         cl_ps_send(p, node, 2, argv);
     }
+    sim_assert(s->node == node && s->refs >= 0 && p->alive); /* one entry name, one group */
     s->refs++;
     if (s->subscribed) {
+        sim_assert(s->pending == NULL);
         post_cb(p, run_sub_cb, (void *)fn, ud, 1);
         return s;
     }
@@ -157,6 +168,7 @@ static void sub_destroy(cl_proc *p, cl_sub *s)
 
 void cl_sub_release(cl_proc *p, cl_sub *s)
 {
+    sim_assert(s->refs > 0 && s->p == p); /* never below zero */
     if (--s->refs > 0) return;
     const char *argv[] = {"UNSUBSCRIBE", s->channel};
     cl_ps_send(p, s->node, 2, argv);
@@ -183,6 +195,7 @@ void cl_subs_free(cl_proc *p)
 /* Gives permits to waiters, oldest first, each its n while there are. */
 static void serve(cl_proc *p, cl_sub *s)
 {
+    sim_assert(s->permits >= 0);
     while (s->waiters && s->permits >= s->waiters->n) {
         sub_waiter *w = s->waiters;
         s->waiters = w->next;
@@ -208,7 +221,8 @@ static void on_wait_timeout(cl_proc *p, void *arg)
 {
     sub_waiter *w = arg;
     cl_sub *s = w->s;
-    if (!unlink_waiter(&s->waiters, w)) unlink_waiter(&s->listeners, w);
+    int found = unlink_waiter(&s->waiters, w) || unlink_waiter(&s->listeners, w);
+    sim_assert(found && s->p == p);
     cl_wait_fn *fn = w->fn;
     void *ud = w->ud;
     sim_xfree(w);
@@ -240,6 +254,7 @@ static sub_waiter *enqueue(sub_waiter **list, cl_sub *s, int64_t n, cl_wait_fn *
 
 void cl_sub_wait_n(cl_proc *p, cl_sub *s, int64_t n, int64_t timeout_us, cl_wait_fn *fn, void *ud)
 {
+    sim_assert(s->refs > 0 && s->p == p && s->permits >= 0); /* a held entry */
     if (s->kind == CL_SUB_LATCH && s->open) {
         post_cb(p, run_wait_cb, (void *)fn, ud, 1);
         return;
@@ -366,6 +381,7 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
     const sim_reply *kind = msg->element[0];
     cl_sub *s = by_channel(p, node, msg->element[1]);
     if (s == NULL) return; /* a message after we let the entry go */
+    sim_assert(s->refs > 0 && s->p == p);
     if (kind->len == 9 && memcmp(kind->str, "subscribe", 9) == 0) {
         s->subscribed = 1;
         while (s->pending) {

@@ -26,7 +26,12 @@
  * loses one count of each thread listed. The write side renews in the
  * plain task under its "<id>:<t>:write" name.
  *
- * Renewal always extends to lockWatchdogTimeout (transport R). */
+ * Renewal always extends to lockWatchdogTimeout (transport R).
+ *
+ * Invariants (asserted): a registered thread holds a count above zero;
+ * every thread in an entry's queue is registered in it; a task runs a
+ * chain exactly while it has entries; a tick's count of batches without
+ * a reply never goes below zero. */
 #include <stdio.h>
 #include <string.h>
 
@@ -95,13 +100,27 @@ static wd_thread *find_thread(wd_entry *e, int thread)
     return NULL;
 }
 
+/* Every thread queued in e is registered in it with a count. O(n^2). */
+static int queue_ok(const wd_entry *e)
+{
+    for (int i = 0; i < e->qlen; i++) {
+        int found = 0;
+        for (int k = 0; k < e->nthreads; k++) found |= e->threads[k].thread == e->queue[i] && e->threads[k].count > 0;
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 static void remove_entry(cl_proc *p, wd_task *w, wd_entry *e)
 {
+    int found = 0;
     for (wd_entry **pp = &w->entries; *pp; pp = &(*pp)->next) {
         if (*pp != e) continue;
         *pp = e->next;
+        found = 1;
         break;
     }
+    sim_assert(found);
     cl_timer_cancel(p, &e->timer);
     sim_xfree(e->threads);
     sim_xfree(e->queue);
@@ -256,6 +275,7 @@ static void gen2_cancel_one(cl_proc *p, wd_task *w, wd_entry *e, int thread)
 {
     wd_thread *t = thread ? find_thread(e, thread) : NULL;
     if (thread && t) {
+        sim_assert(t->count > 0);
         if (--t->count == 0) {
             int k = 0;
             for (int i = 0; i < e->qlen; i++)
@@ -309,6 +329,7 @@ static void gen2_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     }
     /* The next tick is armed once every chunk of this one is done,
      * whether or not there were errors. */
+    sim_assert(*b->outstanding > 0);
     if (--*b->outstanding == 0) {
         cl_free(p, b->outstanding);
         cl_timer_arm(p, &b->chain->timer, period_us(p), "watchdog tick", gen2_tick, b->chain);
@@ -337,7 +358,9 @@ static wd_entry *fill_batch(cl_proc *p, wd_task *w, int node, wd_entry *e, batch
         if (e->node != node || e->qlen == 0) continue;
         const char *name = cl_key_name(p->cw, e->lock);
         b->locks[b->n] = e->lock;
+        sim_paranoid(queue_ok(e));
         if (!w->read) {
+            sim_assert(find_thread(e, e->queue[0]) != NULL); /* the head is registered */
             keys[b->n] = name;
             args[(*nargs)++] = find_thread(e, e->queue[0])->lname;
             b->heads[b->n++] = e->queue[0];
@@ -362,9 +385,11 @@ static void gen2_tick(cl_proc *p, void *arg)
     wd_chain *c = arg;
     wd_task *w = c->task;
     if (w->entries == NULL) {
+        sim_assert(!w->running); /* emptied by a cancel, which stopped it */
         chain_end(p, w, c);
         return;
     }
+    sim_assert(w->running && w->chains != NULL);
     char lease[24];
     sim_fmt_i64(lease, lease_ms(p));
     int *outstanding = cl_alloc(p, sizeof *outstanding);
@@ -421,6 +446,7 @@ static void add(cl_proc *p, wd_task *w, int node, int lock, const char *lname, i
         while (*tail) tail = &(*tail)->next;
         *tail = e;
     }
+    sim_assert(thread > 0 && lock >= 0 && lock < p->cw->nkeys && p->alive);
     wd_thread *t = find_thread(e, thread);
     if (t == NULL) {
         if (e->nthreads == e->cap) {
@@ -462,6 +488,7 @@ static void cancel(cl_proc *p, wd_task *w, int lock, int thread)
         return;
     }
     wd_thread *t = thread ? find_thread(e, thread) : NULL;
+    sim_assert(t == NULL || t->count > 0);
     if (t && --t->count == 0) {
         int i = (int)(t - e->threads);
         memmove(&e->threads[i], &e->threads[i + 1], (size_t)(e->nthreads - i - 1) * sizeof *t);

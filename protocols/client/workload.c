@@ -4,7 +4,11 @@
  * operations at their times (one at a time, in order; a step whose time
  * comes while the thread is busy waits for it). Every operation is
  * recorded in the history: invoke, then ok or fail, with the hold depth
- * the thread believes it has. */
+ * the thread believes it has.
+ *
+ * Invariants (asserted): a thread runs at most one operation at a time
+ * and each ends once; hold depths never go negative; a scripted thread
+ * takes its steps in time order, a random one runs the cycle. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +28,7 @@ static void resource_write(cl_thread *t, int lock)
 {
     cl_proc *p = t->p;
     cl_world *cw = p->cw;
+    sim_assert(lock >= 0 && lock < cw->s->nlocks && p->alive);
     int64_t token = cw->proto->token ? cw->proto->token(t, lock) : 0;
     int accept = !(cw->s->reject_stale && token > 0 && token < cw->resource_max[lock]);
     if (accept && token > cw->resource_max[lock]) cw->resource_max[lock] = token;
@@ -54,6 +59,8 @@ static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
     cl_world *cw = p->cw;
     int lock = t->cur_lock;
     hist_op hop = hop_of(t->cur_op);
+    sim_assert(t->busy && p->alive); /* an operation ends once */
+    sim_assert(lock >= 0 && lock < cw->s->nlocks && t->depth[lock] >= 0);
     t->busy = 0;
     if (hop == HOP_ACQUIRE) {
         t->waiting_since = -1;
@@ -89,6 +96,8 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
 {
     cl_proc *p = t->p;
     const cl_protocol *pd = p->cw->proto;
+    sim_assert(!t->busy && p->alive); /* one operation at a time */
+    sim_assert(lock >= 0 && lock < p->cw->s->nlocks && !cl_timer_armed(&t->wake));
     t->busy = 1;
     t->cur_async = async;
     t->cur_lease_us = lease_us;
@@ -168,6 +177,7 @@ static void next_random(cl_thread *t)
     cl_proc *p = t->p;
     const scenario *s = p->cw->s;
     int lock = t->cycle_lock;
+    sim_assert(!t->scripted && !t->busy && lock >= 0 && lock < s->nlocks);
     switch (t->phase) {
     case PH_THINK: /* thinking is over */
         if (p->cw->stopping) {
@@ -237,8 +247,12 @@ static void next_step(cl_thread *t)
 {
     cl_proc *p = t->p;
     cl_world *cw = p->cw;
+    sim_assert(t->scripted && p->alive);
     if (t->busy || t->step_next >= t->nsteps) return;
     size_t i = t->steps[t->step_next];
+    /* its own steps, in time order */
+    sim_assert(i < cw->s->nsteps && cw->s->steps[i].client == p->client && cw->s->steps[i].thread == t->index);
+    sim_assert(t->step_next == 0 || cw->s->steps[t->steps[t->step_next - 1]].at_us <= cw->s->steps[i].at_us);
     if (!cw->step_due[i]) return;
     t->step_next++;
     const scn_step *st = &cw->s->steps[i];
@@ -270,6 +284,7 @@ static void on_step_due(sim_ctx *ctx, void *arg)
         sim_trace(cw->ctx, "steps", "line %d skipped: client %d is down", st->line, st->client);
         return;
     }
+    sim_assert(!scn_op_is_fault(st->op) && st->thread >= 1 && st->thread <= p->nthreads);
     /* Through the process's gate: a paused process runs it on resume. */
     cl_post(p, "step", step_kick, &p->threads[st->thread - 1]);
 }
@@ -327,6 +342,7 @@ void cl_workload_stop(cl_proc *p)
 {
     for (int i = 0; i < p->nthreads; i++) {
         cl_thread *t = &p->threads[i];
+        sim_assert(t->phase != PH_THINK || t->scripted || t->busy || cl_timer_armed(&t->wake));
         if (t->phase == PH_THINK) {
             cl_timer_cancel(p, &t->wake);
             t->phase = PH_DONE;

@@ -16,13 +16,29 @@
  * Both heaps are 4-ary min-heaps. Cancelled timer events are marked dead
  * and dropped when they surface, or all at once when they come to
  * outnumber the live ones of their heap (it is rebuilt; since (time, seq)
- * orders every pair, the dispatch order cannot change). */
+ * orders every pair, the dispatch order cannot change).
+ *
+ * Invariants (asserted): time never goes backwards, and an event runs at
+ * or after the time it is due; every queued event's `where` names the
+ * place that holds it, its slot carries its own (time, seq), a parent
+ * slot is never after its children, and the FIFO holds only events due
+ * now, in seq order; each place's dead count is the number of cancelled
+ * events in it; an armed timer's event points back at it (ev->owner ==
+ * t) and a dead or released event has no owner; a released event is not
+ * released twice; at most SIM_INSTANT_MAX events run at one instant (a
+ * loop that takes no virtual time would never end). The O(n) sweeps run
+ * in the paranoid builds only, every SIM_SWEEP_EVERY events. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/kernel/sim_int.h"
 
 #define SIM_NEAR_US 100000 /* 100 ms */
+#define SIM_SWEEP_EVERY 1024
+/* Events at one instant: a run that takes no virtual time is a loop. A
+ * thousand-client run starts a few thousand at once; the paranoid builds
+ * (fuzzing) stop sooner. */
+#define SIM_INSTANT_MAX (SIM_PARANOID_ON ? UINT64_C(1) << 22 : UINT64_C(1) << 26)
 
 sim_ctx *sim_new(uint64_t seed)
 {
@@ -34,10 +50,11 @@ sim_ctx *sim_new(uint64_t seed)
     return ctx;
 }
 
-static void heap_free(sim_heap *h)
+static void heap_free(sim_heap *h, int where)
 {
     for (size_t i = 0; i < h->len; i++) {
         sim_event *ev = h->v[i].ev;
+        sim_assert(ev->where == where);
         if (ev->owner) ev->owner->ev = NULL;
         sim_xfree(ev);
     }
@@ -47,16 +64,18 @@ static void heap_free(sim_heap *h)
 void sim_free(sim_ctx *ctx)
 {
     if (ctx == NULL) return;
-    heap_free(&ctx->near);
-    heap_free(&ctx->far);
+    heap_free(&ctx->near, SIM_IN_NEAR);
+    heap_free(&ctx->far, SIM_IN_FAR);
     for (size_t i = 0; i < ctx->now_len; i++) {
         sim_event *ev = ctx->now[(ctx->now_head + i) % ctx->now_cap];
+        sim_assert(ev->where == SIM_IN_NOW);
         if (ev->owner) ev->owner->ev = NULL;
         sim_xfree(ev);
     }
     sim_xfree(ctx->now);
     while (ctx->free_events) {
         sim_event *ev = ctx->free_events;
+        sim_assert(ev->where == SIM_IN_FREE);
         ctx->free_events = ev->next_free;
         sim_xfree(ev);
     }
@@ -118,6 +137,7 @@ static void sift_down(sim_slot *h, size_t len, size_t i)
 
 static void heap_push(sim_heap *h, sim_event *ev)
 {
+    sim_assert(!ev->dead && (ev->where == SIM_IN_NEAR || ev->where == SIM_IN_FAR));
     if (h->len == h->cap) {
         h->cap = h->cap ? h->cap * 2 : 64;
         h->v = sim_xrealloc(h->v, h->cap * sizeof *h->v);
@@ -132,6 +152,7 @@ static void heap_push(sim_heap *h, sim_event *ev)
  * back as far as it must: a compare per level fewer than a sift-down. */
 static sim_event *heap_pop(sim_heap *h)
 {
+    sim_assert(h->len > 0);
     sim_event *top = h->v[0].ev;
     size_t n = --h->len, i = 0;
     if (n == 0) return top;
@@ -158,21 +179,62 @@ static sim_event *heap_top(const sim_heap *h)
 
 static void event_release(sim_ctx *ctx, sim_event *ev)
 {
+    sim_assert(ev->where != SIM_IN_FREE); /* not twice */
+    sim_assert(ev->owner == NULL || ev->owner->ev != ev); /* no armed timer points at it */
+    ev->where = SIM_IN_FREE;
     ev->next_free = ctx->free_events;
     ctx->free_events = ev;
 }
 
-/* Rebuilds h without its dead events. O(len). */
-static void compact(sim_ctx *ctx, sim_heap *h)
+/* The whole heap h, holding the events of place where, is consistent:
+ * each slot carries its event's key, the event knows where it is, no
+ * child comes before its parent, the dead are counted, owners point back.
+ * O(len). */
+static int heap_ok(const sim_heap *h, int where)
 {
-    size_t live = 0;
+    size_t dead = 0;
     for (size_t i = 0; i < h->len; i++) {
-        if (h->v[i].ev->dead) event_release(ctx, h->v[i].ev);
-        else h->v[live++] = h->v[i];
+        const sim_slot *x = &h->v[i];
+        const sim_event *ev = x->ev;
+        if (x->t_us != ev->t_us || x->seq != ev->seq || ev->where != where) return 0;
+        if (i > 0 && slot_before(x, &h->v[(i - 1) / HEAP_ARITY])) return 0;
+        if (ev->dead ? ev->owner != NULL : ev->owner != NULL && ev->owner->ev != ev) return 0;
+        dead += (size_t)ev->dead;
     }
+    return dead == h->dead && h->len <= h->cap;
+}
+
+/* The FIFO holds events due now, in seq order, their dead counted. O(len). */
+static int now_ok(const sim_ctx *ctx)
+{
+    size_t dead = 0;
+    for (size_t i = 0; i < ctx->now_len; i++) {
+        const sim_event *ev = ctx->now[(ctx->now_head + i) % ctx->now_cap];
+        const sim_event *prev = i ? ctx->now[(ctx->now_head + i - 1) % ctx->now_cap] : NULL;
+        if (ev->where != SIM_IN_NOW || ev->t_us != ctx->now_us || (prev && prev->seq >= ev->seq)) return 0;
+        if (ev->dead ? ev->owner != NULL : ev->owner != NULL && ev->owner->ev != ev) return 0;
+        dead += (size_t)ev->dead;
+    }
+    return dead == ctx->now_dead && ctx->now_len <= ctx->now_cap;
+}
+
+/* Rebuilds h (the heap of place where) without its dead events. O(len). */
+static void compact(sim_ctx *ctx, sim_heap *h, int where)
+{
+    size_t live = 0, dead = 0;
+    for (size_t i = 0; i < h->len; i++) {
+        if (h->v[i].ev->dead) {
+            dead++;
+            event_release(ctx, h->v[i].ev);
+        } else {
+            h->v[live++] = h->v[i];
+        }
+    }
+    sim_assert(dead == h->dead); /* every cancelled event was counted */
     h->len = live;
     h->dead = 0;
     for (size_t i = live / HEAP_ARITY + 1; i-- > 0;) sift_down(h->v, live, i);
+    sim_paranoid(heap_ok(h, where));
 }
 
 /* Drops dead events from the heads, so each place, if not empty, starts
@@ -184,6 +246,7 @@ static void skip_dead(sim_ctx *ctx)
         sim_heap *h = heaps[k];
         while (h->len > 0 && h->v[0].ev->dead) {
             sim_event *ev = heap_pop(h);
+            sim_assert(h->dead > 0); /* counted when cancelled */
             h->dead--;
             event_release(ctx, ev);
         }
@@ -192,6 +255,7 @@ static void skip_dead(sim_ctx *ctx)
         sim_event *ev = ctx->now[ctx->now_head];
         ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
         ctx->now_len--;
+        sim_assert(ctx->now_dead > 0);
         ctx->now_dead--;
         event_release(ctx, ev);
     }
@@ -199,6 +263,7 @@ static void skip_dead(sim_ctx *ctx)
 
 static void now_push(sim_ctx *ctx, sim_event *ev)
 {
+    sim_assert(ev->t_us == ctx->now_us && !ev->dead);
     if (ctx->now_len == ctx->now_cap) { /* grow, unrolling the ring */
         size_t cap = ctx->now_cap ? ctx->now_cap * 2 : 64;
         sim_event **v = sim_xmalloc(cap * sizeof *v);
@@ -232,10 +297,12 @@ static sim_event *peek(const sim_ctx *ctx)
 static sim_event *take(sim_ctx *ctx)
 {
     sim_event *ev = peek(ctx);
+    sim_assert(ev != NULL && !ev->dead);
     switch (ev->where) {
-    case SIM_IN_NEAR: return heap_pop(&ctx->near);
-    case SIM_IN_FAR: return heap_pop(&ctx->far);
+    case SIM_IN_NEAR: sim_assert(heap_pop(&ctx->near) == ev); return ev;
+    case SIM_IN_FAR: sim_assert(heap_pop(&ctx->far) == ev); return ev;
     default:
+        sim_assert(ev->where == SIM_IN_NOW && ev == ctx->now[ctx->now_head] && ev->t_us == ctx->now_us);
         ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
         ctx->now_len--;
         return ev;
@@ -245,9 +312,14 @@ static sim_event *take(sim_ctx *ctx)
 static sim_event *schedule(sim_ctx *ctx, int64_t t_us, const char *label,
                            sim_event_fn *fn, void *arg)
 {
+    sim_assert(fn != NULL && label != NULL);
     sim_event *ev = ctx->free_events;
-    if (ev) ctx->free_events = ev->next_free;
-    else ev = sim_xmalloc(sizeof *ev);
+    if (ev) {
+        sim_assert(ev->where == SIM_IN_FREE);
+        ctx->free_events = ev->next_free;
+    } else {
+        ev = sim_xmalloc(sizeof *ev);
+    }
     ev->t_us = t_us < ctx->now_us ? ctx->now_us : t_us;
     ev->seq = ctx->next_seq++;
     ev->fn = fn;
@@ -288,6 +360,7 @@ void sim_timer_arm(sim_ctx *ctx, sim_timer *t, int64_t t_us, const char *label,
                    sim_event_fn *fn, void *arg)
 {
     sim_timer_cancel(ctx, t);
+    sim_assert(t->ev == NULL);
     t->ev = schedule(ctx, t_us, label, fn, arg);
     t->ev->owner = t;
 }
@@ -296,6 +369,8 @@ void sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
 {
     if (t->ev == NULL) return;
     sim_event *ev = t->ev;
+    /* an armed timer's event: queued, live, and its own */
+    sim_assert(ev->owner == t && !ev->dead && ev->where != SIM_IN_FREE);
     ev->dead = 1;
     ev->owner = NULL;
     t->ev = NULL;
@@ -304,16 +379,18 @@ void sim_timer_cancel(sim_ctx *ctx, sim_timer *t)
         return;
     }
     sim_heap *h = ev->where == SIM_IN_NEAR ? &ctx->near : &ctx->far;
-    if (++h->dead > 1024 && h->dead > h->len / 2) compact(ctx, h);
+    if (++h->dead > 1024 && h->dead > h->len / 2) compact(ctx, h, ev->where);
 }
 
 int sim_timer_armed(const sim_timer *t)
 {
+    sim_assert(t->ev == NULL || t->ev->owner == t);
     return t->ev != NULL;
 }
 
 int64_t sim_timer_when(const sim_timer *t)
 {
+    sim_assert(t->ev == NULL || t->ev->owner == t);
     return t->ev ? t->ev->t_us : SIM_TIME_NEVER;
 }
 
@@ -321,6 +398,7 @@ int64_t sim_timer_when(const sim_timer *t)
 
 size_t sim_pending(const sim_ctx *ctx)
 {
+    sim_assert(ctx->near.dead <= ctx->near.len && ctx->far.dead <= ctx->far.len && ctx->now_dead <= ctx->now_len);
     return ctx->near.len - ctx->near.dead + ctx->far.len - ctx->far.dead + ctx->now_len - ctx->now_dead;
 }
 
@@ -338,8 +416,16 @@ int64_t sim_next_time(sim_ctx *ctx)
 
 static void dispatch(sim_ctx *ctx)
 {
+    if (SIM_PARANOID_ON && ctx->events_run % SIM_SWEEP_EVERY == 0)
+        sim_paranoid(heap_ok(&ctx->near, SIM_IN_NEAR) && heap_ok(&ctx->far, SIM_IN_FAR) && now_ok(ctx));
     sim_event *ev = take(ctx);
+    sim_assert(ev->t_us >= ctx->now_us); /* time never goes backwards */
+    /* the near heap holds what was due within SIM_NEAR_US when scheduled */
+    sim_assert(ev->where != SIM_IN_NEAR || ev->t_us - ctx->now_us < SIM_NEAR_US);
+    ctx->instant_events = ev->t_us == ctx->now_us ? ctx->instant_events + 1 : 1;
+    sim_assert(ctx->instant_events < SIM_INSTANT_MAX); /* a loop that takes no time */
     ctx->now_us = ev->t_us;
+    sim_assert(ev->owner == NULL || ev->owner->ev == ev);
     if (ev->owner) ev->owner->ev = NULL; /* the timer is idle while it runs */
     ctx->events_run++;
     if (ctx->event_trace) sim_trace_event(ctx, ev);
@@ -368,11 +454,13 @@ void sim_advance(sim_ctx *ctx, int64_t t_us)
     int64_t next = sim_next_time(ctx);
     if (t_us > next) t_us = next;
     if (t_us > ctx->now_us) ctx->now_us = t_us;
+    sim_assert(ctx->now_us <= next); /* never past the next event */
 }
 
 uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
 {
     uint64_t n = 0;
+    int64_t start_us = ctx->now_us;
     ctx->stopping = 0;
     for (;;) {
         skip_dead(ctx);
@@ -400,6 +488,7 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
     }
     if (until_us != SIM_TIME_NEVER && until_us > ctx->now_us)
         ctx->now_us = until_us;
+    sim_assert(ctx->now_us >= start_us);
     return n;
 }
 

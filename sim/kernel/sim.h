@@ -58,6 +58,18 @@ const char *sim_closest(const char *word, const char *const *names, size_t n);
 #define sim_assert(e) ((e) ? (void)0 : sim_assert_fail(#e, __FILE__, __LINE__))
 void sim_assert_fail(const char *expr, const char *file, int line);
 
+/* Consistency sweeps that cost more than O(1) (a whole heap, a list) are
+ * asserted with sim_paranoid, on only in the builds that define
+ * SIM_PARANOID (the sanitizer and fuzzing builds, SAN=1 and FUZZ=1): a
+ * plain build compiles the expression but never evaluates it. Like
+ * sim_assert, it only reads: no build may behave differently. */
+#ifdef SIM_PARANOID
+#define SIM_PARANOID_ON 1
+#else
+#define SIM_PARANOID_ON 0
+#endif
+#define sim_paranoid(e) (SIM_PARANOID_ON ? sim_assert(e) : (void)0)
+
 /* ------------------------------------------------------------- Randomness */
 
 /* xoshiro256** state; seeded through splitmix64. */

@@ -17,7 +17,7 @@ typedef struct sim_event {
     const char *label;
     sim_timer *owner; /* the timer that armed it, or NULL */
     int dead;
-    int where;        /* SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR */
+    int where;        /* SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR; SIM_IN_FREE released */
     struct sim_event *next_free;
 } sim_event;
 
@@ -35,7 +35,7 @@ typedef struct sim_heap {
     size_t len, cap, dead;
 } sim_heap;
 
-enum { SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR };
+enum { SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR, SIM_IN_FREE };
 
 typedef struct sim_stream_entry sim_stream_entry;
 
@@ -44,6 +44,7 @@ struct sim_ctx {
     int64_t now_us;
     uint64_t next_seq;
     uint64_t events_run;
+    uint64_t instant_events; /* run at the time of the last one, since time moved */
     int stopping;
     sim_poll_fn *poll;         /* sim_set_poll */
     void *poll_ud;

@@ -23,7 +23,11 @@ static const key_def keys[] = {
     {"scenario", "drain", K_DURATION, F(drain_us), 0, 0},
     {"redis", "nodes", K_INT, F(nodes), 1, 15},
     {"redis", "replicas", K_INT, F(replicas), 0, 8},
-    {"redis", "latency", K_DIST, F(latency), 0, 0},
+    /* K_DIST min: the least mean (rounded up). A network whose messages
+     * take no time lets a client spin at one instant for ever (polling a
+     * lock whose PTTL reads 0); a nemesis without interval, draw faults
+     * for ever. */
+    {"redis", "latency", K_DIST, F(latency), 1, 0},
     {"redis", "replication-lag", K_DIST, F(replication_lag), 0, 0},
     {"redis", "persistence", K_BOOL, F(persistence), 0, 0},
     {"redis", "down-after", K_DURATION, F(down_after_us), 1, 0},
@@ -35,7 +39,8 @@ static const key_def keys[] = {
     {"protocol", "watchdog-timeout", K_DURATION, F(watchdog_us), 3000, 0},
     {"protocol", "timeout", K_DURATION, F(timeout_us), 1000, 0},
     {"protocol", "retry-attempts", K_INT, F(retry_attempts), 0, 100},
-    {"protocol", "retry-interval", K_DURATION, F(retry_interval_us), 0, 0},
+    /* at least 1ms: resends at once would spin at one instant */
+    {"protocol", "retry-interval", K_DURATION, F(retry_interval_us), 1000, 0},
     {"protocol", "poll", K_DURATION, F(poll_us), 1000, 0},
     {"protocol", "expire-mode", K_STR, F(expire_mode), 0, 0},
     {"protocol", "members", K_INT, F(members), 1, 7},
@@ -60,7 +65,7 @@ static const key_def keys[] = {
     {"resource", "enabled", K_BOOL, F(resource), 0, 0},
     {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
     {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
-    {"nemesis", "interval", K_DIST, F(nemesis_interval), 0, 0},
+    {"nemesis", "interval", K_DIST, F(nemesis_interval), 1000, 0},
     {"nemesis", "duration", K_DIST, F(nemesis_duration), 0, 0},
     {"nemesis", "jump", K_DIST, F(nemesis_jump), 0, 0},
     {"nemesis", "start", K_DURATION, F(nemesis_start_us), 0, 0},
@@ -73,7 +78,7 @@ static const key_def keys[] = {
     {"swarm", "reentry", K_PROB, F(swarm_reentry_ppm), 0, 0},
     {"swarm", "lease", K_DIST, F(swarm_lease), 0, 0},
     {"swarm", "watchdog", K_PROB, F(swarm_watchdog_ppm), 0, 0},
-    {"swarm", "interval", K_DIST, F(swarm_interval), 0, 0},
+    {"swarm", "interval", K_DIST, F(swarm_interval), 1000, 0},
     {"swarm", "duration", K_DIST, F(swarm_duration), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
@@ -228,18 +233,31 @@ static int set_key(parser *p, const key_def *k, const char *v)
         *(int64_t *)(base + k->off) = d;
         return 1;
     }
-    case K_DIST:
-        if (scn_parse_dist(v, (scn_dist *)(base + k->off)) != 0) {
+    case K_DIST: {
+        scn_dist d;
+        if (scn_parse_dist(v, &d) != 0) {
             fail(p, p->line,
                  "bad distribution for '%s' (got %s; write 5ms, 1ms..20ms or exp(50ms))",
                  k->name, tok(v, t, sizeof t));
             return 0;
         }
-        if (!strcmp(k->section, "swarm") && ((scn_dist *)(base + k->off))->kind == SCN_DIST_EXP) {
+        if (!strcmp(k->section, "swarm") && d.kind == SCN_DIST_EXP) {
             fail(p, p->line, "[swarm] %s takes bounds, A..B or one value (got %s)", k->name, tok(v, t, sizeof t));
             return 0;
         }
+        /* the mean, rounded up: a, (a + b) / 2, or exp's a; a [swarm]
+         * range is a set of choices: its least */
+        int64_t mean = d.kind == SCN_DIST_UNIFORM && strcmp(k->section, "swarm") ? (d.a_us + d.b_us + 1) / 2 : d.a_us;
+        if (mean < k->min) {
+            char m[32];
+            scn_duration_format(k->min, m, sizeof m);
+            fail(p, p->line, "'%s' must %s at least %s (got %s)", k->name, strcmp(k->section, "swarm") ? "average" : "be",
+                 m, tok(v, t, sizeof t));
+            return 0;
+        }
+        *(scn_dist *)(base + k->off) = d;
         return 1;
+    }
     case K_COUNTS: {
         scn_dist *d = (scn_dist *)(base + k->off);
         long long a, b;

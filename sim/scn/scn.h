@@ -40,8 +40,13 @@ size_t scn_duration_format(int64_t us, char *buf, size_t cap);
  * not a distribution. */
 int scn_parse_dist(const char *s, scn_dist *out);
 /* Parses "<decimal><unit>" (us ms s m h, e.g. "46.7s", "-200ms") into µs.
- * Returns 0, or -1 when s is not a duration. */
+ * Returns 0, or -1 when s is not a duration or its size is above
+ * SCN_DURATION_MAX. */
 int scn_parse_duration(const char *s, int64_t *out);
+/* The largest duration a scenario may state: 10^15 µs (277777h 46m 40s,
+ * about 31.7 years), so that a time plus a few durations never overflows
+ * int64 (the exponential distribution is capped there too). */
+#define SCN_DURATION_MAX ((int64_t)1000000000000000)
 
 /* Probabilities are integer parts per million. */
 #define SCN_PPM 1000000

@@ -45,8 +45,9 @@ int scn_parse_duration(const char *s, int64_t *out)
     if (*rest) return -1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strlen(units[i].name) != ulen || strncmp(p, units[i].name, ulen) != 0) continue;
-        if (whole > INT64_MAX / units[i].us) return -1;
+        if (whole > SCN_DURATION_MAX / units[i].us) return -1;
         int64_t v = whole * units[i].us + frac * units[i].us / frac_scale;
+        if (v > SCN_DURATION_MAX) return -1;
         *out = neg ? -v : v;
         return 0;
     }
@@ -134,7 +135,7 @@ int64_t scn_dist_draw(sim_ctx *ctx, const scn_dist *d, const char *label)
         uint64_t k = sim_choose(ctx, UINT64_C(1) << 53, label);
         double u = ((double)k + 0.5) / 9007199254740992.0;
         double v = -log(u) * (double)d->a_us;
-        if (v > 1e15) v = 1e15;
+        if (v > (double)SCN_DURATION_MAX) v = (double)SCN_DURATION_MAX;
         return (int64_t)llround(v);
     }
     }

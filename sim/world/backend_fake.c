@@ -4,7 +4,12 @@
  * it arrives and its reply goes back over the simulated network. The fake
  * knows nothing of replicas: a master's WAIT is checked by the fake, then
  * counted by the world (repl_wait), and replication applies the effect
- * batches the fake records. */
+ * batches the fake records.
+ *
+ * Invariants (asserted): a command reaches a node that is up and
+ * running, over an open node end, never while its connection is blocked
+ * in a WAIT; only a master's WAIT is the world's; a fake node is a
+ * replica exactly when the world says so. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,6 +24,7 @@ typedef struct wfake {
 
 static fake_node *node_of(const world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     return ((const wfake *)w->be_state)->nodes[node];
 }
 
@@ -37,6 +43,7 @@ static void on_node_push(void *ud, const sim_reply *push)
 
 static void be_open(world *w, world_conn *c)
 {
+    sim_assert(c->node_end == NULL && w->nodes[c->node].up && !w->nodes[c->node].paused);
     c->node_end = fake_conn_new(node_of(w, c->node), on_node_push, c);
 }
 
@@ -49,6 +56,7 @@ static int is_wait(const msg *m)
  * answers errors); the world counts the replicas. */
 static void run_wait(world *w, world_conn *c, const msg *m)
 {
+    sim_assert(w->nodes[c->node].master < 0);
     sim_reply *r = fake_exec(node_of(w, c->node), c->node_end, m->argc, (const char *const *)m->argv, m->lens);
     if (r == NULL || r->type == SIM_REPLY_ERR) {
         world_reply(c, m->req_id, r);
@@ -61,6 +69,7 @@ static void run_wait(world *w, world_conn *c, const msg *m)
 static void be_command(world *w, world_conn *c, msg *m)
 {
     wnode *n = &w->nodes[c->node];
+    sim_assert(n->up && !n->paused && c->node_end != NULL && !c->blocked && m->c == c);
     if (is_wait(m) && n->master < 0) {
         run_wait(w, c, m);
     } else {
@@ -89,13 +98,18 @@ static void moved(world *w)
 
 static void be_crash(world *w, int node)
 {
+    sim_assert(!w->nodes[node].up);
     moved(w);
     fake_node_reset(node_of(w, node), w->s->persistence);
 }
 
 /* The process was reset at the crash; a paused node is held by the world
  * (nothing reaches it); the fake reads the world's clock itself. */
-static void be_restart(world *w, int node) { (void)node; moved(w); }
+static void be_restart(world *w, int node)
+{
+    sim_assert(w->nodes[node].up);
+    moved(w);
+}
 static void be_pause(world *w, int node, int on) { (void)node; (void)on; moved(w); }
 static void be_clock_changed(world *w, int node) { (void)node; moved(w); }
 
@@ -103,6 +117,7 @@ static void be_clock_changed(world *w, int node) { (void)node; moved(w); }
 
 static void be_set_master(world *w, int node, fake_repl_fn *ship, void *ud)
 {
+    sim_assert(w->nodes[node].master < 0);
     moved(w);
     fake_node_set_replica(node_of(w, node), 0);
     fake_node_set_repl(node_of(w, node), ship, ud);
@@ -110,6 +125,7 @@ static void be_set_master(world *w, int node, fake_repl_fn *ship, void *ud)
 
 static void be_set_replica(world *w, int node)
 {
+    sim_assert(w->nodes[node].master >= 0);
     moved(w);
     fake_node_set_repl(node_of(w, node), NULL, NULL);
     fake_node_set_replica(node_of(w, node), 1);
@@ -117,12 +133,14 @@ static void be_set_replica(world *w, int node)
 
 static void be_full_sync(world *w, int node, int master)
 {
+    sim_assert(node != master && w->nodes[node].master == master && w->nodes[node].up);
     moved(w);
     fake_node_copy_data(node_of(w, node), node_of(w, master));
 }
 
 static void be_apply(world *w, int node, const fake_effect *effects, size_t n)
 {
+    sim_assert(w->nodes[node].master >= 0 && w->nodes[node].up && !w->nodes[node].paused);
     moved(w);
     fake_node_apply(node_of(w, node), effects, n);
 }
@@ -136,10 +154,15 @@ static int be_pick_replica(world *w, int group, int old)
         if (n->group != group || i == old || !n->up || n->master != old) continue;
         if (best < 0 || n->offset > w->nodes[best].offset) best = i;
     }
+    sim_assert(best < 0 || (w->nodes[best].up && w->nodes[best].group == group));
     return best;
 }
 
-static void be_promote(world *w, int node) { (void)node; moved(w); }
+static void be_promote(world *w, int node)
+{
+    sim_assert(w->nodes[node].master < 0 && w->nodes[node].up);
+    moved(w);
+}
 
 /* ----------------------------------------------------------- observing */
 
@@ -211,7 +234,9 @@ static int64_t be_watch_end(world *w)
 
 static int64_t be_true_at(world *w, int node, int64_t node_ms)
 {
-    return sim_clock_true_at(w->ctx, &w->nodes[node].clock, (node_ms + 1) * 1000);
+    int64_t t = sim_clock_true_at(w->ctx, &w->nodes[node].clock, (node_ms + 1) * 1000);
+    sim_assert(t >= sim_now(w->ctx)); /* never in the past */
+    return t;
 }
 
 static uint64_t be_commands(const world *w)

@@ -12,7 +12,16 @@
  * Replication traffic that the network policy would drop is retried
  * (Redis' replication backlog resends it), so a replica lags, never
  * diverges. Failover (Sentinel-like) promotes the most up-to-date live
- * replica: what the old master had not shipped is gone. */
+ * replica: what the old master had not shipped is gone.
+ *
+ * Invariants (asserted): in every group the master the world names is a
+ * master and every other node replicates from it; an alive link joins
+ * that master to one of its replicas, both up, with at most one alive
+ * link per replica, and the master knows no more acknowledged than it
+ * sent; a replica applies batches in offset order, one at a time; only a
+ * master ships effects and answers a WAIT; a connection waits on one
+ * WAIT at a time. The whole topology is checked (paranoid builds) after
+ * each change of it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -60,8 +69,31 @@ static wlink *link_for(world *w, int master, int replica)
 
 static void on_effects(void *ud, const fake_effect *effects, size_t n);
 
+/* The whole replication topology is consistent (see the invariants
+ * above). O(nodes + links). */
+static int topology_ok(const world *w)
+{
+    for (int g = 0; g < w->ngroups; g++) {
+        int m = w->groups[g].master;
+        if (m < 0 || m >= w->nnodes || w->nodes[m].group != g || w->nodes[m].master >= 0) return 0;
+        for (int i = 0; i < w->nnodes; i++)
+            if (w->nodes[i].group == g && i != m && w->nodes[i].master != m) return 0;
+    }
+    for (size_t i = 0; i < w->nlinks; i++) {
+        const wlink *l = &w->links[i];
+        if (!l->alive) continue;
+        const wnode *ma = &w->nodes[l->master], *r = &w->nodes[l->replica];
+        if (r->master != l->master || !ma->up || !r->up || ma->master >= 0) return 0;
+        if (l->acked > ma->offset || r->offset > ma->offset) return 0;
+        for (size_t j = i + 1; j < w->nlinks; j++)
+            if (w->links[j].alive && w->links[j].replica == l->replica) return 0;
+    }
+    return 1;
+}
+
 static void make_master(world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     w->nodes[node].master = -1;
     /* Without replicas nothing is shipped: the node need not record
      * its effects at all. */
@@ -82,6 +114,7 @@ void repl_init(world *w)
             link_for(w, n->master, i)->alive = 1;
         }
     }
+    sim_paranoid(topology_ok(w));
 }
 
 void repl_free(world *w)
@@ -118,17 +151,21 @@ static void retry_post(sim_ctx *ctx, void *arg)
     (void)ctx;
     msg *m = arg;
     world *w = m->w;
+    world_wire_unlink(w, m);
+    sim_assert(m->link >= 0 && (size_t)m->link < w->nlinks);
     wlink *l = &w->links[m->link];
     post_repl(w, l, m);
 }
 
 /* Replication traffic is not lost: what the policy refuses now is tried
- * again later (the replica reads it from the backlog). */
+ * again later (the replica reads it from the backlog). Meanwhile it is
+ * on the wire, freed with the world if the run ends first. */
 static void post_repl(world *w, wlink *l, msg *m)
 {
     world_verdict v = {0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, NULL, &v);
     if (v.drop) {
+        world_wire_link(w, m);
         sim_at(w->ctx, sim_now(w->ctx) + REPL_RETRY_US, "repl retry", retry_post, m);
         return;
     }
@@ -149,6 +186,7 @@ static void on_effects(void *ud, const fake_effect *effects, size_t n)
     repl_hook *h = ud;
     world *w = h->w;
     wnode *master = &w->nodes[h->node];
+    sim_assert(master->master < 0 && master->up); /* only a master ships */
     master->offset++;
     for (size_t i = 0; i < w->nlinks; i++) {
         wlink *l = &w->links[i];
@@ -196,6 +234,7 @@ int world_connected_replicas(const world *w, int group)
 
 static void unblock(world *w, world_conn *c)
 {
+    sim_assert(c->node_end != NULL);
     c->blocked = 0;
     while (c->backlog_head && !c->blocked) {
         msg *m = c->backlog_head;
@@ -207,11 +246,14 @@ static void unblock(world *w, world_conn *c)
 
 static void finish_wait(world *w, wnode *n, wwait *x)
 {
+    int found = 0;
     for (wwait **pp = &n->waits; *pp; pp = &(*pp)->next) {
         if (*pp != x) continue;
         *pp = x->next;
+        found = 1;
         break;
     }
+    sim_assert(found && x->c->blocked && x->c->node == n->index);
     sim_timer_cancel(w->ctx, &x->timer);
     world_conn *c = x->c;
     world_reply(c, x->req_id, sim_reply_int(acked_count(w, c->node, c->woff)));
@@ -224,12 +266,29 @@ static void on_wait_timeout(sim_ctx *ctx, void *arg)
     (void)ctx;
     wwait *x = arg;
     world *w = x->c->w;
-    finish_wait(w, &w->nodes[x->c->node], x);
+    wnode *n = &w->nodes[x->c->node];
+    sim_assert(n->up && !x->expired);
+    if (n->paused) { /* it ends when the node runs again */
+        x->expired = 1;
+        return;
+    }
+    finish_wait(w, n, x);
+}
+
+void repl_resumed(world *w, int node)
+{
+    wnode *n = &w->nodes[node];
+    sim_assert(n->up && !n->paused);
+    for (wwait *x = n->waits, *next; x; x = next) {
+        next = x->next;
+        if (x->expired) finish_wait(w, n, x);
+    }
 }
 
 void repl_wait(world *w, world_conn *c, uint64_t req_id, long long want, long long timeout)
 {
     wnode *n = &w->nodes[c->node];
+    sim_assert(n->master < 0 && n->up && !c->blocked && c->node_end != NULL);
     int now = acked_count(w, c->node, c->woff);
     if (now >= want) {
         world_reply(c, req_id, sim_reply_int(now));
@@ -275,6 +334,7 @@ static void recheck_waits(world *w, int master)
 
 static void send_ack(world *w, wlink *l, uint64_t offset)
 {
+    sim_assert(l->alive && w->nodes[l->replica].up && offset == w->nodes[l->replica].offset);
     msg *m = world_msg_new(w, WORLD_MSG_ACK, l->replica, l->master);
     m->link = (int)(l - w->links);
     m->offset = offset;
@@ -292,6 +352,8 @@ static void apply_ready(world *w, wlink *l)
         if (*pp == NULL) return;
         m = *pp;
         *pp = m->qnext;
+        /* in offset order, from the master it replicates */
+        sim_assert(m->offset == r->offset + 1 && r->master == l->master && l->alive);
         w->be->apply(w, l->replica, m->effects, m->neffects);
         r->offset = m->offset;
         send_ack(w, l, r->offset);
@@ -301,8 +363,13 @@ static void apply_ready(world *w, wlink *l)
 
 void repl_deliver(world *w, msg *m)
 {
+    sim_assert(m->link >= 0 && (size_t)m->link < w->nlinks);
+    sim_assert(m->kind == WORLD_MSG_REPL || m->kind == WORLD_MSG_ACK);
     wlink *l = &w->links[m->link];
     wnode *to = &w->nodes[m->to];
+    /* a batch goes down its link, an acknowledgement up */
+    sim_assert(m->kind == WORLD_MSG_REPL ? m->from == l->master && m->to == l->replica
+                                         : m->from == l->replica && m->to == l->master);
     if (!to->up || !l->alive || (m->kind == WORLD_MSG_REPL && to->master != l->master)) {
         world_msg_free(m); /* the link is gone: a resync will follow */
         return;
@@ -330,6 +397,8 @@ void repl_deliver(world *w, msg *m)
 
 void repl_attach(world *w, int node, int master)
 {
+    sim_assert(node != master && w->nodes[node].group == w->nodes[master].group);
+    sim_assert(w->nodes[master].master < 0); /* a replica of a master */
     wnode *n = &w->nodes[node];
     n->master = master;
     w->be->set_replica(w, node);
@@ -339,6 +408,7 @@ void repl_attach(world *w, int node, int master)
     for (size_t i = 0; i < w->nlinks; i++)
         if (w->links[i].replica == node) w->links[i].alive = 0;
     wlink *l = link_for(w, master, node);
+    sim_assert(l->master == master && l->replica == node);
     l->alive = 1;
     l->acked = n->offset;
     sim_trace(w->ctx, n->name, "replica of %s (full sync at offset %llu)", w->nodes[master].name,
@@ -357,6 +427,7 @@ static void on_failover_due(sim_ctx *ctx, void *arg)
 void repl_master_down(world *w, int node)
 {
     wnode *n = &w->nodes[node];
+    sim_assert(!n->up);
     for (size_t i = 0; i < w->nlinks; i++)
         if (w->links[i].replica == node || w->links[i].master == node) w->links[i].alive = 0;
     while (n->waits) {
@@ -370,6 +441,7 @@ void repl_master_down(world *w, int node)
     /* Sentinel sees the master down after down-after, then fails over. */
     sim_timer_arm(w->ctx, &g->failover_timer, sim_now(w->ctx) + w->s->down_after_us,
                   "sentinel failover", on_failover_due, &hooks_of(w)[node]);
+    sim_paranoid(topology_ok(w));
 }
 
 static void on_discovered(sim_ctx *ctx, void *arg)
@@ -386,6 +458,7 @@ static void on_discovered(sim_ctx *ctx, void *arg)
 
 int world_failover(world *w, int group)
 {
+    sim_assert(group >= 0 && group < w->ngroups);
     wgroup *g = &w->groups[group];
     int old = g->master, best = w->be->pick_replica(w, group, old);
     if (best < 0) {
@@ -398,13 +471,24 @@ int world_failover(world *w, int group)
               (unsigned long long)w->nodes[old].offset);
     for (size_t i = 0; i < w->nlinks; i++)
         if (w->links[i].master == old) w->links[i].alive = 0;
-    /* WAITs blocked on the old master end now, with what it had. */
-    while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits);
+    /* WAITs blocked on the old master end now, with what it had; a paused
+     * one answers when it runs again. */
+    if (w->nodes[old].paused) {
+        for (wwait *x = w->nodes[old].waits; x; x = x->next) {
+            sim_timer_cancel(w->ctx, &x->timer);
+            x->expired = 1;
+        }
+    } else {
+        while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits);
+    }
     make_master(w, best);
     g->master = best;
     w->be->promote(w, best);
+    sim_assert(w->nodes[best].up && w->nodes[best].group == group);
+    sim_assert(w->nodes[old].waits == NULL || w->nodes[old].paused);
     for (int i = 0; i < w->nnodes; i++)
         if (w->nodes[i].group == group && i != best) repl_attach(w, i, best);
+    sim_paranoid(topology_ok(w));
     sim_timer_arm(w->ctx, &g->discovery_timer, sim_now(w->ctx) + w->s->discovery_us,
                   "sentinel discovery", on_discovered, &hooks_of(w)[best]);
     return best;

@@ -4,7 +4,15 @@
  * TCP order holds while latencies vary; the policy may drop it instead. A
  * message reaches the node's backend (backend.h) when it arrives, unless
  * the node is down (the message is lost, an open is refused) or paused (it
- * waits), or the connection is blocked in a WAIT (its commands queue). */
+ * waits), or the connection is blocked in a WAIT (its commands queue).
+ *
+ * Invariants (asserted): a message travels between a client and an
+ * existing node, or between two nodes, and on its connection's own pair;
+ * it is freed only off the wire; a connection whose client side closed
+ * sends nothing but its CLOSE; a node end opens once, only on a node
+ * that is up and running; a paused node is up, and a down one is neither
+ * paused nor holding messages; a crashed node keeps no connection's node
+ * end. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,8 +20,16 @@
 
 /* ------------------------------------------------------------ messages */
 
+/* e is an endpoint of w: a node, or a client. */
+static int endpoint_ok(const world *w, int e)
+{
+    return WORLD_IS_CLIENT(e) ? e > WORLD_CLIENT_BASE : e >= 0 && e < w->nnodes;
+}
+
 msg *world_msg_new(world *w, world_msg_kind kind, int from, int to)
 {
+    sim_assert(endpoint_ok(w, from) && endpoint_ok(w, to) && from != to);
+    sim_assert(kind >= WORLD_MSG_OPEN && kind <= WORLD_MSG_ACK);
     msg *m = sim_fl_get(&w->msgs);
     m->w = w;
     m->kind = kind;
@@ -25,6 +41,7 @@ msg *world_msg_new(world *w, world_msg_kind kind, int from, int to)
 
 void world_hold(wnode *n, msg *m)
 {
+    sim_assert(n->up && n->paused && !m->on_wire && m->to == n->index);
     m->qnext = NULL;
     if (n->queue_tail) n->queue_tail->qnext = m;
     else n->queue_head = m;
@@ -33,6 +50,7 @@ void world_hold(wnode *n, msg *m)
 
 void world_msg_free(msg *m)
 {
+    sim_assert(!m->on_wire); /* its delivery would follow */
     sim_xfree(m->argv); /* one block: the pointers, the lengths, the bytes */
     sim_reply_free(m->reply);
     for (size_t i = 0; i < m->neffects; i++) {
@@ -44,12 +62,24 @@ void world_msg_free(msg *m)
     sim_fl_put(&m->w->msgs, m);
 }
 
-static void wire_unlink(world *w, msg *m)
+void world_wire_link(world *w, msg *m)
 {
+    sim_assert(!m->on_wire && m->w == w);
+    m->prev = NULL;
+    m->next = w->wire;
+    if (w->wire) w->wire->prev = m;
+    w->wire = m;
+    m->on_wire = 1;
+}
+
+void world_wire_unlink(world *w, msg *m)
+{
+    sim_assert(m->on_wire && (m->prev != NULL || w->wire == m));
     if (m->prev) m->prev->next = m->next;
     else w->wire = m->next;
     if (m->next) m->next->prev = m->prev;
     m->prev = m->next = NULL;
+    m->on_wire = 0;
 }
 
 static void deliver(sim_ctx *ctx, void *arg);
@@ -67,22 +97,25 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
         return;
     }
     int64_t t = sim_now(w->ctx) + w->be->latency_us(w, d, lat) + v.extra_us;
+    sim_assert(t >= sim_now(w->ctx)); /* no message arrives before it is sent */
     if (t < *last) t = *last;
     *last = t;
-    m->prev = NULL;
-    m->next = w->wire;
-    if (w->wire) w->wire->prev = m;
-    w->wire = m;
+    world_wire_link(w, m);
     sim_at(w->ctx, t, kind_labels[m->kind], deliver, m);
 }
 
 static void post_up(world_conn *c, msg *m)
 {
+    /* the client side sends; once closed, only its CLOSE */
+    sim_assert(m->c == c && m->from == c->from && m->to == c->node);
+    sim_assert(!c->closed || m->kind == WORLD_MSG_CLOSE);
     world_post(c->w, m, c->lat_up, &c->w->s->latency, &c->last_up_us);
 }
 
 static void post_down(world_conn *c, msg *m)
 {
+    sim_assert(m->c == c && m->from == c->node && m->to == c->from);
+    sim_assert(m->kind == WORLD_MSG_REPLY || m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET);
     world_post(c->w, m, c->lat_down, &c->w->s->latency, &c->last_down_us);
 }
 
@@ -107,12 +140,14 @@ void world_push(world_conn *c, sim_reply *push)
 
 void world_ran(world *w, world_conn *c, uint64_t tag)
 {
+    sim_assert(w->nodes[c->node].up && !w->nodes[c->node].paused);
     if (w->exec_fn && w->nodes[c->node].master < 0) w->exec_fn(w->exec_ud, c->node, tag);
 }
 
 void world_conn_reset(world_conn *c)
 {
     c->w->be->conn_gone(c->w, c);
+    sim_assert(c->node_end == NULL);
     repl_drop_waits(c->w, c);
     while (c->backlog_head) {
         msg *m = c->backlog_head;
@@ -132,8 +167,10 @@ void world_conn_reset(world_conn *c)
 static void at_node(world *w, msg *m)
 {
     world_conn *c = m->c;
+    sim_assert(c != NULL && c->node == m->to && w->nodes[m->to].up && !w->nodes[m->to].paused);
     switch (m->kind) {
     case WORLD_MSG_OPEN:
+        sim_assert(c->node_end == NULL); /* a connection opens once */
         w->be->open(w, c);
         break;
     case WORLD_MSG_CMD:
@@ -159,7 +196,9 @@ static void at_node(world *w, msg *m)
 
 static void to_node(world *w, msg *m)
 {
+    sim_assert(!WORLD_IS_CLIENT(m->to) && m->to < w->nnodes && WORLD_IS_CLIENT(m->from));
     wnode *n = &w->nodes[m->to];
+    sim_assert(n->up || !n->paused); /* a down node is not paused */
     if (!n->up) {
         /* A down node refuses connections and loses what was sent. */
         if (m->kind == WORLD_MSG_OPEN) world_conn_reset(m->c);
@@ -177,6 +216,7 @@ static void to_client(world *w, msg *m)
 {
     (void)w;
     world_conn *c = m->c;
+    sim_assert(c != NULL && WORLD_IS_CLIENT(m->to) && m->to == c->from && m->from == c->node);
     if (!c->closed) {
         switch (m->kind) {
         case WORLD_MSG_REPLY: c->on_reply(c->ud, m->req_id, m->reply); break;
@@ -196,7 +236,8 @@ static void deliver(sim_ctx *ctx, void *arg)
     (void)ctx;
     msg *m = arg;
     world *w = m->w;
-    wire_unlink(w, m);
+    world_wire_unlink(w, m);
+    sim_assert(endpoint_ok(w, m->from) && endpoint_ok(w, m->to));
     switch (m->kind) {
     case WORLD_MSG_OPEN:
     case WORLD_MSG_CMD:
@@ -214,6 +255,7 @@ static void end_pause(sim_ctx *ctx, void *arg)
 {
     wnode *n = arg;
     (void)ctx;
+    sim_assert(n->up && n->paused); /* a crash cancels the resume */
     n->paused = 0;
     world *w = NULL;
     n->owner->be->pause(n->owner, n->index, 0);
@@ -222,16 +264,20 @@ static void end_pause(sim_ctx *ctx, void *arg)
     while (m) {
         msg *next = m->qnext;
         w = m->w;
+        sim_assert(w == n->owner && m->to == n->index);
         if (m->kind == WORLD_MSG_REPL || m->kind == WORLD_MSG_ACK) repl_deliver(w, m);
         else to_node(w, m);
         m = next;
     }
+    repl_resumed(n->owner, n->index);
 }
 
 void world_node_pause(world *w, int node, int64_t for_us)
 {
+    sim_assert(node >= 0 && node < w->nnodes && for_us >= 0);
     wnode *n = &w->nodes[node];
     if (!n->up || n->paused) return;
+    sim_assert(!sim_timer_armed(&n->pause_end) && n->queue_head == NULL);
     n->paused = 1;
     w->be->pause(w, node, 1);
     sim_trace(w->ctx, n->name, "paused for %lldus", (long long)for_us);
@@ -240,6 +286,7 @@ void world_node_pause(world *w, int node, int64_t for_us)
 
 void world_node_crash(world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     wnode *n = &w->nodes[node];
     if (!n->up) return;
     n->up = 0;
@@ -252,7 +299,10 @@ void world_node_crash(world *w, int node)
     }
     n->queue_tail = NULL;
     for (size_t i = 0; i < w->nconns; i++)
-        if (w->conns[i]->node == node) world_conn_reset(w->conns[i]);
+        if (w->conns[i]->node == node) {
+            world_conn_reset(w->conns[i]);
+            sim_assert(w->conns[i]->node_end == NULL && !w->conns[i]->blocked);
+        }
     w->be->crash(w, node);
     sim_trace(w->ctx, n->name, "crashed%s", w->s->persistence ? " (data persisted)" : ", data lost");
     repl_master_down(w, node);
@@ -260,8 +310,10 @@ void world_node_crash(world *w, int node)
 
 void world_node_restart(world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     wnode *n = &w->nodes[node];
     if (n->up) return;
+    sim_assert(!n->paused && n->queue_head == NULL && n->waits == NULL);
     n->up = 1;
     int master = w->groups[n->group].master;
     w->be->restart(w, node);
@@ -275,6 +327,7 @@ void world_node_restart(world *w, int node)
 world_conn *world_connect(world *w, int from, int node, const char *name, world_reply_fn *on_reply,
                           world_push_fn *on_push, world_reset_fn *on_reset, void *ud)
 {
+    sim_assert(WORLD_IS_CLIENT(from) && endpoint_ok(w, from) && node >= 0 && node < w->nnodes);
     world_conn *c = sim_xcalloc(1, sizeof *c);
     char buf[160];
     c->w = w;
@@ -304,6 +357,7 @@ void world_send(world_conn *c, int argc, const char *const *argv, const size_t *
                 uint64_t req_id)
 {
     if (c->closed) return;
+    sim_assert(argc > 0);
     msg *m = world_msg_new(c->w, WORLD_MSG_CMD, c->from, c->node);
     m->c = c;
     m->tag = tag;
@@ -388,7 +442,7 @@ void world_free(world *w)
     repl_free(w);
     while (w->wire) {
         msg *m = w->wire;
-        w->wire = m->next;
+        world_wire_unlink(w, m);
         world_msg_free(m);
     }
     for (int i = 0; i < w->nnodes; i++) {
@@ -459,6 +513,7 @@ int world_groups(const world *w)
 
 sim_clock *world_node_clock(world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     return &w->nodes[node].clock;
 }
 
@@ -474,11 +529,14 @@ int world_group_of(const world *w, int node)
 
 int world_master(const world *w, int group)
 {
+    sim_assert(group >= 0 && group < w->ngroups);
+    sim_assert(w->nodes[w->groups[group].master].master < 0); /* the group's master is a master */
     return w->groups[group].master;
 }
 
 int world_node_up(const world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     return w->nodes[node].up;
 }
 

@@ -26,6 +26,7 @@ struct msg {
     fake_effect *effects;     /* REPL: the batch (owned) */
     size_t neffects;
     msg *prev, *next;         /* the world's list of messages in flight */
+    int on_wire;              /* in that list */
     msg *qnext;               /* a paused node's or blocked connection's queue */
 };
 
@@ -53,6 +54,7 @@ typedef struct wwait {
     uint64_t req_id;
     long long want;
     sim_timer timer;
+    int expired;              /* its timeout came while the node was paused */
     struct wwait *next;
 } wwait;
 
@@ -122,6 +124,11 @@ void world_hold(wnode *n, msg *m);
 /* Puts m on the wire after the policy's verdict: latency from stream
  * `lat`, never before *last (FIFO), which it updates. */
 void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *last);
+/* m is in flight outside world_post (a replication message waiting to be
+ * sent again): on the world's list, freed with the world if its event
+ * never runs; and off it again. */
+void world_wire_link(world *w, msg *m);
+void world_wire_unlink(world *w, msg *m);
 /* The node end of c sends a reply to req_id (r is taken) / a push (msg is
  * taken) back to the client, over the network. */
 void world_reply(world_conn *c, uint64_t req_id, sim_reply *r);
@@ -147,5 +154,8 @@ void repl_wait(world *w, world_conn *c, uint64_t req_id, long long want, long lo
 void repl_attach(world *w, int node, int master);
 void repl_master_down(world *w, int node);
 void repl_drop_waits(world *w, world_conn *c);
+/* Paused node runs again: the WAITs whose time ran out meanwhile end
+ * now (a stopped server times nothing out). */
+void repl_resumed(world *w, int node);
 
 #endif /* LOCKSIM_WORLD_INT_H */

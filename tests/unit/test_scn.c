@@ -130,6 +130,14 @@ static const struct {
     {"[steps]\nat = 1s c1 unlock api=async\n", 2, "'unlock' takes no option api="},
     {"[faults]\nat = 1s c1 addpermits permits=1\n", 2, "is a client operation"},
     {"[clients]\nasync = maybe\n", 2, "async"},
+    /* Values with which a run could not end (found by fuzz_sim). */
+    {"[redis]\nlatency = 0ms\n", 2, "'latency' must average at least 1us"},
+    {"[redis]\nlatency = 0us..0us\n", 2, "'latency' must average at least 1us"},
+    {"[nemesis]\ninterval = 0ms..1ms\n", 2, "'interval' must average at least 1ms"},
+    {"[protocol]\nretry-interval = 0ms\n", 2, "'retry-interval' must be at least 1ms"},
+    {"[scenario]\nduration = 277778h\n", 2, "bad duration for 'duration'"},
+    {"[steps]\nat = 1s c1 trylock wait=1000000000000001us\n", 2, "bad duration in \"wait="},
+    {"[swarm]\ninterval = 0ms..2s\n", 2, "'interval' must be at least 1ms"},
 };
 
 START_TEST(bad_input_names_file_and_line)
