@@ -1,7 +1,7 @@
 /* fuzz_sim.c — fuzz target: the simulator itself. The input bytes drive a
  * generator that writes a random but valid scenario as text (a protocol
  * of the catalogue with a version and a seed, [redis], [clients], [steps],
- * every kind of fault, [nemesis], [expect]), parsed by the real parser and
+ * every kind of fault, [nemesis] and swarm, [expect]), parsed by the real parser and
  * run for a few virtual seconds through the engine the CLI uses, twice:
  * the simulator must not crash, trip an assertion or leak, and both runs
  * must give the same trace hash (else abort). Text the parser refuses is
@@ -165,8 +165,13 @@ static const struct proto {
     {"redisson.spinlock@3.15", P_LOCK}, {"redisson.spinlock@3.44", P_LOCK},
     {"redisson.multilock", P_MULTI},    {"redisson.multilock@3.11", P_MULTI},
     {"redisson.redlock", P_MULTI},      {"redisson.redlock@4.7", P_MULTI},
-    {"redisson.rwlock", P_RW},          {"redisson.semaphore", P_SEM},
-    {"redisson.latch", P_LATCH},        {"baseline.setnx", P_BASE},
+    {"redisson.rwlock", P_RW},          {"redisson.rwlock@3.11", P_RW},
+    {"redisson.semaphore", P_SEM},      {"redisson.semaphore@3.12", P_SEM},
+    {"redisson.semaphore@3.16.1", P_SEM}, {"redisson.semaphore@3.16.4", P_SEM},
+    {"redisson.expirable-semaphore", P_SEM}, {"redisson.expirable-semaphore@3.16.3", P_SEM},
+    {"redisson.expirable-semaphore@3.23.4", P_SEM}, {"redisson.expirable-semaphore@3.50", P_SEM},
+    {"redisson.latch", P_LATCH},        {"redisson.latch@3.24.0", P_LATCH},
+    {"baseline.setnx", P_BASE},
     {"baseline.cad", P_BASE},           {"redis-py@5.0", P_POLICY},
     {"redis-py", P_POLICY},             {"spring-lockregistry@6.4", P_POLICY},
     {"spring-lockregistry@5.5", P_POLICY}, {"spring-lockregistry-pubsub@6.4", P_POLICY},
@@ -284,6 +289,8 @@ static void gen_clients(gen *g)
     if (one_in(s, 3)) put(t, "reentry-depth = %u\n", 1 + pick(s, 4));
     if (one_in(s, 3)) put(t, "ops = %u\n", pick(s, 12));
     if (g->kind == P_RW || one_in(s, 8)) key_prob(t, s, "read-ratio");
+    if (g->kind == P_SEM || g->kind == P_LATCH || one_in(s, 8))
+        if (one_in(s, 3)) key_bool(t, s, "async");
     if (g->kind == P_SEM || one_in(s, 8)) {
         unsigned a = 1 + pick(s, 3);
         if (one_in(s, 2)) put(t, "permits = %u\n", a);
@@ -310,10 +317,15 @@ static void gen_op(gen *g)
     static const char *const lockops[] = {"lock", "trylock", "unlock", "forceunlock", "islocked",
                                           "held", "holdcount", "write", "lock", "unlock"};
     static const char *const latchops[] = {"countdown", "await", "getcount"};
-    static const char *const all[] = {"lock",  "trylock",   "unlock", "forceunlock", "islocked", "held",
-                                      "holdcount", "write", "countdown", "await",     "getcount"};
+    static const char *const semops[] = {"addpermits", "trysetpermits", "drainpermits", "availablepermits",
+                                         "updatelease"};
+    static const char *const all[] = {"lock",      "trylock",     "unlock",        "forceunlock",
+                                      "islocked",  "held",        "holdcount",     "write",
+                                      "countdown", "await",       "getcount",      "addpermits",
+                                      "trysetpermits", "drainpermits", "availablepermits", "updatelease"};
     const char *op = g->kind == P_LATCH ? latchops[pick(s, 3)] : lockops[pick(s, 10)];
-    if (one_in(s, 8)) op = all[pick(s, 11)];
+    if (g->kind == P_SEM && one_in(s, 3)) op = semops[pick(s, 5)];
+    if (one_in(s, 32)) op = all[pick(s, 16)]; /* mostly one the protocol refuses */
     int client = 1 + (int)pick(s, 5);
     if (client > g->max_client) g->max_client = client;
     put_at(g);
@@ -323,6 +335,7 @@ static void gen_op(gen *g)
     int takes_wait = !strcmp(op, "trylock") || !strcmp(op, "await");
     int takes_lease = !strcmp(op, "lock") || !strcmp(op, "trylock");
     int takes_arg = takes_lease || !strcmp(op, "unlock");
+    int counts = !strcmp(op, "addpermits") || !strcmp(op, "trysetpermits");
     if (takes_wait && !one_in(s, 4)) {
         put(t, " wait=");
         put_dur(t, s, 2000);
@@ -336,6 +349,18 @@ static void gen_op(gen *g)
     }
     if (takes_arg && (g->kind == P_RW || one_in(s, 8))) put(t, " mode=%s", one_in(s, 2) ? "read" : "write");
     if (takes_arg && (g->kind == P_SEM || one_in(s, 8)) && one_in(s, 2)) put(t, " permits=%u", 1 + pick(s, 3));
+    /* addpermits takes a count that may be negative, not 0 (refused) */
+    if (counts && !one_in(s, 16)) {
+        int n = 1 + (int)pick(s, 4); /* trysetpermits: from 1 */
+        put(t, " permits=%d", op[0] == 'a' && one_in(s, 2) ? -n : n);
+    }
+    if (!strcmp(op, "updatelease") && !one_in(s, 16)) {
+        put(t, " lease=");
+        put_dur(t, s, 3000);
+    }
+    /* the async API: the semaphores' and the latch's waits (elsewhere refused) */
+    if ((takes_wait || takes_lease) && ((g->kind == P_SEM || g->kind == P_LATCH) ? one_in(s, 4) : one_in(s, 64)))
+        put(t, " api=%s", one_in(s, 3) ? "sync" : "async");
     const char *lock = lock_of(g);
     if (lock) put(t, " lock=%s", lock);
     put(t, "\n");
@@ -407,7 +432,7 @@ static void gen_fault(gen *g)
     src *s = g->s;
     text *t = g->t;
     put_at(g);
-    switch (pick(s, 14)) {
+    switch (pick(s, 15)) {
     case 0: put(t, " crash"); put_target(g); break;
     case 1: put(t, " restart"); put_target(g); break;
     case 2: put(t, " pause"); put_target(g); put_for(g, 1); break;
@@ -468,6 +493,15 @@ static void gen_fault(gen *g)
             put(t, " group=%u", pick(s, (unsigned)g->nodes));
         }
         break;
+    case 13: {
+        static const char *const cmds[] = {"acquire", "unlock", "renew"};
+        put(t, " fail-reply client=");
+        put_client(g);
+        put(t, " command=%s", cmds[pick(s, 3)]);
+        if (one_in(s, 2)) put(t, " count=%u", 1 + pick(s, 3));
+        if (one_in(s, 2)) put(t, " as=%s", one_in(s, 2) ? "lost" : "error");
+        break;
+    }
     default: {
         static const char *const points[] = {"net/partition", "net/drop", "net/drop-reply", "net/delay",
                                              "redis/pubsub/deliver", "redis/replicate", "no/such/point"};
@@ -479,18 +513,41 @@ static void gen_fault(gen *g)
     put(t, "\n");
 }
 
+/* A [swarm] section, after [nemesis] kinds = any: bounds for the draws. */
+static void gen_swarm(gen *g)
+{
+    src *s = g->s;
+    text *t = g->t;
+    if (one_in(s, 3)) return; /* its defaults */
+    put(t, "[swarm]\n");
+    if (one_in(s, 2)) put(t, "clients = %u..%u\n", 1 + pick(s, 2), 3 + pick(s, 3));
+    if (one_in(s, 2)) put(t, "threads = 1..%u\n", 1 + pick(s, 3));
+    if (one_in(s, 2)) put(t, "hold = %ums..%ums\n", 1 + pick(s, 10), 20 + pick(s, 2000));
+    if (one_in(s, 2)) put(t, "think = %ums..%ums\n", 1 + pick(s, 10), 20 + pick(s, 1000));
+    if (one_in(s, 2)) key_prob(t, s, "reentry");
+    if (one_in(s, 2)) put(t, "lease = %ums..%ums\n", 10 + pick(s, 100), 200 + pick(s, 5000));
+    if (one_in(s, 2)) key_prob(t, s, "watchdog");
+    /* at least 1ms: one in 32 is not (refused) */
+    if (one_in(s, 2)) put(t, "interval = %ums..%ums\n", one_in(s, 32) ? 0 : 1 + pick(s, 100), 100 + pick(s, 2000));
+    if (one_in(s, 2)) put(t, "duration = %ums..%ums\n", 1 + pick(s, 100), 100 + pick(s, 2000));
+    put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
+}
+
 static void gen_nemesis(gen *g)
 {
     src *s = g->s;
     text *t = g->t;
     static const char *const kinds[] = {"pause",      "crash",    "partition",  "clock",
                                         "node-crash", "node-pause", "failover", "drop-reply",
-                                        "drop-pubsub", "disconnect", "delay"};
+                                        "drop-pubsub", "disconnect", "delay", "fail-reply"};
     put(t, "[nemesis]\n");
-    if (!one_in(s, 4)) {
+    if (one_in(s, 6)) {
+        put(t, "kinds = any\n"); /* swarm: the seed draws the kinds, and [swarm]'s bounds the rest */
+        gen_swarm(g);
+    } else if (!one_in(s, 4)) {
         put(t, "kinds =");
-        unsigned bits = pick(s, 1u << 11) | 1u << pick(s, 11);
-        for (int i = 0; i < 11; i++)
+        unsigned bits = pick(s, 1u << 12) | 1u << pick(s, 12);
+        for (int i = 0; i < 12; i++)
             if ((bits >> i & 1) && (i != 6 || g->replicas > 0)) put(t, " %s", kinds[i]);
         if (g->replicas == 0 && bits == 1u << 6) put(t, " pause");
         put(t, "\n");
@@ -566,6 +623,8 @@ static void stats(void)
             inputs ? 100.0 * (double)(inputs - refused - run_refused) / (double)inputs : 0.0);
 }
 
+#define FUZZ_MAX_EVENTS 100000
+
 /* Runs s with seed: 0 with its trace hash in *hash, or -1 when the run
  * refuses the scenario (the protocol cannot run it: err). Every writer of
  * the result runs too (into memory), so its paths are fuzzed with the
@@ -574,7 +633,11 @@ static int run_once(const scenario *s, uint64_t seed, uint64_t *hash, scn_error 
 {
     history h;
     run_result r;
-    run_opts o = {0};
+    /* An event budget keeps an execution short (a network of 20us and
+     * holds of 0 make half a million events in a second, 10 s under the
+     * sanitizers); where it ends the run is as deterministic as the run.
+     * No memory budget: libFuzzer's -rss_limit_mb is that. */
+    run_opts o = {.max_events = FUZZ_MAX_EVENTS, .max_memory_kb = (long)RUN_UNLIMITED};
     hist_init(&h);
     if (run_scenario(s, seed, &o, &r, &h, err) != 0) {
         hist_free(&h);
