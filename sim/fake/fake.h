@@ -57,6 +57,12 @@ fake_node *fake_node_new(sim_ctx *ctx, const char *name, sim_clock *clock);
 /* Frees the node, its connections' subscriptions and its Lua state.
  * Connections must be freed first. */
 void fake_node_free(fake_node *n);
+/* The world is going: drops every channel of n at once, so that its
+ * connections are then freed without unsubscribing one by one (100,000
+ * subscribers of one channel, each taken off the front of its list, cost
+ * seconds). Nothing may run on n after it but fake_conn_free and
+ * fake_node_free. */
+void fake_node_closing(fake_node *n);
 const char *fake_node_name(const fake_node *n);
 /* The clock the node reads (its own, or the one it was given). */
 sim_clock *fake_node_clock(fake_node *n);

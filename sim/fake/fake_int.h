@@ -166,6 +166,7 @@ struct fake_node {
     sim_clock own_clock;
     fkey *keys;
     fchannel *channels;
+    int closing; /* fake_node_closing: the channels are gone */
     lua_host *lua;
     fake_stats stats;
     int64_t frozen_ms;  /* >= 0 while a script runs: its time snapshot */

@@ -86,9 +86,19 @@ fake_conn *fake_conn_new(fake_node *n, fake_push_fn *push, void *ud)
     return c;
 }
 
+void fake_node_closing(fake_node *n)
+{
+    fps_free_all(n);
+    n->closing = 1;
+}
+
 void fake_conn_free(fake_conn *c)
 {
     if (c == NULL) return;
+    if (c->node != NULL && c->node->closing) {
+        for (size_t i = 0; i < c->nchannels; i++) fstr_free(&c->channels[i]);
+        c->nchannels = 0;
+    }
     fps_unsubscribe_all(c, 0);
     sim_xfree(c->channels);
     sim_xfree(c);

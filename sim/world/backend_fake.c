@@ -258,6 +258,7 @@ static uint64_t be_evals(const world *w)
 static void be_free(world *w)
 {
     wfake *f = w->be_state;
+    for (int i = 0; i < w->nnodes; i++) fake_node_closing(f->nodes[i]);
     for (size_t i = 0; i < w->nconns; i++) be_conn_gone(w, w->conns[i]);
     for (int i = 0; i < w->nnodes; i++) fake_node_free(f->nodes[i]);
     sim_xfree(f->nodes);
