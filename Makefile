@@ -7,6 +7,8 @@
 #   make bench    deps + build + the benchmark (ratios side by side)
 #   make clean
 #   make fuzz     clang + libFuzzer: each fuzz target for FUZZ_SECONDS (build-fuzz/)
+#   make fuzz-long  fuzz_sim for FUZZ_EXECS executions (10^6) on the LSan build
+#                 (build-fuzz-lite/), then its corpus under ASan
 #   make hunt     the known-bug table: each known bug hunted on its protocol
 #                 (HUNT_SEEDS, 1..10000) and on its fixed version (HUNT_FIXED_SEEDS,
 #                 1..100000); long, out/hunt/table.txt
@@ -26,7 +28,18 @@ FUZZ    ?= 0
 FUZZ_SECONDS ?= 60
 # Both check the simulator's O(n) invariants too (SIM_PARANOID: sim_paranoid
 # in sim/kernel/sim.h).
-ifeq ($(FUZZ),1)
+# FUZZ_ASAN=0 trades AddressSanitizer for LeakSanitizer alone (UBSan as traps, the
+# paranoid checks, assertions and leak checks stay): fuzz_sim runs about
+# four times as many executions, and the corpus they grow is replayed
+# under the ASan build afterwards (tools/fuzz-sim-long.sh).
+FUZZ_ASAN ?= 1
+ifeq ($(FUZZ)$(FUZZ_ASAN),10)
+BUILD   := build-fuzz-lite
+CC      := clang
+SANFLAGS = -fsanitize=leak,undefined,fuzzer-no-link -fsanitize-trap=undefined -fno-omit-frame-pointer
+PARANOID = -DSIM_PARANOID
+MALLOC_LIBS =
+else ifeq ($(FUZZ),1)
 BUILD   := build-fuzz
 CC      := clang
 SANFLAGS = -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -92,7 +105,7 @@ UNIT     = $(BUILD)/unit_tests
 BENCHBIN = $(patsubst bench/%.c,$(BUILD)/bench_%,$(subst bench_,,$(BENCH_SRC)))
 SHIM     = $(BUILD)/libclockshim.so
 
-.PHONY: all deps run test bench fuzz fuzzers clean unit conform hunt
+.PHONY: all deps run test bench fuzz fuzz-long fuzzers clean unit conform hunt
 all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM) $(REPLAYS)
 fuzzers: $(FUZZERS) $(REPLAYS)
 
@@ -170,10 +183,17 @@ fuzz:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzzers
 	@bash tests/fuzz.sh build-fuzz $(FUZZ_SECONDS)
 
+# fuzz_sim for FUZZ_EXECS executions (a million: about an hour on 2 cores),
+# then its corpus under ASan.
+FUZZ_EXECS ?= 1000000
+fuzz-long:
+	@LOCKSIM_DEPS_EXTRA="$(FUZZ_DEPS)" sh tools/deps.sh
+	@bash tools/fuzz-sim-long.sh $(FUZZ_EXECS)
+
 unit: all
 	@CK_FORK=$(if $(filter 1,$(SAN)),no,yes) $(UNIT)
 
 clean:
-	rm -rf build build-san build-clang build-fuzz build-prof out
+	rm -rf build build-san build-clang build-fuzz build-fuzz-lite build-prof out
 
 -include $(DEPS)
