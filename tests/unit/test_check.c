@@ -205,6 +205,48 @@ START_TEST(deadlock_cycle_and_dead_holder)
 }
 END_TEST
 
+/* Many waiters behind one dead holder, some served, some crashed: the
+ * index finds each open wait; a thread given two open waits (no history
+ * the runtime writes does) falls back to scanning, with the same verdict. */
+START_TEST(deadlock_many_waiters_and_two_open_waits)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    hist_event s0 = {.t_us = 0, .kind = HIST_INFO, .op = HOP_STORE, .client = 1, .inc = 1, .thread = 1,
+                     .lock = 0, .value = 1, .aux = INT64_MAX};
+    hist_add(&h, &s0);
+    hist_event crash = {.t_us = MS(5), .kind = HIST_INFO, .op = HOP_CRASH, .client = 1, .inc = 1};
+    hist_add(&h, &crash);
+    for (int c = 2; c <= 101; c++) {
+        hist_event w = {.t_us = MS(10), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = c, .inc = 1,
+                        .thread = 1, .lock = 0};
+        hist_add(&h, &w);
+    }
+    for (int c = 2; c <= 101; c += 2) { /* every other one gives up */
+        hist_event e = {.t_us = MS(20), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = c, .inc = 1,
+                        .thread = 1, .lock = 0};
+        hist_add(&h, &e);
+    }
+    hist_event c3 = {.t_us = MS(30), .kind = HIST_INFO, .op = HOP_CRASH, .client = 3, .inc = 1};
+    hist_add(&h, &c3);
+    check_result_init(&r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 49); /* 50 odd clients wait, c3 crashed */
+    check_result_free(&r);
+    hist_event again = {.t_us = MS(40), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 5, .inc = 1,
+                        .thread = 1, .lock = 0};
+    hist_add(&h, &again);
+    check_result_init(&r);
+    check_all(&h, &one_lock, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 50);
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
 /* The table: its order, and the counter objects judging liveness and
  * deadlock by their own rules. */
 START_TEST(table_rows_and_what_applies)
@@ -254,6 +296,7 @@ Suite *check_suite(void)
     tcase_add_test(core, reentrancy_matches_and_mismatches);
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);
+    tcase_add_test(core, deadlock_many_waiters_and_two_open_waits);
     tcase_add_test(core, table_rows_and_what_applies);
     suite_add_tcase(s, core);
     return s;
