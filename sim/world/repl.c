@@ -49,6 +49,8 @@ static wlink *find_link(world *w, int master, int replica)
 
 static wlink *link_for(world *w, int master, int replica)
 {
+    sim_assert(master >= 0 && master < w->nnodes && replica >= 0 && replica < w->nnodes && master != replica);
+    sim_assert(w->nodes[master].group == w->nodes[replica].group); /* replication stays in its group */
     wlink *l = find_link(w, master, replica);
     if (l) return l;
     if (w->nlinks == w->links_cap) {
@@ -162,6 +164,7 @@ static void retry_post(sim_ctx *ctx, void *arg)
  * on the wire, freed with the world if the run ends first. */
 static void post_repl(world *w, wlink *l, msg *m)
 {
+    sim_assert(m->kind == WORLD_MSG_REPL || m->kind == WORLD_MSG_ACK);
     world_verdict v = {0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, NULL, &v);
     if (v.drop) {
@@ -194,6 +197,7 @@ static void on_effects(void *ud, const fake_effect *effects, size_t n)
         msg *m = world_msg_new(w, WORLD_MSG_REPL, h->node, l->replica);
         m->link = (int)i;
         m->offset = master->offset;
+        m->epoch = l->epoch;
         m->neffects = n;
         m->effects = sim_xcalloc(n, sizeof *m->effects);
         for (size_t k = 0; k < n; k++) {
@@ -307,6 +311,7 @@ void repl_wait(world *w, world_conn *c, uint64_t req_id, long long want, long lo
 
 void repl_drop_waits(world *w, world_conn *c)
 {
+    sim_assert(c->node >= 0 && c->node < w->nnodes);
     wnode *n = &w->nodes[c->node];
     for (wwait **pp = &n->waits; *pp;) {
         wwait *x = *pp;
@@ -338,6 +343,7 @@ static void send_ack(world *w, wlink *l, uint64_t offset)
     msg *m = world_msg_new(w, WORLD_MSG_ACK, l->replica, l->master);
     m->link = (int)(l - w->links);
     m->offset = offset;
+    m->epoch = l->epoch;
     post_repl(w, l, m);
 }
 
@@ -370,8 +376,8 @@ void repl_deliver(world *w, msg *m)
     /* a batch goes down its link, an acknowledgement up */
     sim_assert(m->kind == WORLD_MSG_REPL ? m->from == l->master && m->to == l->replica
                                          : m->from == l->replica && m->to == l->master);
-    if (!to->up || !l->alive || (m->kind == WORLD_MSG_REPL && to->master != l->master)) {
-        world_msg_free(m); /* the link is gone: a resync will follow */
+    if (!to->up || !l->alive || m->epoch != l->epoch || (m->kind == WORLD_MSG_REPL && to->master != l->master)) {
+        world_msg_free(m); /* the link is gone, or was synced again since: a resync will follow */
         return;
     }
     if (to->paused) {
@@ -411,6 +417,16 @@ void repl_attach(world *w, int node, int master)
     sim_assert(l->master == master && l->replica == node);
     l->alive = 1;
     l->acked = n->offset;
+    /* A new epoch: batches and acknowledgements still in flight from an
+     * earlier life of this link (the node was its master's replica
+     * before, and the master a replica in between: offsets start again
+     * from the full sync) must not be applied as if they followed it. */
+    l->epoch++;
+    while (l->held) {
+        msg *m = l->held;
+        l->held = m->qnext;
+        world_msg_free(m);
+    }
     sim_trace(w->ctx, n->name, "replica of %s (full sync at offset %llu)", w->nodes[master].name,
               (unsigned long long)n->offset);
 }

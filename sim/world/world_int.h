@@ -23,6 +23,7 @@ struct msg {
     sim_reply *reply;
     uint64_t tag, req_id;
     uint64_t offset;          /* REPL: batch offset; ACK: applied offset */
+    uint64_t epoch;           /* REPL, ACK: the link's epoch when sent */
     fake_effect *effects;     /* REPL: the batch (owned) */
     size_t neffects;
     msg *prev, *next;         /* the world's list of messages in flight */
@@ -80,6 +81,7 @@ typedef struct wlink {
     int64_t last_down_us, last_up_us;
     char *lat_down, *lat_up;
     int alive;
+    uint64_t epoch;           /* bumped at each full sync: what was sent before it is stale */
     msg *held;                /* batches that came before their turn */
 } wlink;
 
