@@ -185,7 +185,7 @@ void cmd_lrem(fcmd *c)
             if (s->len == vlen && memcmp(fstr_ptr(s), v, vlen) == 0) {
                 remove_at(l, i - 1);
                 removed++;
-                if (removed == -toremove) break;
+                if ((uint64_t)removed == 0 - (uint64_t)toremove) break; /* LLONG_MIN: never, all go */
             }
         }
     }

@@ -111,6 +111,8 @@ START_TEST(lists)
     EQ("RPUSH l a a", "(integer) 6");
     EQ("LREM l -1 a", "(integer) 1");
     EQ("LREM l 0 a", "(integer) 2");
+    EQ("RPUSH l a a", "(integer) 5");
+    EQ("LREM l -9223372036854775808 a", "(integer) 2"); /* from the tail, no limit (conform seed 2, UBSan) */
     EQ("LRANGE l 0 -1", "[\"z\", \"b\", \"c\"]");
     EQ("LPOP l", "\"z\"");
     EQ("LPOP l 5", "[\"b\", \"c\"]");
