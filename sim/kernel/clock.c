@@ -65,6 +65,7 @@ void sim_clock_set_drift(sim_ctx *ctx, sim_clock *c, int64_t ppm)
 int64_t sim_clock_true_at(const sim_ctx *ctx, const sim_clock *c, int64_t local_us)
 {
     int64_t now = ctx->now_us;
+    sim_assert(c->drift_ppm > -1000000); /* a clock that runs, forwards */
     if (local_at(c, now) >= local_us) return now;
     /* Solve base + d + d*ppm/1e6 = local - offset for d, then settle the
      * rounding by stepping; the estimate is within a microsecond or two. */
@@ -73,5 +74,6 @@ int64_t sim_clock_true_at(const sim_ctx *ctx, const sim_clock *c, int64_t local_
     if (t < now) t = now;
     while (local_at(c, t) < local_us) t++;
     while (t > now && local_at(c, t - 1) >= local_us) t--;
+    sim_assert(t >= now && local_at(c, t) >= local_us && (t == now || local_at(c, t - 1) < local_us));
     return t;
 }

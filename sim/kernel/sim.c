@@ -120,6 +120,7 @@ static void sift_up(sim_slot *h, size_t i)
 
 static void sift_down(sim_slot *h, size_t len, size_t i)
 {
+    sim_assert(i < len);
     sim_slot x = h[i];
     for (;;) {
         size_t first = HEAP_ARITY * i + 1;

@@ -189,8 +189,10 @@ static void be_crash(world *w, int node)
 
 static void be_restart(world *w, int node)
 {
+    sim_assert(node >= 0 && node < w->nnodes);
     wnode *n = &w->nodes[node];
     int master = w->groups[n->group].master;
+    sim_assert(w->nodes[master].group == n->group);
     if (real_servers_restart(state_of(w)->srv, node, 0) != 0) {
         sim_trace(w->ctx, n->name, "restart failed");
         return;
@@ -235,6 +237,7 @@ static long long repl_offset(world *w, int node)
 /* The live node of group (not old) whose replication got furthest. */
 static int be_pick_replica(world *w, int group, int old)
 {
+    sim_assert(group >= 0 && group < w->ngroups);
     int best = -1;
     long long best_off = -1;
     for (int i = 0; i < w->nnodes; i++) {

@@ -407,6 +407,7 @@ int world_conn_node(const world_conn *c)
 
 world *world_alloc(sim_ctx *ctx, const scenario *s)
 {
+    sim_assert(s->nodes >= 1 && s->replicas >= 0); /* the parser's bounds */
     world *w = sim_xcalloc(1, sizeof *w);
     w->ctx = ctx;
     w->s = s;
@@ -440,6 +441,8 @@ void world_free(world *w)
     if (w == NULL) return;
     w->be->free(w);
     repl_free(w);
+    for (size_t i = 0; i < w->nconns; i++) /* the backend let go of every node end */
+        sim_assert(w->conns[i]->node_end == NULL);
     while (w->wire) {
         msg *m = w->wire;
         world_wire_unlink(w, m);
