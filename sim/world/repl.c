@@ -409,10 +409,14 @@ void repl_attach(world *w, int node, int master)
     n->master = master;
     w->be->set_replica(w, node);
     if (!n->up) return; /* synchronised when it comes back */
-    w->be->full_sync(w, node, master);
-    n->offset = w->nodes[master].offset;
     for (size_t i = 0; i < w->nlinks; i++)
         if (w->links[i].replica == node) w->links[i].alive = 0;
+    if (!w->nodes[master].up) { /* synchronised when the master comes back */
+        sim_trace(w->ctx, n->name, "replica of %s (down: no sync until it restarts)", w->nodes[master].name);
+        return;
+    }
+    w->be->full_sync(w, node, master);
+    n->offset = w->nodes[master].offset;
     wlink *l = link_for(w, master, node);
     sim_assert(l->master == master && l->replica == node);
     l->alive = 1;

@@ -318,8 +318,15 @@ void world_node_restart(world *w, int node)
     int master = w->groups[n->group].master;
     w->be->restart(w, node);
     sim_trace(w->ctx, n->name, "restarted");
-    if (master != node) repl_attach(w, node, master);
-    else sim_timer_cancel(w->ctx, &w->groups[n->group].failover_timer);
+    if (master != node) {
+        repl_attach(w, node, master);
+        return;
+    }
+    /* The master is back before Sentinel failed it over: its replicas
+     * sync from it again, with the data it came back with. */
+    sim_timer_cancel(w->ctx, &w->groups[n->group].failover_timer);
+    for (int i = 0; i < w->nnodes; i++)
+        if (i != node && w->nodes[i].group == n->group && w->nodes[i].up) repl_attach(w, i, node);
 }
 
 /* --------------------------------------------------------- connections */
