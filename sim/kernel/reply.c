@@ -59,6 +59,7 @@ void sim_reply_push(sim_reply *a, sim_reply *e)
 
 sim_reply *sim_reply_dup(const sim_reply *r)
 {
+    sim_assert(r != NULL && (r->elements == 0 || r->element != NULL) && (r->str != NULL || r->len == 0));
     sim_reply *d = sim_reply_new(r->type);
     d->integer = r->integer;
     if (r->str) {

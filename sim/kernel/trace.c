@@ -66,9 +66,12 @@ static size_t put_u64(char *p, uint64_t u)
     if (u >= 10) {
         e[-2] = digit_pairs[2 * u];
         e[-1] = digit_pairs[2 * u + 1];
+        e -= 2;
     } else {
         e[-1] = (char)('0' + u);
+        e -= 1;
     }
+    sim_assert(e == p && n >= 1 && n <= 20); /* exactly digits(u) written */
     return n;
 }
 
@@ -214,6 +217,7 @@ static size_t head(sim_ctx *ctx, char *line, const char *who)
         ctx->stamp_len = put_i64(ctx->stamp, ctx->now_us);
         ctx->stamp_us = ctx->now_us;
     }
+    sim_assert(ctx->stamp_len > 0 && ctx->stamp_len < sizeof ctx->stamp);
     memcpy(line, ctx->stamp, sizeof ctx->stamp); /* all of it: the line has room */
     size_t len = ctx->stamp_len;
     line[len++] = ' ';
@@ -237,6 +241,7 @@ void sim_vtrace(sim_ctx *ctx, const char *who, const char *fmt, va_list ap)
         len += (size_t)n < LINE_MAX_BYTES - len ? (size_t)n : LINE_MAX_BYTES - len - 1;
     }
     va_end(again);
+    sim_assert(len < LINE_MAX_BYTES); /* the line and its newline fit */
     emit(ctx, line, len);
 }
 

@@ -3,6 +3,7 @@
  * unknown name (protocols, sections, keys, operations, fault kinds). */
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/kernel/sim.h"
 
@@ -14,6 +15,7 @@ size_t sim_edit_distance(const char *a, const char *b)
      * a swap of two neighbours costs one, as a typo does. */
     size_t n = strlen(a), m = strlen(b);
     if (n > WORD_MAX || m > WORD_MAX) return n > m ? n : m;
+    sim_assert(n <= WORD_MAX && m <= WORD_MAX);
     size_t d[WORD_MAX + 1][WORD_MAX + 1];
     for (size_t i = 0; i <= n; i++) d[i][0] = i;
     for (size_t j = 0; j <= m; j++) d[0][j] = j;
@@ -39,9 +41,11 @@ const char *sim_closest(const char *word, const char *const *names, size_t n)
     /* Close enough to be a typo: one edit for short names, a third of the
      * word's length for longer ones. */
     size_t limit = len <= 4 ? 1 : len / 3 + 1;
+    sim_assert(names != NULL || n == 0);
     for (size_t i = 0; i < n; i++) {
         if (names[i] == NULL || strcmp(names[i], word) == 0) continue;
         size_t d = sim_edit_distance(word, names[i]);
+        sim_assert(d > 0 || strcasecmp(word, names[i]) == 0);
         if (d <= limit && d < best_d) {
             best_d = d;
             best = names[i];
