@@ -234,7 +234,8 @@ static void compact(sim_ctx *ctx, sim_heap *h, int where)
     sim_assert(dead == h->dead); /* every cancelled event was counted */
     h->len = live;
     h->dead = 0;
-    for (size_t i = live / HEAP_ARITY + 1; i-- > 0;) sift_down(h->v, live, i);
+    /* heapify from the last parent, (live - 2) / HEAP_ARITY, down */
+    for (size_t i = live > 1 ? (live - 2) / HEAP_ARITY + 1 : 0; i-- > 0;) sift_down(h->v, live, i);
     sim_paranoid(heap_ok(h, where));
 }
 
