@@ -18,7 +18,9 @@
  * master and every other node replicates from it; an alive link joins
  * that master to one of its replicas, both up, with at most one alive
  * link per replica, and the master knows no more acknowledged than it
- * sent; a replica applies batches in offset order, one at a time; only a
+ * sent; a replica applies batches in offset order, one at a time, and only
+ * those of its link's present epoch (each full sync starts one); a replica
+ * never syncs from a node that is down; only a
  * master ships effects and answers a WAIT; a connection waits on one
  * WAIT at a time. The whole topology is checked (paranoid builds) after
  * each change of it. */
