@@ -35,6 +35,9 @@ int cli_load(const char *path, struct scenario *s);
 int cli_parse_seed(const char *v, unsigned long long *seed);
 /* "N" or "A..B" (A <= B) into *a, *b; -1 when v is neither. */
 int cli_parse_seeds(const char *v, uint64_t *a, uint64_t *b);
+/* Bad arguments: "locksim CMD: " fmt (with v), then the usage line;
+ * returns 2. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const char *v);
 /* "locksim SUBCOMMAND ARGS..." for a report's heading (argv[0] is the
  * subcommand), cut at cap. */
 void cli_command_line(int argc, char **argv, char *buf, size_t cap);

@@ -58,11 +58,8 @@ typedef struct hunt {
 
 static int usage(const char *fmt, const char *v)
 {
-    fprintf(stderr, "locksim hunt: ");
-    fprintf(stderr, fmt, v ? v : "");
-    fprintf(stderr, "\nusage: locksim hunt PROTOCOL[@VERSION] | SCENARIO --seeds A..B [--jobs N] [--out DIR] "
-                    "[--max-shrinks K] [--want KNOWN-BUG.scn] [--print-base]\n");
-    return 2;
+    return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | SCENARIO --seeds A..B [--jobs N] [--out DIR] "
+                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--print-base]", fmt, v);
 }
 
 static int parse_args(int argc, char **argv, hunt_args *a)

@@ -187,11 +187,8 @@ typedef struct replay_args {
 
 static int usage_error(const char *fmt, const char *v)
 {
-    fprintf(stderr, "locksim replay: ");
-    fprintf(stderr, fmt, v ? v : "");
-    fprintf(stderr, "\nusage: locksim replay SCENARIO [--seed N] [--around T|violation] [--window D] [--choices STR] [--horizon D] "
-                    "[--no-events] [--print-scenario] [--swarm]\n");
-    return 2;
+    return cli_usage_error("replay", "locksim replay SCENARIO [--seed N] [--around T|violation] [--window D] "
+                                     "[--choices STR] [--horizon D] [--no-events] [--print-scenario] [--swarm]", fmt, v);
 }
 
 static int parse_args(int argc, char **argv, replay_args *a)

@@ -455,6 +455,14 @@ static void work_result(void *arg, size_t k, const pool_result *res)
     w->rows[w->nrows++] = row;
 }
 
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const char *v)
+{
+    fprintf(stderr, "locksim %s: ", cmd);
+    fprintf(stderr, fmt, v ? v : "");
+    fprintf(stderr, "\nusage: %s\n", usage);
+    return 2;
+}
+
 void cli_command_line(int argc, char **argv, char *buf, size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "locksim");
