@@ -10,7 +10,11 @@
 #  4. hunt finds the signature of a known bug (clock-jump-expires-lock) on
 #     its protocol within 512 seeds, and prints the same table with --jobs 1
 #     and --jobs 2;
-#  5. hunt's bad input: an unknown protocol, bad seeds, a --want that does
+#  5. the signature tells bugs apart that break the same invariant after
+#     the same faults: a fixed version's seed whose lease ran out while a
+#     lost reply held its holder up is not the 2019 double release, and a
+#     run that breaks what the known bug holds (permits) is another bug;
+#  6. hunt's bad input: an unknown protocol, bad seeds, a --want that does
 #     not fail: exit 2 with a message.
 set -u
 bin=${1:-build/locksim}
@@ -71,7 +75,21 @@ sed "s#$tmp/h2#DIR#" "$tmp/h2.out" > "$tmp/h2.n"
 cmp -s "$tmp/h1.n" "$tmp/h2.n" || fail "hunt printed different tables with --jobs 1 and 2"
 echo "ok   hunt redisson.lock seeds 1..40: the same table with --jobs 1 and 2 ($(head -1 "$tmp/h1.out" | cut -d, -f3-))"
 
-# 5. Bad input.
+# 5. Finer signatures: these two seeds were reported as the known bug on
+# its fixed version before the signature had the cause and the held
+# invariants (tools/hunt-table.sh, fixed-version column).
+"$bin" hunt redisson.lock@3.24 --want scenarios/known-bugs/fail-reply-unlock-2019.scn --seeds 108..108 \
+    --out "$tmp/f1" > "$tmp/f1.out"
+grep -q '^not found in seeds 108..108: 1 runs, 1 failed, 0 with room' "$tmp/f1.out" ||
+    fail "redisson.lock@3.24 seed 108 (a lease that ran out) taken for the 2019 double release: $(cat "$tmp/f1.out")"
+"$bin" hunt redisson.expirable-semaphore@3.51 --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
+    --seeds 55..55 --out "$tmp/f2" > "$tmp/f2.out"
+grep -q 'with deadlock+permits+leases held' "$tmp/f2.out" || fail "the wanted signature does not name what it holds"
+grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 0 with room' "$tmp/f2.out" ||
+    fail "redisson.expirable-semaphore@3.51 seed 55 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
+echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108), a run that breaks permits is not tryAcquire(n) (3.51 seed 55)"
+
+# 6. Bad input.
 expect2() { "$@" > /dev/null 2> "$tmp/err"; [ $? = 2 ] || fail "'$*' did not exit 2"; [ -s "$tmp/err" ] || fail "'$*' said nothing"; }
 expect2 "$bin" hunt no.such.protocol --seeds 1..2
 expect2 "$bin" hunt redisson.lock --seeds 5..1

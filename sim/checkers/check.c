@@ -25,10 +25,10 @@ void check_result_free(check_result *r)
     memset(r, 0, sizeof *r);
 }
 
-void check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto, const char *fmt, ...)
+check_violation *check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto, const char *fmt, ...)
 {
     r->verdict[inv] = CHECK_VIOLATED;
-    if (r->nv >= MAX_VIOLATIONS) return;
+    if (r->nv >= MAX_VIOLATIONS) return NULL;
     if (r->nv == r->cap) {
         r->cap = r->cap ? r->cap * 2 : 8;
         r->v = sim_xrealloc(r->v, r->cap * sizeof *r->v);
@@ -37,8 +37,10 @@ void check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto
     v->inv = inv;
     v->t_us = t_us;
     v->upto = upto;
+    v->cause = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v->detail, sizeof v->detail, fmt, ap);
     va_end(ap);
+    return v;
 }

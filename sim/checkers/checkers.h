@@ -14,11 +14,16 @@
 
 typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_verdict;
 
+/* How a violation came about, where a checker can tell (bits). */
+#define CHECK_CAUSE_LEASE_RAN_OUT 1u /* mutual exclusion: the store had let the first
+                                        holder's key expire before the second acquired */
+
 typedef struct check_violation {
     scn_invariant inv;
     int64_t t_us;
     char detail[512];
-    size_t upto; /* history index of the last event that led there */
+    size_t upto;    /* history index of the last event that led there */
+    unsigned cause; /* CHECK_CAUSE_* bits (0: none told) */
 } check_violation;
 
 typedef struct check_result {
@@ -34,10 +39,10 @@ const char *check_verdict_name(check_verdict v);
 void check_result_init(check_result *r);
 /* Frees the violations and zeroes r. */
 void check_result_free(check_result *r);
-/* Records a violation (the verdict becomes violated). Past 64 violations
- * only the verdict changes. */
-void check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Records a violation (the verdict becomes violated) and returns it, for
+ * its cause. Past 64 violations only the verdict changes: NULL. */
+check_violation *check_violate(check_result *r, scn_invariant inv, int64_t t_us, size_t upto,
+                               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* -------------------------------------------------------------- holds */
 

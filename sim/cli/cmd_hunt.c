@@ -396,6 +396,13 @@ static int hunt_want(hunt *h)
     }
     hunt_sig target;
     hunt_shrunk_sig(&k, &target);
+    /* The same signature is judged the same way: by the known bug's own
+     * bounds, and a run that breaks what the known bug holds fails some
+     * other way. */
+    for (int i = 0; i < SCN_INV_COUNT; i++)
+        if (want.expect[i] == SCN_EXPECT_HELD) target.held |= 1u << i;
+    h->base.liveness_bound_us = want.liveness_bound_us;
+    h->base.starvation_bound = want.starvation_bound;
     char sig[256];
     hunt_sig_text(&target, sig, sizeof sig);
     printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,

@@ -90,6 +90,8 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     int64_t to = f.at_us >= 0 ? f.at_us : r->virtual_us;
     int64_t from = to > HUNT_WINDOW_US ? to - HUNT_WINDOW_US : 0;
     sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to);
+    if (f.cause & CHECK_CAUSE_LEASE_RAN_OUT) sig->kinds |= HUNT_KIND_LEASE_EXPIRY;
+    sig->held = 0;
     return 1;
 }
 
@@ -98,16 +100,20 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
     sig->inv = k->last.inv;
     sig->invs = k->last.invs;
     sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX);
+    if (k->last.cause & CHECK_CAUSE_LEASE_RAN_OUT) sig->kinds |= HUNT_KIND_LEASE_EXPIRY;
+    sig->held = 0;
 }
 
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
 {
-    return (run->invs & target->invs) == target->invs && (run->kinds & target->kinds) == target->kinds;
+    return (run->invs & target->invs) == target->invs && (run->invs & target->held) == 0 &&
+           (run->kinds & target->kinds) == target->kinds &&
+           (run->kinds & HUNT_KIND_LEASE_EXPIRY) == (target->kinds & HUNT_KIND_LEASE_EXPIRY);
 }
 
 int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want)
 {
-    return (got->invs & want->invs) == want->invs && got->kinds == want->kinds;
+    return (got->invs & want->invs) == want->invs && (got->invs & want->held) == 0 && got->kinds == want->kinds;
 }
 
 int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b)
@@ -124,15 +130,21 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
     for (int i = 0; i < SCN_INV_COUNT && n < cap; i++)
         if (i != s->inv && (s->invs & (1u << i)))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "+" : "", scn_invariant_name((scn_invariant)i));
-    if (s->kinds == 0) {
-        if (n < cap) snprintf(buf + n, cap - n, " (no fault)");
-        return;
-    }
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
-    for (int b = 0, first = 1; b < SCN_NEM_COUNT + 2 && n < cap; b++) {
+    if (s->kinds == 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (no fault)");
+    if (s->kinds != 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
+    for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
         if (!(s->kinds & (1u << b))) continue;
-        const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : b == SCN_NEM_COUNT ? "drop" : "fiu";
+        const char *name = b < SCN_NEM_COUNT       ? scn_nemesis_kind_name(1 << b)
+                           : b == SCN_NEM_COUNT     ? "drop"
+                           : b == SCN_NEM_COUNT + 1 ? "fiu"
+                                                    : "lease-expiry";
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);
         first = 0;
+    }
+    for (int i = 0, first = 1; i < SCN_INV_COUNT && n < cap; i++) { /* a wanted signature's */
+        if (!(s->held & (1u << i))) continue;
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? ", with " : "+", scn_invariant_name((scn_invariant)i));
+        first = 0;
+        if (!(s->held >> (i + 1)) && n < cap) n += (size_t)snprintf(buf + n, cap - n, " held");
     }
 }

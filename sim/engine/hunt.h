@@ -17,11 +17,19 @@
  * writes by hand. */
 #define HUNT_KIND_DROP (1u << SCN_NEM_COUNT)       /* drop link=A-B */
 #define HUNT_KIND_FIU (1u << (SCN_NEM_COUNT + 1))  /* fiu POINT */
+/* Not a fault line but how the first violation came about: the store let
+ * the first holder's key expire (CHECK_CAUSE_LEASE_RAN_OUT). A lease that
+ * runs out while its holder is held up is one bug; a release run twice
+ * or a failover that loses the key is another, after the same faults. */
+#define HUNT_KIND_LEASE_EXPIRY (1u << (SCN_NEM_COUNT + 2))
+#define HUNT_KINDS (SCN_NEM_COUNT + 3)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
     unsigned invs;    /* every invariant broken (bit i: scn_invariant i) */
     unsigned kinds;   /* SCN_NEM_* and HUNT_KIND_* bits */
+    unsigned held;    /* a wanted signature: invariants its known bug holds
+                         (another failure breaks one of them: another bug) */
 } hunt_sig;
 
 /* The scenario text a protocol is hunted with ("redisson.lock@2019", a
@@ -49,12 +57,14 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig);
  * of all its fault lines. */
 void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig);
 /* Does a run signature leave room for target (every invariant and every
- * fault kind of target there)? Equal: the same invariants broken after
- * the same fault kinds. */
+ * fault kind of target there, none of the invariants target holds broken,
+ * the same cause)? Equal: the same invariants broken after the same fault
+ * kinds. */
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target);
 int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b);
 /* Is a shrunk signature the wanted one: every invariant of want broken
- * (others may be too), after exactly want's fault kinds? */
+ * (others may be too, but none that want holds), after exactly want's
+ * fault kinds, by the same cause? */
 int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want);
 /* "mutual-exclusion after pause+clock", "reentrancy+liveness (no fault)". */
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap);

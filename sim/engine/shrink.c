@@ -52,6 +52,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     if (v == NULL) return 0;
     f->inv = (int)v->inv;
     f->at_us = v->t_us;
+    f->cause = v->cause;
     return 1;
 }
 
@@ -59,7 +60,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
 static int same_failure(const shrink_failure *got, const shrink_failure *want)
 {
     return got->inv == want->inv && (got->inv >= 0 || !strcmp(got->expect, want->expect)) &&
-           (got->invs & want->keep) == want->keep;
+           (got->invs & want->keep) == want->keep && got->cause == want->cause;
 }
 
 void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap)

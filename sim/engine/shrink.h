@@ -23,6 +23,7 @@ typedef struct shrink_failure {
     int inv;
     char expect[256];
     int64_t at_us; /* the first violation of inv (-1: none) */
+    unsigned cause; /* its CHECK_CAUSE_* bits: a candidate must fail by the same cause */
     unsigned invs; /* every invariant violated (bit i: scn_invariant i) */
     unsigned keep; /* wanted: a candidate fails the same way only if it breaks these too */
 } shrink_failure;

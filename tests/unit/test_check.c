@@ -80,6 +80,33 @@ START_TEST(mutex_violated_by_overlap)
 }
 END_TEST
 
+/* The cause of an overlap: c1's key expired in the store (its lease ran
+ * out) before c2 acquired, or the store gave the lock away while c1's key
+ * was still live (a release run twice, a lost write). */
+START_TEST(mutex_cause_lease_ran_out)
+{
+    for (int expired = 0; expired <= 1; expired++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        ev(&h, 9, HIST_INVOKE, HOP_ACQUIRE, 1, 1, 0, 0);
+        store(&h, 9, 1, 1, expired ? 12 : 30); /* read before c1's ok arrives */
+        ev(&h, 10, HIST_OK, HOP_ACQUIRE, 1, 1, 1, 0);
+        ev(&h, 14, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+        store(&h, 14, 2, 1, 44);
+        ev(&h, 15, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+        ev(&h, 20, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
+        check_all(&h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
+        ck_assert_uint_eq(r.nv, 1);
+        ck_assert_uint_eq(r.v[0].cause, expired ? CHECK_CAUSE_LEASE_RAN_OUT : 0u);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(mutex_reentry_crash_and_pause)
 {
     history h;
@@ -292,6 +319,7 @@ Suite *check_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, mutex_holds_for_disjoint_holds);
     tcase_add_test(core, mutex_violated_by_overlap);
+    tcase_add_test(core, mutex_cause_lease_ran_out);
     tcase_add_test(core, mutex_reentry_crash_and_pause);
     tcase_add_test(core, reentrancy_matches_and_mismatches);
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
