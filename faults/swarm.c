@@ -3,7 +3,8 @@
  * what a scenario leaves open — a random subset of the nemesis's fault
  * kinds with their interval, durations, window and loss probability, and
  * the workload's clients, threads, hold and think ranges, reentrancy and
- * lease — within the bounds of [swarm]. A random mix reaches states that
+ * lease, and (when [swarm] names them) lock() or tryLock(wait) and the
+ * sync or async API — within the bounds of [swarm]. A random mix reaches states that
  * "every fault at once" never does (one kind of fault masks another).
  *
  * The draws come from a PRNG of their own, seeded from the seed alone, so
@@ -101,7 +102,7 @@ static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
 }
 
 /* The drawn values as one line: what the trace and the result carry. */
-static void describe(const scenario *c, char *desc, size_t cap)
+static void describe(const scenario *s, const scenario *c, char *desc, size_t cap)
 {
     size_t n = (size_t)snprintf(desc, cap, "kinds=");
     for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
@@ -120,7 +121,13 @@ static void describe(const scenario *c, char *desc, size_t cap)
     if (n < cap) n += put_dur(desc + n, cap - n, "think", &c->think);
     if (c->lease_us == SCN_LEASE_WATCHDOG) snprintf(a, sizeof a, "watchdog");
     else scn_duration_format(c->lease_us, a, sizeof a);
-    if (n < cap) snprintf(desc + n, cap - n, " reentry=%d%% lease=%s", c->reentry_ppm / 10000, a);
+    if (n < cap) n += (size_t)snprintf(desc + n, cap - n, " reentry=%d%% lease=%s", c->reentry_ppm / 10000, a);
+    if (s->swarm_trylock_ppm > 0 && n < cap) {
+        scn_duration_format(c->wait_us, a, sizeof a);
+        n += (size_t)snprintf(desc + n, cap - n, " mode=%s wait=%s", c->mode == SCN_MODE_TRYLOCK ? "trylock" : "lock",
+                              c->mode == SCN_MODE_TRYLOCK ? a : "-");
+    }
+    if (s->swarm_async_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " api=%s", c->async ? "async" : "sync");
 }
 
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
@@ -164,9 +171,18 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     static const int losses[] = {100000, 300000, 600000, 1000000};
     c->nemesis_p_ppm = losses[sim_rng_below(&r, 4)];
 
+    /* Drawn last, and only when [swarm] asks, so that the scenarios
+     * written before these keys draw what they always drew. */
+    if (s->swarm_trylock_ppm > 0 && (int64_t)sim_rng_below(&r, 1000000) < s->swarm_trylock_ppm) {
+        bounds(&s->swarm_wait, &lo, &hi);
+        c->mode = SCN_MODE_TRYLOCK;
+        c->wait_us = log_uniform(&r, lo, hi);
+    }
+    if (s->swarm_async_ppm > 0) c->async = (int64_t)sim_rng_below(&r, 1000000) < s->swarm_async_ppm;
+
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
-    describe(c, desc, cap);
+    describe(s, c, desc, cap);
     return c;
 }
 

@@ -199,6 +199,11 @@ static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn
         snprintf(err->msg, sizeof err->msg, "[clients] async = yes: %s has no async API", pd->name);
         return NULL;
     }
+    if (s->swarm && s->swarm_async_ppm > 0 && !(pd->steps & PROTO_ASYNC)) {
+        err->line = 0;
+        snprintf(err->msg, sizeof err->msg, "[swarm] async: %s has no async API", pd->name);
+        return NULL;
+    }
     return pd;
 }
 

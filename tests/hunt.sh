@@ -37,6 +37,17 @@ c=$("$bin" run "$tmp/base.scn" --seed 6 --json)
 echo "$a" | field swarm | grep -q '^kinds=.* lease=' || fail "the JSON result does not name the drawn values"
 echo "ok   a swarm run's drawn values come from its seed: $(echo "$a" | field swarm | cut -c1-80)..."
 
+# [swarm] trylock / wait / async: drawn when asked, written in the drawn
+# values, refused for a protocol without an async API.
+printf '[scenario]\nname = sw\nduration = 5s\n[protocol]\nname = redisson.semaphore\npermits = 2\n[clients]\ncount = 3\n[swarm]\ntrylock = 100%%\nwait = 20ms..40ms\nasync = 100%%\n' > "$tmp/sw.scn"
+d=$("$bin" run "$tmp/sw.scn" --seed 3 --json | field swarm)
+case "$d" in *" mode=trylock wait="*" api=async") ;; *) fail "[swarm] trylock/async not drawn: $d" ;; esac
+"$bin" replay "$tmp/sw.scn" --seed 3 --print-scenario | grep -q '^async = yes' || fail "the plain scenario of a drawn async seed is not async"
+sed 's/redisson.semaphore/redisson.lock/; /^permits/d' "$tmp/sw.scn" > "$tmp/sw-lock.scn"
+"$bin" run "$tmp/sw-lock.scn" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q 'async.*no async API' "$tmp/err" || fail "[swarm] async on redisson.lock: exit $rc, $(cat "$tmp/err")"
+echo "ok   [swarm] trylock, wait and async are drawn and written ($(echo "$d" | grep -o 'mode=.*')); async refused where there is no async API"
+
 # 2. The plain scenario of a seed runs as the swarm run did.
 for seed in 3 17; do
     "$bin" replay "$tmp/base.scn" --seed $seed --print-scenario > "$tmp/plain$seed.scn" ||
@@ -77,12 +88,20 @@ echo "ok   hunt redisson.lock seeds 1..40: the same table with --jobs 1 and 2 ($
 
 # 5. Finer signatures: these two seeds were reported as the known bug on
 # its fixed version before the signature had the cause and the held
-# invariants (tools/hunt-table.sh, fixed-version column).
-"$bin" hunt redisson.lock@3.24 --want scenarios/known-bugs/fail-reply-unlock-2019.scn --seeds 108..108 \
+# invariants (tools/hunt-table.sh, fixed-version column), with the base
+# scenario of then (before lock() / tryLock and the async API were drawn).
+for v in redisson.lock@3.24 redisson.expirable-semaphore@3.51; do
+    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async' > "$tmp/$v.scn"
+done
+"$bin" run "$tmp/redisson.lock@3.24.scn" --seed 108 --json | field violations | grep -q "'mutual-exclusion'" ||
+    fail "redisson.lock@3.24 seed 108 no longer breaks mutual exclusion: the test below tests nothing"
+"$bin" hunt "$tmp/redisson.lock@3.24.scn" --want scenarios/known-bugs/fail-reply-unlock-2019.scn --seeds 108..108 \
     --out "$tmp/f1" > "$tmp/f1.out"
 grep -q '^not found in seeds 108..108: 1 runs, 1 failed, 0 with room' "$tmp/f1.out" ||
     fail "redisson.lock@3.24 seed 108 (a lease that ran out) taken for the 2019 double release: $(cat "$tmp/f1.out")"
-"$bin" hunt redisson.expirable-semaphore@3.51 --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
+"$bin" run "$tmp/redisson.expirable-semaphore@3.51.scn" --seed 55 --json | field violations | grep -q "'liveness'" ||
+    fail "redisson.expirable-semaphore@3.51 seed 55 no longer breaks liveness: the test below tests nothing"
+"$bin" hunt "$tmp/redisson.expirable-semaphore@3.51.scn" --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
     --seeds 55..55 --out "$tmp/f2" > "$tmp/f2.out"
 grep -q 'with deadlock+permits+leases held' "$tmp/f2.out" || fail "the wanted signature does not name what it holds"
 grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 0 with room' "$tmp/f2.out" ||

@@ -6,45 +6,70 @@
 # the same signature (seeds SEEDS, default 1..10000), and, where a fixed
 # version exists (tools/known-bug-fixes.txt), whether a hunt of the fixed
 # version finds it in FIXED_SEEDS (default 1..100000). One line per known
-# bug to stdout and to out/hunt/table.txt; the runs' outputs in
-# out/hunt/logs/. Long: this is a make target, not part of make test.
+# bug to stdout and to out/hunt/table.txt, in file order; the runs' outputs
+# in out/hunt/logs/. The known bugs are hunted HUNT_JOBS (default: the
+# cores) at a time, each hunt on one core, so that one hunt's shrinking
+# (one core) never leaves the other cores idle. Long: this is a make
+# target, not part of make test.
 set -u
-build=${1:-build}
-seeds=${2:-1..10000}
-fixed_seeds=${3:-1..100000}
-shift 3 2>/dev/null
-cd "$(dirname "$0")/.."
-bin="$build/locksim"
-jobs=$(nproc 2>/dev/null || echo 2)
-files=${*:-$(ls scenarios/known-bugs/*.scn)}
-mkdir -p out/hunt/logs
-table=out/hunt/table.txt
-printf '%-52s %-26s %-50s %-22s %-34s %s\n' "known bug" "protocol" "signature" "hunt: found at seed" \
-    "shrunk (clients, faults, events)" "fixed version: seeds without it" | tee "$table"
-for f in $files; do
+if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS INDEX FILE
+    bin="$2/locksim" seeds=$3 fixed_seeds=$4 i=$5 f=$6
     b=$(basename "$f" .scn)
     proto=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
     log="out/hunt/logs/$b.txt"
-    "$bin" hunt "$proto" --want "$f" --seeds "$seeds" --jobs "$jobs" --out out/hunt/found --no-progress > "$log" 2>&1
+    t0=$(date +%s)
+    "$bin" hunt "$proto" --want "$f" --seeds "$seeds" --jobs 1 --out out/hunt/found --no-progress > "$log" 2>&1
+    t1=$(date +%s)
     sig=$(sed -n '1s/.*: \(.*\) (it shrinks.*/\1/p' "$log")
-    if grep -q '^found at seed' "$log"; then
-        at=$(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$log")
+    if grep -q 'no signature to hunt for' "$log"; then
+        sig="(a held twin: nothing to hunt)" at="-" size="-"
+    elif grep -q '^found at seed' "$log"; then
+        at="$(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$log") ($((t1 - t0)) s)"
         size=$(grep -o 'shrunk: [^/]*events' "$log" | sed 's/shrunk: //; s/, 0 steps//')
     else
-        at="not in $seeds"
-        size=$(grep -m1 -o 'does not fail.*\|cannot.*' "$log" || echo "-")
+        at="not in $seeds ($((t1 - t0)) s)"
+        size=$(sed -n 's/^not found in seeds [^:]*: //p' "$log")
+        [ -n "$size" ] || size=$(head -c 200 "$log")
     fi
     fix=$(awk -v b="$b" '$1 == b {print $2}' tools/known-bug-fixes.txt)
     fixed="-"
     if [ -n "$fix" ]; then
         flog="out/hunt/logs/$b.fixed.txt"
-        "$bin" hunt "$fix" --want "$f" --seeds "$fixed_seeds" --jobs "$jobs" --out out/hunt/fixed --no-progress \
-            > "$flog" 2>&1
+        t0=$(date +%s)
+        "$bin" hunt "$fix" --want "$f" --seeds "$fixed_seeds" --jobs 1 --out out/hunt/fixed --no-progress > "$flog" 2>&1
+        t1=$(date +%s)
         if grep -q '^found at seed' "$flog"; then
-            fixed="$fix: FOUND at seed $(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$flog")"
+            fixed="$fix: FOUND at seed $(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$flog") ($((t1 - t0)) s)"
         else
-            fixed="$fix: none in $fixed_seeds ($(sed -n 's/^not found in seeds [^:]*: \(.*\)/\1/p' "$flog"))"
+            fixed="$fix: none in $fixed_seeds ($(sed -n 's/^not found in seeds [^:]*: \(.*\)/\1/p' "$flog"); $((t1 - t0)) s)"
         fi
     fi
-    printf '%-52s %-26s %-50s %-22s %-34s %s\n' "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" | tee -a "$table"
-done
+    printf '%-52s %-36s %-62s %-24s %-40s %s\n' "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" \
+        > "out/hunt/rows/$i.txt"
+    cat "out/hunt/rows/$i.txt"
+    exit 0
+fi
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+build=${1:-build}
+seeds=${2:-1..10000}
+fixed_seeds=${3:-1..100000}
+shift 3 2>/dev/null
+cd "$(dirname "$0")/.."
+jobs=${HUNT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+files=${*:-$(ls scenarios/known-bugs/*.scn)}
+rm -rf out/hunt/rows
+mkdir -p out/hunt/logs out/hunt/rows
+table=out/hunt/table.txt
+header=$(printf '%-52s %-36s %-62s %-24s %-40s %s' "known bug" "protocol" "signature" "hunt: found at seed" \
+    "shrunk (clients, faults, duration, events)" "fixed version: seeds without it")
+echo "$header"
+i=0
+for f in $files; do
+    i=$((i + 1))
+    printf '%04d %s\n' "$i" "$f"
+done | xargs -P "$jobs" -L 1 bash "$self" --row "$build" "$seeds" "$fixed_seeds"
+{
+    echo "$header"
+    cat out/hunt/rows/*.txt
+} > "$table"
+echo "table: $table ($(ls out/hunt/rows | wc -l) known bugs; seeds $seeds, fixed versions $fixed_seeds)"

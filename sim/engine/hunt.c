@@ -43,8 +43,13 @@ char *hunt_template(const char *target, scn_error *err)
             "[nemesis]\nkinds = any\n\n"
             /* Hold times stay under the shortest lease: a section slower
              * than its lease is a finding of its own, not a fault's. */
-            "[swarm]\nclients = 2..5\nthreads = 1..2\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n",
-            pd->name, nodes, pd->name, members_line, extra, clients_extra);
+            "[swarm]\nclients = 2..5\nthreads = 1..2\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n"
+            /* Half the seeds wait by tryLock(wait), whose timeouts have
+             * bugs of their own; half wait through the async API where
+             * the protocol has one. */
+            "trylock = 50%%\nwait = 10ms..10s\n%s",
+            pd->name, nodes, pd->name, members_line, extra, clients_extra,
+            (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "");
     fclose(f);
     return text;
 }

@@ -35,8 +35,9 @@ typedef struct hunt_sig {
 /* The scenario text a protocol is hunted with ("redisson.lock@2019", a
  * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any and
  * [swarm] bounds that keep hold times under the shortest lease (so what
- * fails, fails by a fault), replicas for failovers, the masters, members,
- * permits or count the protocol needs. malloc'd; NULL with err set when
+ * fails, fails by a fault), lock() or tryLock(wait), the sync or async
+ * API, replicas for failovers, the masters, members, permits or count the
+ * protocol needs. malloc'd; NULL with err set when
  * the name is not in the catalogue. */
 char *hunt_template(const char *target, scn_error *err);
 

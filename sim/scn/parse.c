@@ -80,6 +80,9 @@ static const key_def keys[] = {
     {"swarm", "watchdog", K_PROB, F(swarm_watchdog_ppm), 0, 0},
     {"swarm", "interval", K_DIST, F(swarm_interval), 1000, 0},
     {"swarm", "duration", K_DIST, F(swarm_duration), 0, 0},
+    {"swarm", "trylock", K_PROB, F(swarm_trylock_ppm), 0, 0},
+    {"swarm", "wait", K_DIST, F(swarm_wait), 0, 0},
+    {"swarm", "async", K_PROB, F(swarm_async_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -615,6 +618,7 @@ void scn_defaults(scenario *s)
     s->swarm_watchdog_ppm = 500000;
     s->swarm_interval = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(20)};
     s->swarm_duration = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(100), SIM_SEC(15)};
+    s->swarm_wait = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(10), SIM_SEC(10)};
 }
 
 /* The step's names resolved against the topology (scn_step_resolve),

@@ -325,6 +325,9 @@ struct scenario {
     int swarm_watchdog_ppm;    /* ...or, with this chance, the watchdog */
     scn_dist swarm_interval;   /* the nemesis interval's mean, within */
     scn_dist swarm_duration;   /* the bounds of the fault durations' range */
+    int swarm_trylock_ppm;     /* this share of the seeds runs tryLock(wait)... */
+    scn_dist swarm_wait;       /* ...with a wait drawn within these bounds */
+    int swarm_async_ppm;       /* this share of the seeds waits through the async API */
 
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];
