@@ -111,8 +111,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
 
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
 {
-    return (run->invs & target->invs) == target->invs && (run->invs & target->held) == 0 &&
-           (run->kinds & target->kinds) == target->kinds &&
+    return (run->invs & target->invs) == target->invs && (run->kinds & target->kinds) == target->kinds &&
            (run->kinds & HUNT_KIND_LEASE_EXPIRY) == (target->kinds & HUNT_KIND_LEASE_EXPIRY);
 }
 

@@ -58,9 +58,10 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig);
  * of all its fault lines. */
 void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig);
 /* Does a run signature leave room for target (every invariant and every
- * fault kind of target there, none of the invariants target holds broken,
- * the same cause)? Equal: the same invariants broken after the same fault
- * kinds. */
+ * fault kind of target there, the same cause)? A run that also breaks an
+ * invariant target holds still does: over a whole run other faults break
+ * other things, and shrinking takes them away. Equal: the same invariants
+ * broken after the same fault kinds. */
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target);
 int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b);
 /* Is a shrunk signature the wanted one: every invariant of want broken
