@@ -11,7 +11,7 @@
 #                 (build-fuzz-lite/), then its corpus under ASan
 #   make hunt     the known-bug table: each known bug hunted on its protocol
 #                 (HUNT_SEEDS, 1..10000) and on its fixed version (HUNT_FIXED_SEEDS,
-#                 1..100000); long, out/hunt/table.txt
+#                 1..100000); long, out/hunt/table.txt; HUNT_ROW_SECONDS=S boxes each hunt
 #   SAN=1         AddressSanitizer + UndefinedBehaviorSanitizer build (build-san/)
 
 CC      ?= cc

@@ -9,16 +9,22 @@
 # bug to stdout and to out/hunt/table.txt, in file order; the runs' outputs
 # in out/hunt/logs/. The known bugs are hunted HUNT_JOBS (default: the
 # cores) at a time, each hunt on one core, so that one hunt's shrinking
-# (one core) never leaves the other cores idle. Long: this is a make
-# target, not part of make test.
+# (one core) never leaves the other cores idle. HUNT_ROW_SECONDS (default
+# none) boxes each hunt's time: a hunt still running then is interrupted
+# and its row says how many seeds it ran (with one job, the first ones).
+# Long: this is a make target, not part of make test.
 set -u
 if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS INDEX FILE
     bin="$2/locksim" seeds=$3 fixed_seeds=$4 i=$5 f=$6
+    box=()
+    [ "${HUNT_ROW_SECONDS:-0}" -gt 0 ] && box=(timeout -s INT "$HUNT_ROW_SECONDS")
+    # "not in 1..N" or, cut by the time box, "not in the first R of 1..N".
+    missed() { sed -n 's/^not found in seeds \([^:]*\): .*/not in \1/p; s/^not found in the seeds run of \([^:]*\): \([0-9]*\) runs.*/not in the first \2 of \1/p' "$1"; }
     b=$(basename "$f" .scn)
     proto=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
     log="out/hunt/logs/$b.txt"
     t0=$(date +%s)
-    "$bin" hunt "$proto" --want "$f" --seeds "$seeds" --jobs 1 --out out/hunt/found --no-progress > "$log" 2>&1
+    "${box[@]}" "$bin" hunt "$proto" --want "$f" --seeds "$seeds" --jobs 1 --out out/hunt/found --no-progress > "$log" 2>&1
     t1=$(date +%s)
     sig=$(sed -n '1s/.*: \(.*\) (it shrinks.*/\1/p' "$log")
     if grep -q 'no signature to hunt for' "$log"; then
@@ -27,8 +33,8 @@ if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS IND
         at="$(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$log") ($((t1 - t0)) s)"
         size=$(grep -o 'shrunk: [^/]*events' "$log" | sed 's/shrunk: //; s/, 0 steps//')
     else
-        at="not in $seeds ($((t1 - t0)) s)"
-        size=$(sed -n 's/^not found in seeds [^:]*: //p' "$log")
+        at="$(missed "$log") ($((t1 - t0)) s)"
+        size=$(sed -n 's/^not found in [^:]*: //p' "$log")
         [ -n "$size" ] || size=$(head -c 200 "$log")
     fi
     fix=$(awk -v b="$b" '$1 == b {print $2}' tools/known-bug-fixes.txt)
@@ -36,12 +42,13 @@ if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS IND
     if [ -n "$fix" ]; then
         flog="out/hunt/logs/$b.fixed.txt"
         t0=$(date +%s)
-        "$bin" hunt "$fix" --want "$f" --seeds "$fixed_seeds" --jobs 1 --out out/hunt/fixed --no-progress > "$flog" 2>&1
+        "${box[@]}" "$bin" hunt "$fix" --want "$f" --seeds "$fixed_seeds" --jobs 1 --out out/hunt/fixed --no-progress \
+            > "$flog" 2>&1
         t1=$(date +%s)
         if grep -q '^found at seed' "$flog"; then
             fixed="$fix: FOUND at seed $(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$flog") ($((t1 - t0)) s)"
         else
-            fixed="$fix: none in $fixed_seeds ($(sed -n 's/^not found in seeds [^:]*: \(.*\)/\1/p' "$flog"); $((t1 - t0)) s)"
+            fixed="$fix: none, $(missed "$flog" | sed 's/^not //') ($(sed -n 's/^not found in [^:]*: \(.*\)/\1/p' "$flog"); $((t1 - t0)) s)"
         fi
     fi
     printf '%-52s %-36s %-62s %-24s %-40s %s\n' "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" \

@@ -422,6 +422,7 @@ static int hunt_want(hunt *h)
             shrinks++;
             found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
             status = shrink_one(h, &fd, target.invs);
+            if (status == 0 && pool_interrupted()) status = 130; /* a shrink cut short proves nothing */
             if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
                 keep(&fd);
                 printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu failed)\n",
@@ -435,9 +436,10 @@ static int hunt_want(hunt *h)
         }
     }
     if (status == 2) return 2;
-    printf("not found in seeds %llu..%llu: %llu runs, %zu failed, %zu with room for it, %zu shrunk%s\n",
-           (unsigned long long)a->seed_a, (unsigned long long)a->seed_b, (unsigned long long)h->runs, h->nfails,
-           candidates, shrinks, candidates > shrinks ? " (--max-shrinks)" : "");
+    printf("not found in %s %llu..%llu: %llu runs, %zu failed, %zu with room for it, %zu shrunk%s%s\n",
+           status == 130 ? "the seeds run of" : "seeds", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
+           (unsigned long long)h->runs, h->nfails, candidates, shrinks, candidates > shrinks ? " (--max-shrinks)" : "",
+           status == 130 ? " (interrupted)" : "");
     return status == 130 ? 130 : 1;
 }
 
