@@ -47,6 +47,8 @@ if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS IND
         t1=$(date +%s)
         if grep -q '^found at seed' "$flog"; then
             fixed="$fix: FOUND at seed $(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$flog") ($((t1 - t0)) s)"
+            [ "$(awk -v b="$b" '$1 == b {print $3}' tools/known-bug-fixes.txt)" = shared ] &&
+                fixed="$fixed, as expected: the signature is shared (tools/known-bug-fixes.txt)"
         else
             fixed="$fix: none, $(missed "$flog" | sed 's/^not //') ($(sed -n 's/^not found in [^:]*: \(.*\)/\1/p' "$flog"); $((t1 - t0)) s)"
         fi

@@ -530,6 +530,9 @@ static void gen_swarm(gen *g)
     /* at least 1ms: one in 32 is not (refused) */
     if (one_in(s, 2)) put(t, "interval = %ums..%ums\n", one_in(s, 32) ? 0 : 1 + pick(s, 100), 100 + pick(s, 2000));
     if (one_in(s, 2)) put(t, "duration = %ums..%ums\n", 1 + pick(s, 100), 100 + pick(s, 2000));
+    if (one_in(s, 2)) key_prob(t, s, "trylock");
+    if (one_in(s, 2)) put(t, "wait = %ums..%ums\n", pick(s, 50), 50 + pick(s, 3000));
+    if (one_in(s, 3)) key_prob(t, s, "async"); /* refused where the protocol has no async API */
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 
