@@ -340,6 +340,7 @@ static int hunt_all(hunt *h)
         if (shrinks == a->max_shrinks) break;
         shrinks++;
         status = shrink_one(h, &v[j], 0);
+        if (status == 0 && pool_interrupted()) status = 130;
     }
     /* Groups that shrank to the same signature are one bug. */
     size_t m = 0;
@@ -454,7 +455,9 @@ int cli_hunt(int argc, char **argv)
         scn_free(&h.base);
         return rc == 0 ? 0 : 2;
     }
+    pool_hold_stops(1); /* a signal while shrinking stops the hunt, which says what it ran */
     int status = a.want_path ? hunt_want(&h) : hunt_all(&h);
+    pool_hold_stops(0);
     sim_xfree(h.fails);
     scn_free(&h.base);
     return status;

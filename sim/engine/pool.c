@@ -64,9 +64,12 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 /* Catches the stop signals (poll is interrupted, not restarted); old
  * gets what was there before. */
+static int stops_held; /* pool_hold_stops: a command catches them between its pools too */
+static struct sigaction held_old[NSTOP];
+
 static void catch_stops(struct sigaction *old)
 {
-    stop_requested = 0;
+    if (!stops_held) stop_requested = 0;
     for (size_t i = 0; i < NSTOP; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -81,6 +84,14 @@ static void release_stops(const struct sigaction *old)
 {
     real_servers_set_signal_hook(NULL);
     for (size_t i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &old[i], NULL);
+}
+
+void pool_hold_stops(int on)
+{
+    sim_assert(stops_held != on);
+    if (on) catch_stops(held_old);
+    else release_stops(held_old);
+    stops_held = on;
 }
 
 int pool_interrupted(void)

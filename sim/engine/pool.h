@@ -64,6 +64,10 @@ int pool_run(const pool_opts *o, size_t n, pool_run_fn run, pool_label_fn label,
 
 /* 1 when a signal stopped the last pool_run. */
 int pool_interrupted(void);
+/* on = 1: the stop signals are caught from now on, between pool_runs too
+ * (a command that works between its sweeps, as hunt shrinks), and a
+ * signal stays seen across them; 0: as before. */
+void pool_hold_stops(int on);
 /* The stop signal received while a pool runs (SIGINT, SIGTERM, SIGHUP),
  * or 0: what a long item looks at to stop early (guard.c). */
 int pool_stop_signal(void);
