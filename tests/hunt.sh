@@ -108,6 +108,13 @@ grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 1 with room for it, 1 shr
     fail "redisson.expirable-semaphore@3.51 seed 55 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
 echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108), a run that breaks permits is not tryAcquire(n) (3.51 seed 55)"
 
+# An interrupted hunt says how far it got, and exits 130.
+timeout --preserve-status -s INT 2 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1000..100000 \
+    --out "$tmp/int" > "$tmp/int.out"; rc=$?
+[ $rc = 130 ] && grep -q '^not found in the seeds run of 1000..100000: [0-9]* runs.*(interrupted)$' "$tmp/int.out" ||
+    fail "hunt stopped by SIGINT: exit $rc, $(cat "$tmp/int.out")"
+echo "ok   hunt stopped by SIGINT: exit 130, $(sed -n "s/^not found in the seeds run of [^:]*: \([0-9]*\) runs.*/\1/p" "$tmp/int.out") seeds run, said so"
+
 # 6. Bad input.
 expect2() { "$@" > /dev/null 2> "$tmp/err"; [ $? = 2 ] || fail "'$*' did not exit 2"; [ -s "$tmp/err" ] || fail "'$*' said nothing"; }
 expect2 "$bin" hunt no.such.protocol --seeds 1..2
