@@ -238,7 +238,7 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
     if (dot) *dot = '\0';
     hunt_sig_text(&f->final, sig, sizeof sig);
     for (char *c = sig; *c; c++)
-        if (*c == ' ' || *c == '(' || *c == ')' || *c == '+' || *c == '/') *c = '-';
+        if (*c == ' ' || *c == '(' || *c == ')' || *c == '+' || *c == '/' || *c == ':' || *c == ',') *c = '-';
     make_dirs(h->a->out_dir);
     snprintf(f->file, sizeof f->file, "%s/%s--%s--seed%llu.scn", h->a->out_dir, name, sig,
              (unsigned long long)f->first_seed);
@@ -410,32 +410,41 @@ static int hunt_want(hunt *h)
            shrink_fault_lines(&k.out), shrink_fault_lines(&k.out) == 1 ? "" : "s");
     shrink_result_free(&k);
     scn_free(&want);
-    size_t next = 0, shrinks = 0, candidates = 0;
+    /* Each chunk's candidates are shrunk in two passes: first the runs
+     * that break nothing the known bug holds, then the others (their
+     * other faults may shrink away); --max-shrinks caps each pass. */
+    size_t next = 0, shrunk[2] = {0, 0}, candidates = 0;
     int status = 0;
     for (uint64_t c0 = a->seed_a; c0 <= a->seed_b && status == 0; c0 += HUNT_CHUNK) {
         uint64_t c1 = a->seed_b - c0 < HUNT_CHUNK - 1 ? a->seed_b : c0 + HUNT_CHUNK - 1;
         status = run_range(h, c0, c1);
-        for (; next < h->nfails && status == 0; next++) {
-            const failure *f = &h->fails[next];
-            if (!hunt_sig_covers(&f->sig, &target)) continue;
-            candidates++;
-            if (shrinks == a->max_shrinks) continue;
-            shrinks++;
-            found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
-            status = shrink_one(h, &fd, target.invs);
-            if (status == 0 && pool_interrupted()) status = 130; /* a shrink cut short proves nothing */
-            if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
-                keep(&fd);
-                printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu failed)\n",
-                       (unsigned long long)f->seed, (unsigned long long)(f->seed - a->seed_a + 1),
-                       ordinal(f->seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
-                       (unsigned long long)h->runs, h->nfails);
-                print_found(&fd);
-                return 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t i = next; i < h->nfails && status == 0; i++) {
+                const failure *f = &h->fails[i];
+                if (!hunt_sig_covers(&f->sig, &target) || ((f->sig.invs & target.held) != 0) != pass) continue;
+                candidates++;
+                if (shrunk[pass] == a->max_shrinks) continue;
+                shrunk[pass]++;
+                found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
+                status = shrink_one(h, &fd, target.invs);
+                if (status == 0 && pool_interrupted()) status = 130; /* a shrink cut short proves nothing */
+                if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
+                    keep(&fd);
+                    size_t shrinks = shrunk[0] + shrunk[1];
+                    printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu "
+                           "failed)\n",
+                           (unsigned long long)f->seed, (unsigned long long)(f->seed - a->seed_a + 1),
+                           ordinal(f->seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
+                           (unsigned long long)h->runs, h->nfails);
+                    print_found(&fd);
+                    return 0;
+                }
+                if (fd.file[0]) remove(fd.file);
             }
-            if (fd.file[0]) remove(fd.file);
         }
+        next = h->nfails;
     }
+    size_t shrinks = shrunk[0] + shrunk[1];
     if (status == 2) return 2;
     printf("not found in %s %llu..%llu: %llu runs, %zu failed, %zu with room for it, %zu shrunk%s%s\n",
            status == 130 ? "the seeds run of" : "seeds", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,

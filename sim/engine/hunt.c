@@ -6,6 +6,8 @@
 #include "protocols/protocol.h"
 #include "sim/engine/hunt.h"
 
+_Static_assert(HUNT_KINDS <= 32, "a signature's kinds fit an unsigned");
+
 /* ------------------------------------------------------------ templates */
 
 char *hunt_template(const char *target, scn_error *err)
@@ -71,7 +73,10 @@ unsigned hunt_kind_of(const scn_step *st)
     case SCN_FAULT_DISCONNECT: return SCN_NEM_DISCONNECT;
     case SCN_FAULT_FAILOVER: return SCN_NEM_FAILOVER;
     case SCN_FAULT_FIU: return HUNT_KIND_FIU;
-    case SCN_FAULT_FAIL_REPLY: return SCN_NEM_FAIL_REPLY;
+    case SCN_FAULT_FAIL_REPLY:
+        return st->reply_cmd == SCN_REPLY_ACQUIRE  ? HUNT_KIND_FAIL_ACQUIRE
+               : st->reply_cmd == SCN_REPLY_UNLOCK ? HUNT_KIND_FAIL_UNLOCK
+                                                   : HUNT_KIND_FAIL_RENEW;
     default: return 0; /* client operations; restart and heal end a fault */
     }
 }
@@ -138,10 +143,9 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
     if (s->kinds != 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
         if (!(s->kinds & (1u << b))) continue;
-        const char *name = b < SCN_NEM_COUNT       ? scn_nemesis_kind_name(1 << b)
-                           : b == SCN_NEM_COUNT     ? "drop"
-                           : b == SCN_NEM_COUNT + 1 ? "fiu"
-                                                    : "lease-expiry";
+        static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
+                                           "fail-reply:renew"};
+        const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);
         first = 0;
     }

@@ -22,7 +22,12 @@
  * runs out while its holder is held up is one bug; a release run twice
  * or a failover that loses the key is another, after the same faults. */
 #define HUNT_KIND_LEASE_EXPIRY (1u << (SCN_NEM_COUNT + 2))
-#define HUNT_KINDS (SCN_NEM_COUNT + 3)
+/* A fail-reply is told by the command whose reply it fails (in place of
+ * SCN_NEM_FAIL_REPLY): a lost renewal and a lost unlock are two bugs. */
+#define HUNT_KIND_FAIL_ACQUIRE (1u << (SCN_NEM_COUNT + 3))
+#define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
+#define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
+#define HUNT_KINDS (SCN_NEM_COUNT + 6)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
