@@ -21,16 +21,19 @@ static void fmt_time(int64_t us, char *buf, size_t cap)
  * reading of the store that names o as the holder says when the key
  * expires. That reading comes after commands, so it may come before o's
  * ok (the reply was on its way); a reading that names another holder
- * before o's ok means o's own is older still, and the answer is no.
- * O(events between o's reading and x's ok), only for recorded
+ * before o's ok means o's own is older still, and the answer is no; so
+ * does reaching the invoke of o's acquire (a protocol the store is not
+ * read for). O(events from o's acquire to x's ok), only for recorded
  * violations. */
 static int lease_ran_out(const history *h, const check_span *o, const check_span *x)
 {
     sim_assert(o->from_k <= x->from_k && x->from_k < h->n);
     for (size_t k = x->from_k + 1; k-- > 0;) {
         const hist_event *e = &h->ev[k];
+        int by_o = e->client == o->client && e->inc == o->inc && e->thread == o->thread;
+        if (by_o && e->op == HOP_ACQUIRE && e->kind == HIST_INVOKE && k < o->from_k) return 0; /* o's acquire began */
         if (e->op != HOP_STORE || e->lock != x->lock) continue;
-        if (e->client == o->client && e->inc == o->inc && e->thread == o->thread) return e->aux <= x->from_us;
+        if (by_o) return e->aux <= x->from_us;
         if (k < o->from_k) return 0;
     }
     return 0;
