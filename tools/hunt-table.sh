@@ -14,47 +14,48 @@
 # and its row says how many seeds it ran (with one job, the first ones).
 # Long: this is a make target, not part of make test.
 set -u
+row_format='%-52s %-36s %-62s %-24s %-40s %s\n'
 if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS INDEX FILE
     bin="$2/locksim" seeds=$3 fixed_seeds=$4 i=$5 f=$6
     box=()
     [ "${HUNT_ROW_SECONDS:-0}" -gt 0 ] && box=(timeout -s INT "$HUNT_ROW_SECONDS")
     # "not in 1..N" or, cut by the time box, "not in the first R of 1..N".
     missed() { sed -n 's/^not found in seeds \([^:]*\): .*/not in \1/p; s/^not found in the seeds run of \([^:]*\): \([0-9]*\) runs.*/not in the first \2 of \1/p' "$1"; }
+    # hunt TARGET SEEDS OUTDIR LOG: one hunt, on one core, boxed; its wall seconds in $secs.
+    hunt() {
+        local t0=$(date +%s)
+        "${box[@]}" "$bin" hunt "$1" --want "$f" --seeds "$2" --jobs 1 --out "$3" --no-progress > "$4" 2>&1
+        secs=$(($(date +%s) - t0))
+    }
     b=$(basename "$f" .scn)
     proto=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
     log="out/hunt/logs/$b.txt"
-    t0=$(date +%s)
-    "${box[@]}" "$bin" hunt "$proto" --want "$f" --seeds "$seeds" --jobs 1 --out out/hunt/found --no-progress > "$log" 2>&1
-    t1=$(date +%s)
+    hunt "$proto" "$seeds" out/hunt/found "$log"
     sig=$(sed -n '1s/.*: \(.*\) (it shrinks.*/\1/p' "$log")
     if grep -q 'no signature to hunt for' "$log"; then
         sig="(a held twin: nothing to hunt)" at="-" size="-"
     elif grep -q '^found at seed' "$log"; then
-        at="$(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$log") ($((t1 - t0)) s)"
+        at="$(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$log") ($secs s)"
         size=$(grep -o 'shrunk: [^/]*events' "$log" | sed 's/shrunk: //; s/, 0 steps//')
     else
-        at="$(missed "$log") ($((t1 - t0)) s)"
+        at="$(missed "$log") ($secs s)"
         size=$(sed -n 's/^not found in [^:]*: //p' "$log")
         [ -n "$size" ] || size=$(head -c 200 "$log")
     fi
-    fix=$(awk -v b="$b" '$1 == b {print $2}' tools/known-bug-fixes.txt)
+    read -r fix shared <<< "$(awk -v b="$b" '$1 == b {print $2, $3}' tools/known-bug-fixes.txt)"
     fixed="-"
     if [ -n "$fix" ]; then
         flog="out/hunt/logs/$b.fixed.txt"
-        t0=$(date +%s)
-        "${box[@]}" "$bin" hunt "$fix" --want "$f" --seeds "$fixed_seeds" --jobs 1 --out out/hunt/fixed --no-progress \
-            > "$flog" 2>&1
-        t1=$(date +%s)
+        hunt "$fix" "$fixed_seeds" out/hunt/fixed "$flog"
         if grep -q '^found at seed' "$flog"; then
-            fixed="$fix: FOUND at seed $(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$flog") ($((t1 - t0)) s)"
-            [ "$(awk -v b="$b" '$1 == b {print $3}' tools/known-bug-fixes.txt)" = shared ] &&
+            fixed="$fix: FOUND at seed $(sed -n 's/^found at seed \([0-9]*\).*/\1/p' "$flog") ($secs s)"
+            [ "$shared" = shared ] &&
                 fixed="$fixed, as expected: the signature is shared (tools/known-bug-fixes.txt)"
         else
-            fixed="$fix: none, $(missed "$flog" | sed 's/^not //') ($(sed -n 's/^not found in [^:]*: \(.*\)/\1/p' "$flog"); $((t1 - t0)) s)"
+            fixed="$fix: none, $(missed "$flog" | sed 's/^not //') ($(sed -n 's/^not found in [^:]*: \(.*\)/\1/p' "$flog"); $secs s)"
         fi
     fi
-    printf '%-52s %-36s %-62s %-24s %-40s %s\n' "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" \
-        > "out/hunt/rows/$i.txt"
+    printf "$row_format" "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" > "out/hunt/rows/$i.txt"
     cat "out/hunt/rows/$i.txt"
     exit 0
 fi
@@ -69,7 +70,7 @@ files=${*:-$(ls scenarios/known-bugs/*.scn)}
 rm -rf out/hunt/rows
 mkdir -p out/hunt/logs out/hunt/rows
 table=out/hunt/table.txt
-header=$(printf '%-52s %-36s %-62s %-24s %-40s %s' "known bug" "protocol" "signature" "hunt: found at seed" \
+header=$(printf "$row_format" "known bug" "protocol" "signature" "hunt: found at seed" \
     "shrunk (clients, faults, duration, events)" "fixed version: seeds without it")
 echo "$header"
 i=0

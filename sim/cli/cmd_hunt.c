@@ -212,8 +212,9 @@ static void make_dirs(const char *dir)
 /* Shrinks the failing seed of *f, keeping the invariants of keep broken
  * (0: all those its run breaks), writes the result as
  * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), and
- * runs that file once (its events). Returns 0, or 2 when the file cannot
- * be written. */
+ * runs that file once (its events). Returns 0, 2 when the file cannot
+ * be written, 130 when a stop signal came (a shrink cut short proves
+ * nothing). */
 static int shrink_one(hunt *h, found *f, unsigned keep_invs)
 {
     shrink_result k;
@@ -221,7 +222,8 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
     int rc = shrink_scenario(&h->base, f->first_seed, SHRINK_SWARM | SHRINK_SAME_INVARIANTS, keep_invs, &k, &err);
     if (rc != 1) {
         shrink_result_free(&k);
-        return 0; /* ran differently in-process: not expected; the group stays unshrunk */
+        /* ran differently in-process (not expected), or stopped: the group stays unshrunk */
+        return pool_interrupted() ? 130 : 0;
     }
     f->shrunk = 1;
     hunt_shrunk_sig(&k, &f->final);
@@ -238,7 +240,7 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
     if (dot) *dot = '\0';
     hunt_sig_text(&f->final, sig, sizeof sig);
     for (char *c = sig; *c; c++)
-        if (*c == ' ' || *c == '(' || *c == ')' || *c == '+' || *c == '/' || *c == ':' || *c == ',') *c = '-';
+        if (strchr(" ()+/:,", *c)) *c = '-';
     make_dirs(h->a->out_dir);
     snprintf(f->file, sizeof f->file, "%s/%s--%s--seed%llu.scn", h->a->out_dir, name, sig,
              (unsigned long long)f->first_seed);
@@ -266,7 +268,7 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
     }
     hist_free(&hist);
     shrink_result_free(&k);
-    return 0;
+    return pool_interrupted() ? 130 : 0;
 }
 
 /* The shrunk file of a signature kept: DIR/TARGET--SIGNATURE.scn. */
@@ -340,7 +342,6 @@ static int hunt_all(hunt *h)
         if (shrinks == a->max_shrinks) break;
         shrinks++;
         status = shrink_one(h, &v[j], 0);
-        if (status == 0 && pool_interrupted()) status = 130;
     }
     /* Groups that shrank to the same signature are one bug. */
     size_t m = 0;
@@ -427,7 +428,6 @@ static int hunt_want(hunt *h)
                 shrunk[pass]++;
                 found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
                 status = shrink_one(h, &fd, target.invs);
-                if (status == 0 && pool_interrupted()) status = 130; /* a shrink cut short proves nothing */
                 if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
                     keep(&fd);
                     size_t shrinks = shrunk[0] + shrunk[1];

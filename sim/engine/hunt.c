@@ -91,6 +91,12 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
 
 /* ---------------------------------------------------------- signatures */
 
+/* The signature bits a violation's cause adds to the fault kinds. */
+static unsigned cause_kinds(unsigned cause)
+{
+    return (cause & CHECK_CAUSE_LEASE_RAN_OUT) ? HUNT_KIND_LEASE_EXPIRY : 0;
+}
+
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
@@ -99,8 +105,8 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     sig->invs = f.invs;
     int64_t to = f.at_us >= 0 ? f.at_us : r->virtual_us;
     int64_t from = to > HUNT_WINDOW_US ? to - HUNT_WINDOW_US : 0;
-    sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to);
-    if (f.cause & CHECK_CAUSE_LEASE_RAN_OUT) sig->kinds |= HUNT_KIND_LEASE_EXPIRY;
+    sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
+                 cause_kinds(f.cause);
     sig->held = 0;
     return 1;
 }
@@ -109,8 +115,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
 {
     sig->inv = k->last.inv;
     sig->invs = k->last.invs;
-    sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX);
-    if (k->last.cause & CHECK_CAUSE_LEASE_RAN_OUT) sig->kinds |= HUNT_KIND_LEASE_EXPIRY;
+    sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX) | cause_kinds(k->last.cause);
     sig->held = 0;
 }
 
@@ -153,6 +158,6 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
         if (!(s->held & (1u << i))) continue;
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? ", with " : "+", scn_invariant_name((scn_invariant)i));
         first = 0;
-        if (!(s->held >> (i + 1)) && n < cap) n += (size_t)snprintf(buf + n, cap - n, " held");
     }
+    if (s->held && n < cap) snprintf(buf + n, cap - n, " held");
 }

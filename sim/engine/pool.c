@@ -62,11 +62,11 @@ static void on_stop(int sig)
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
-/* Catches the stop signals (poll is interrupted, not restarted); old
- * gets what was there before. */
 static int stops_held; /* pool_hold_stops: a command catches them between its pools too */
 static struct sigaction held_old[NSTOP];
 
+/* Catches the stop signals (poll is interrupted, not restarted); old
+ * gets what was there before. */
 static void catch_stops(struct sigaction *old)
 {
     if (!stops_held) stop_requested = 0;
