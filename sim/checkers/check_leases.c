@@ -235,13 +235,15 @@ static void waits(const history *hi, const check_input *in, const state *st, che
         int64_t to = done == (size_t)-1 ? in->end_us : hi->ev[done].t_us;
         int64_t at = 0, n = e->n > 0 ? e->n : 1;
         int64_t len = check_avail_longest(avail, e->lock, n, e->t_us, to, &at);
-        if (len > in->liveness_bound_us)
-            check_violate(r, SCN_INV_LIVENESS, at + in->liveness_bound_us, done == (size_t)-1 ? hi->n - 1 : done,
+        if (len > in->liveness_bound_us) {
+            check_violation *v = check_violate(r, SCN_INV_LIVENESS, at + in->liveness_bound_us, done == (size_t)-1 ? hi->n - 1 : done,
                           "c%d.t%d waited %lldms for %lld permit(s) of %s while the store had them "
                           "(from %lld.%03llds; bound %lldms)",
                           e->client, e->thread, (long long)(len / 1000), (long long)n, in->names[e->lock],
                           (long long)(at / 1000000), (long long)(at / 1000 % 1000),
                           (long long)(in->liveness_bound_us / 1000));
+            if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, at);
+        }
         const pool *p = &st->p[e->lock];
         if (done != (size_t)-1 || !p->observed || p->available + p->acquired >= n) continue;
         check_violate(r, SCN_INV_DEADLOCK, in->end_us, k,

@@ -171,12 +171,14 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
         int64_t len = check_avail_longest(avail, e->lock, n, e->t_us, to, &at);
-        if (len > bound_us)
-            check_violate(r, SCN_INV_LIVENESS, at + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
+        if (len > bound_us) {
+            check_violation *v = check_violate(r, SCN_INV_LIVENESS, at + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
                           "c%d.t%d waited %lldms for %lld permit(s) of %s while the store had them "
                           "(from %lld.%03llds; bound %lldms)",
                           e->client, e->thread, (long long)(len / 1000), (long long)n, names[e->lock],
                           (long long)(at / 1000000), (long long)(at / 1000 % 1000), (long long)(bound_us / 1000));
+            if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, at);
+        }
         const sem *s = &st->s[e->lock];
         if (done != (size_t)-1 || !s->observed || s->available + s->held >= n) continue;
         check_violate(r, SCN_INV_DEADLOCK, end_us, k,

@@ -94,7 +94,9 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
 /* The signature bits a violation's cause adds to the fault kinds. */
 static unsigned cause_kinds(unsigned cause)
 {
-    return (cause & CHECK_CAUSE_LEASE_RAN_OUT) ? HUNT_KIND_LEASE_EXPIRY : 0;
+    return ((cause & CHECK_CAUSE_LEASE_RAN_OUT) ? HUNT_KIND_LEASE_EXPIRY : 0) |
+           ((cause & CHECK_CAUSE_WAIT_MANY) ? HUNT_KIND_WAIT_MANY : 0) |
+           ((cause & CHECK_CAUSE_MIXED_N) ? HUNT_KIND_MIXED_N : 0) | ((cause & CHECK_CAUSE_ASYNC) ? HUNT_KIND_ASYNC_WAIT : 0);
 }
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
@@ -135,19 +137,39 @@ int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b)
     return a->inv == b->inv && a->invs == b->invs && a->kinds == b->kinds;
 }
 
+/* " of an async mixed-n waiter": the shape bits of s, or "". */
+static size_t shape_text(unsigned kinds, char *buf, size_t cap)
+{
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {{HUNT_KIND_ASYNC_WAIT, "async"}, {HUNT_KIND_MIXED_N, "mixed-n"}, {HUNT_KIND_WAIT_MANY, "multi-permit"}};
+    size_t n = 0;
+    if (!(kinds & HUNT_SHAPES) || cap == 0) return 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0] && n < cap; i++) {
+        if (!(kinds & words[i].bit)) continue;
+        const char *a = n ? "" : words[i].word[0] == 'a' ? " of an" : " of a";
+        n += (size_t)snprintf(buf + n, cap - n, "%s %s", a, words[i].word);
+    }
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " waiter");
+    return n < cap ? n : cap - 1;
+}
+
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
 {
     size_t n = 0;
+    unsigned faults = s->kinds & ~HUNT_SHAPES;
     if (s->invs == 0) n = (size_t)snprintf(buf, cap, "an expectation");
     for (int i = 0; i < SCN_INV_COUNT && n < cap; i++) /* the first broken first */
         if (i == s->inv && (s->invs & (1u << i))) n += (size_t)snprintf(buf + n, cap - n, "%s", scn_invariant_name((scn_invariant)i));
     for (int i = 0; i < SCN_INV_COUNT && n < cap; i++)
         if (i != s->inv && (s->invs & (1u << i)))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "+" : "", scn_invariant_name((scn_invariant)i));
-    if (s->kinds == 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (no fault)");
-    if (s->kinds != 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
+    if (n < cap) n += shape_text(s->kinds, buf + n, cap - n);
+    if (faults == 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (no fault)");
+    if (faults != 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
-        if (!(s->kinds & (1u << b))) continue;
+        if (!(faults & (1u << b))) continue;
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
                                            "fail-reply:renew"};
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];

@@ -27,7 +27,15 @@
 #define HUNT_KIND_FAIL_ACQUIRE (1u << (SCN_NEM_COUNT + 3))
 #define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
 #define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
-#define HUNT_KINDS (SCN_NEM_COUNT + 6)
+/* Not faults but the shape of the semaphore wait that starved (its
+ * CHECK_CAUSE_WAIT_MANY / MIXED_N / ASYNC): a wake-up too small for n, a
+ * wake-up taken by a sibling that wants another n and one listener run per
+ * message starve alike, and are three bugs. */
+#define HUNT_KIND_WAIT_MANY (1u << (SCN_NEM_COUNT + 6))
+#define HUNT_KIND_MIXED_N (1u << (SCN_NEM_COUNT + 7))
+#define HUNT_KIND_ASYNC_WAIT (1u << (SCN_NEM_COUNT + 8))
+#define HUNT_SHAPES (HUNT_KIND_WAIT_MANY | HUNT_KIND_MIXED_N | HUNT_KIND_ASYNC_WAIT)
+#define HUNT_KINDS (SCN_NEM_COUNT + 9)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
@@ -73,7 +81,8 @@ int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b);
  * (others may be too, but none that want holds), after exactly want's
  * fault kinds, by the same cause? */
 int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want);
-/* "mutual-exclusion after pause+clock", "reentrancy+liveness (no fault)". */
+/* "mutual-exclusion after pause+clock", "reentrancy+liveness (no fault)",
+ * "liveness of a mixed-n waiter (no fault)". */
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap);
 
 #endif /* LOCKSIM_HUNT_H */

@@ -78,6 +78,7 @@ typedef struct hist_event {
     int64_t aux;
     uint64_t seq;    /* the operation this event belongs to (0: none) */
     int mode;        /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
+    int async;       /* the operation went through the async API (a listener, not a blocked thread) */
     int64_t n;       /* semaphore permits / latch count of the operation (0: none) */
     const char *err; /* static text for failures */
 } hist_event;

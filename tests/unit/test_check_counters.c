@@ -157,6 +157,38 @@ START_TEST(permits_liveness_needs_enough_available)
 }
 END_TEST
 
+/* What a starving waiter waited for: its n, a sibling of its process
+ * that wants another n, the async API. */
+START_TEST(permits_liveness_tells_the_wait_shape)
+{
+    for (int variant = 0; variant < 4; variant++) {
+        history h;
+        check_result r;
+        start(&h, 2);
+        took(&h, 10, 1, 2, 0); /* c1 holds both */
+        /* c2.t1 wants 1 (variant 1: 2; variant 3: async) */
+        hist_event w = {.t_us = MS(100), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 2, .inc = 1, .thread = 1,
+                        .n = variant == 1 ? 2 : 1, .async = variant == 3};
+        hist_add(&h, &w);
+        if (variant == 2) { /* c2.t2 wants 2 beside it, until 300 ms */
+            hist_event o = w;
+            o.t_us = MS(150), o.thread = 2, o.n = 2;
+            hist_add(&h, &o);
+            o.t_us = MS(300), o.kind = HIST_FAIL, o.err = "not acquired";
+            hist_add(&h, &o);
+        }
+        op(&h, 200, HIST_INVOKE, HOP_RELEASE, 1, 2, 0);
+        counter(&h, 201, 2, 1);
+        permits(&h, 5000, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+        ck_assert_uint_eq(r.nv, 1);
+        static const unsigned want[] = {0, CHECK_CAUSE_WAIT_MANY, CHECK_CAUSE_MIXED_N, CHECK_CAUSE_ASYNC};
+        ck_assert_uint_eq(r.v[0].cause, want[variant]);
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- latch */
 
 static void latch(history *h, int64_t end_ms, check_result *r)
@@ -259,6 +291,7 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_release_by_non_holder_creates_one);
     tcase_add_test(tc, permits_lost_with_a_crashed_holder);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
+    tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
     tcase_add_test(tc, latch_early_release_is_a_violation);
     tcase_add_test(tc, latch_awaiter_left_behind);
