@@ -40,19 +40,21 @@ static void due_times(const history *hi, int nlocks, latch *l)
     }
 }
 
-static void late(const history *hi, size_t k, size_t done, const latch *x, char *const *names, int64_t bound_us,
+static void late(const history *hi, const size_t *ends, size_t k, const latch *x, char *const *names, int64_t bound_us,
                  int64_t end_us, check_result *r)
 {
     const hist_event *e = &hi->ev[k];
+    size_t done = ends[k];
     if (x->due_us < 0) return;
     int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
     int64_t from = e->t_us > x->due_us ? e->t_us : x->due_us;
     if (to - from <= bound_us) return;
-    check_violate(r, SCN_INV_LIVENESS, from + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
-                  "c%d.t%d %s %lldms after %s was due to open at %lld.%03llds (bound %lldms)", e->client, e->thread,
-                  done == (size_t)-1 ? "still waited" : "waited", (long long)((to - from) / 1000), names[e->lock],
-                  (long long)(x->due_us / 1000000), (long long)(x->due_us / 1000 % 1000),
-                  (long long)(bound_us / 1000));
+    check_violation *v = check_violate(
+        r, SCN_INV_LIVENESS, from + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
+        "c%d.t%d %s %lldms after %s was due to open at %lld.%03llds (bound %lldms)", e->client, e->thread,
+        done == (size_t)-1 ? "still waited" : "waited", (long long)((to - from) / 1000), names[e->lock],
+        (long long)(x->due_us / 1000000), (long long)(x->due_us / 1000 % 1000), (long long)(bound_us / 1000));
+    if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, from);
 }
 
 void check_latch(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
@@ -76,7 +78,7 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
         latch *x = &l[e->lock];
         if (e->op == HOP_COUNTDOWN && e->kind == HIST_INVOKE) x->invoked++;
         if (e->op != HOP_AWAIT) continue;
-        if (e->kind == HIST_INVOKE) late(hi, k, ends[k], x, names, bound_us, end_us, r);
+        if (e->kind == HIST_INVOKE) late(hi, ends, k, x, names, bound_us, end_us, r);
         else if (e->kind == HIST_OK && e->value == 1 && x->has_set && x->invoked < x->count)
             check_violate(r, SCN_INV_LATCH, e->t_us, k,
                           "c%d.t%d's await returned released after %lld of %lld countDown()s of %s", e->client,

@@ -17,13 +17,16 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
 /* How a violation came about, where a checker can tell (bits). */
 #define CHECK_CAUSE_LEASE_RAN_OUT 1u /* mutual exclusion: the store had let the first
                                         holder's key expire before the second acquired */
-/* What a semaphore waiter that slept past the liveness bound waited for:
- * bugs that starve alike differ here (a wake-up too small for n, one
- * wake-up taken by the process's other waiter, one listener run). */
+/* What a semaphore or latch waiter that slept past the liveness bound
+ * waited for: bugs that starve alike differ here (a wake-up too small for
+ * n, one wake-up taken by the process's other waiter, one listener run
+ * per message). */
 #define CHECK_CAUSE_WAIT_MANY 2u     /* it wanted more than one permit */
 #define CHECK_CAUSE_MIXED_N 4u       /* its process had another waiter of the same
-                                        semaphore, for another count, at the time */
+                                        object, for another count, at the time */
 #define CHECK_CAUSE_ASYNC 8u         /* it waited through the async API */
+#define CHECK_CAUSE_SIBLING 16u      /* its process had another waiter of the same
+                                        object at the time (any count) */
 
 typedef struct check_violation {
     scn_invariant inv;

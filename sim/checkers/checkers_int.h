@@ -70,10 +70,11 @@ void check_avail_free(check_avail *a);
  * available; *at gets its start (untouched when 0). O(log points + points
  * in the window). */
 int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at);
-/* The CHECK_CAUSE_WAIT_MANY / MIXED_N / ASYNC bits of the semaphore wait
- * whose invoke is hi->ev[k], as it stood at time at (ends: hist_op_ends):
- * its count, the other waits of its process on the same semaphore open
- * at that time, its API. O(events before at). */
+/* The CHECK_CAUSE_WAIT_MANY / MIXED_N / SIBLING / ASYNC bits of the wait
+ * (a semaphore's acquire, a latch's await) whose invoke is hi->ev[k], as
+ * it stood at time at (ends: hist_op_ends): its count, the other waits of
+ * its process on the same object open at that time, its API. O(events
+ * before at). */
 unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64_t at);
 /* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
  * HOP_COUNTER). Judges two invariants:

@@ -109,14 +109,16 @@ static int64_t wanted(const hist_event *e)
 unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64_t at)
 {
     const hist_event *w = &hi->ev[k];
-    sim_assert(k < hi->n && w->op == HOP_ACQUIRE && w->kind == HIST_INVOKE && w->t_us <= at);
-    unsigned shape = (wanted(w) > 1 ? CHECK_CAUSE_WAIT_MANY : 0) | (w->async ? CHECK_CAUSE_ASYNC : 0);
+    sim_assert(k < hi->n && (w->op == HOP_ACQUIRE || w->op == HOP_AWAIT) && w->kind == HIST_INVOKE && w->t_us <= at);
+    unsigned shape = (w->op == HOP_ACQUIRE && wanted(w) > 1 ? CHECK_CAUSE_WAIT_MANY : 0) |
+                     (w->async ? CHECK_CAUSE_ASYNC : 0);
     for (size_t i = 0; i < hi->n && hi->ev[i].t_us <= at; i++) {
         const hist_event *o = &hi->ev[i];
-        if (i == k || o->op != HOP_ACQUIRE || o->kind != HIST_INVOKE || o->client != w->client || o->inc != w->inc ||
-            o->lock != w->lock || wanted(o) == wanted(w))
+        if (i == k || o->op != w->op || o->kind != HIST_INVOKE || o->client != w->client || o->inc != w->inc ||
+            o->lock != w->lock || (ends[i] != (size_t)-1 && hi->ev[ends[i]].t_us <= at))
             continue;
-        if (ends[i] == (size_t)-1 || hi->ev[ends[i]].t_us > at) shape |= CHECK_CAUSE_MIXED_N;
+        shape |= CHECK_CAUSE_SIBLING;
+        if (w->op == HOP_ACQUIRE && wanted(o) != wanted(w)) shape |= CHECK_CAUSE_MIXED_N;
     }
     return shape;
 }

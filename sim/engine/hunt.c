@@ -96,7 +96,9 @@ static unsigned cause_kinds(unsigned cause)
 {
     return ((cause & CHECK_CAUSE_LEASE_RAN_OUT) ? HUNT_KIND_LEASE_EXPIRY : 0) |
            ((cause & CHECK_CAUSE_WAIT_MANY) ? HUNT_KIND_WAIT_MANY : 0) |
-           ((cause & CHECK_CAUSE_MIXED_N) ? HUNT_KIND_MIXED_N : 0) | ((cause & CHECK_CAUSE_ASYNC) ? HUNT_KIND_ASYNC_WAIT : 0);
+           ((cause & CHECK_CAUSE_MIXED_N) ? HUNT_KIND_MIXED_N : 0) |
+           ((cause & CHECK_CAUSE_ASYNC) ? HUNT_KIND_ASYNC_WAIT : 0) |
+           ((cause & (CHECK_CAUSE_SIBLING | CHECK_CAUSE_MIXED_N)) == CHECK_CAUSE_SIBLING ? HUNT_KIND_SIBLING : 0);
 }
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
@@ -143,7 +145,10 @@ static size_t shape_text(unsigned kinds, char *buf, size_t cap)
     static const struct {
         unsigned bit;
         const char *word;
-    } words[] = {{HUNT_KIND_ASYNC_WAIT, "async"}, {HUNT_KIND_MIXED_N, "mixed-n"}, {HUNT_KIND_WAIT_MANY, "multi-permit"}};
+    } words[] = {{HUNT_KIND_ASYNC_WAIT, "async"},
+                 {HUNT_KIND_SIBLING, "sibling"},
+                 {HUNT_KIND_MIXED_N, "mixed-n"},
+                 {HUNT_KIND_WAIT_MANY, "multi-permit"}};
     size_t n = 0;
     if (!(kinds & HUNT_SHAPES) || cap == 0) return 0;
     for (size_t i = 0; i < sizeof words / sizeof words[0] && n < cap; i++) {

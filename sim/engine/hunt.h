@@ -27,15 +27,17 @@
 #define HUNT_KIND_FAIL_ACQUIRE (1u << (SCN_NEM_COUNT + 3))
 #define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
 #define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
-/* Not faults but the shape of the semaphore wait that starved (its
- * CHECK_CAUSE_WAIT_MANY / MIXED_N / ASYNC): a wake-up too small for n, a
- * wake-up taken by a sibling that wants another n and one listener run per
- * message starve alike, and are three bugs. */
+/* Not faults but the shape of the semaphore or latch wait that starved
+ * (its CHECK_CAUSE_WAIT_MANY / MIXED_N / ASYNC / SIBLING): a wake-up too
+ * small for n, a wake-up taken by a sibling that wants another n, and one
+ * listener run per message starve alike, and are three bugs. A sibling of
+ * another n is mixed-n only. */
 #define HUNT_KIND_WAIT_MANY (1u << (SCN_NEM_COUNT + 6))
 #define HUNT_KIND_MIXED_N (1u << (SCN_NEM_COUNT + 7))
 #define HUNT_KIND_ASYNC_WAIT (1u << (SCN_NEM_COUNT + 8))
-#define HUNT_SHAPES (HUNT_KIND_WAIT_MANY | HUNT_KIND_MIXED_N | HUNT_KIND_ASYNC_WAIT)
-#define HUNT_KINDS (SCN_NEM_COUNT + 9)
+#define HUNT_KIND_SIBLING (1u << (SCN_NEM_COUNT + 9))
+#define HUNT_SHAPES (HUNT_KIND_WAIT_MANY | HUNT_KIND_MIXED_N | HUNT_KIND_ASYNC_WAIT | HUNT_KIND_SIBLING)
+#define HUNT_KINDS (SCN_NEM_COUNT + 10)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */

@@ -182,7 +182,8 @@ START_TEST(permits_liveness_tells_the_wait_shape)
         permits(&h, 5000, &r);
         ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
         ck_assert_uint_eq(r.nv, 1);
-        static const unsigned want[] = {0, CHECK_CAUSE_WAIT_MANY, CHECK_CAUSE_MIXED_N, CHECK_CAUSE_ASYNC};
+        static const unsigned want[] = {0, CHECK_CAUSE_WAIT_MANY, CHECK_CAUSE_MIXED_N | CHECK_CAUSE_SIBLING,
+                                        CHECK_CAUSE_ASYNC};
         ck_assert_uint_eq(r.v[0].cause, want[variant]);
         finish(&h, &r);
     }
