@@ -219,7 +219,8 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
 {
     shrink_result k;
     scn_error err;
-    int rc = shrink_scenario(&h->base, f->first_seed, SHRINK_SWARM | SHRINK_SAME_INVARIANTS, keep_invs, &k, &err);
+    shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = keep_invs};
+    int rc = shrink_scenario(&h->base, f->first_seed, &so, &k, &err);
     if (rc != 1) {
         shrink_result_free(&k);
         /* ran differently in-process (not expected), or stopped: the group stays unshrunk */
@@ -387,7 +388,8 @@ static int hunt_want(hunt *h)
     shrink_result k;
     scn_error err;
     uint64_t wseed = want.has_seed ? want.seed : 1;
-    int rc = shrink_scenario(&want, wseed, SHRINK_SAME_INVARIANTS, 0, &k, &err);
+    shrink_opts so = {.flags = SHRINK_SAME_INVARIANTS};
+    int rc = shrink_scenario(&want, wseed, &so, &k, &err);
     if (rc != 1) {
         if (rc < 0) scn_error_print(&err);
         else fprintf(stderr, "locksim hunt: %s does not fail with seed %llu: no signature to hunt for\n",
