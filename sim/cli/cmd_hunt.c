@@ -25,7 +25,7 @@ typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
-    int progress, print_base;
+    int progress, print_base, verbose;
 } hunt_args;
 
 /* A failing seed as its run saw it. */
@@ -50,6 +50,7 @@ typedef struct found {
 typedef struct hunt {
     const hunt_args *a;
     scenario base;
+    const hunt_sig *want; /* --want: the signature hunted (its fault kinds kept by every shrink) */
     uint64_t chunk0;     /* the first seed of the chunk running */
     failure *fails;
     size_t nfails, cap;
@@ -59,7 +60,7 @@ typedef struct hunt {
 static int usage(const char *fmt, const char *v)
 {
     return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | SCENARIO --seeds A..B [--jobs N] [--out DIR] "
-                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--print-base]", fmt, v);
+                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--verbose] [--print-base]", fmt, v);
 }
 
 static int parse_args(int argc, char **argv, hunt_args *a)
@@ -91,6 +92,8 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             i++;
         } else if (!strcmp(o, "--print-base")) {
             a->print_base = 1;
+        } else if (!strcmp(o, "--verbose")) {
+            a->verbose = 1;
         } else if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
             a->progress = !strcmp(o, "--progress") ? 1 : -1;
         } else if (o[0] == '-') {
@@ -210,7 +213,8 @@ static void make_dirs(const char *dir)
 }
 
 /* Shrinks the failing seed of *f, keeping the invariants of keep broken
- * (0: all those its run breaks), writes the result as
+ * (0: all those its run breaks) and, hunting for h->want, a fault line of
+ * each of its kinds, writes the result as
  * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), and
  * runs that file once (its events). Returns 0, 2 when the file cannot
  * be written, 130 when a stop signal came (a shrink cut short proves
@@ -220,6 +224,7 @@ static int shrink_one(hunt *h, found *f, unsigned keep_invs)
     shrink_result k;
     scn_error err;
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = keep_invs};
+    if (h->want) so.admit = hunt_keeps_kinds, so.admit_arg = (void *)&h->want->kinds;
     int rc = shrink_scenario(&h->base, f->first_seed, &so, &k, &err);
     if (rc != 1) {
         shrink_result_free(&k);
@@ -298,6 +303,18 @@ static void print_found(const found *f)
     }
 }
 
+/* --verbose: what one candidate's shrink gave, as it comes. */
+static void print_shrunk(const hunt *h, const found *f)
+{
+    if (!h->a->verbose) return;
+    char run[256], fin[256] = "not shrunk";
+    hunt_sig_text(&f->run, run, sizeof run);
+    if (f->shrunk) hunt_sig_text(&f->final, fin, sizeof fin);
+    printf("  seed %llu: %s -> %s%s\n", (unsigned long long)f->first_seed, run, fin,
+           h->want && f->shrunk && hunt_sig_matches(&f->final, h->want) ? " (wanted)" : "");
+    fflush(stdout);
+}
+
 /* ---------------------------------------------------------- the modes */
 
 static const char *ordinal(uint64_t n)
@@ -343,6 +360,7 @@ static int hunt_all(hunt *h)
         if (shrinks == a->max_shrinks) break;
         shrinks++;
         status = shrink_one(h, &v[j], 0);
+        if (status == 0) print_shrunk(h, &v[j]);
     }
     /* Groups that shrank to the same signature are one bug. */
     size_t m = 0;
@@ -407,6 +425,7 @@ static int hunt_want(hunt *h)
         if (want.expect[i] == SCN_EXPECT_HELD) target.held |= 1u << i;
     h->base.liveness_bound_us = want.liveness_bound_us;
     h->base.starvation_bound = want.starvation_bound;
+    h->want = &target;
     char sig[256];
     hunt_sig_text(&target, sig, sizeof sig);
     printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,
@@ -430,6 +449,7 @@ static int hunt_want(hunt *h)
                 shrunk[pass]++;
                 found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
                 status = shrink_one(h, &fd, target.invs);
+                if (status == 0) print_shrunk(h, &fd);
                 if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
                     keep(&fd);
                     size_t shrinks = shrunk[0] + shrunk[1];

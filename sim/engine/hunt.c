@@ -89,6 +89,13 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
     return k;
 }
 
+int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds)
+{
+    unsigned want = *(const unsigned *)kinds & ~HUNT_KIND_LEASE_EXPIRY;
+    int64_t by = got && got->at_us >= 0 ? got->at_us : INT64_MAX;
+    return cand->nemesis || (hunt_kinds(cand->steps, cand->nsteps, 0, by) & want) == want;
+}
+
 /* ---------------------------------------------------------- signatures */
 
 /* The signature bits a violation's cause adds to the fault kinds. */

@@ -52,6 +52,14 @@ unsigned hunt_kind_of(const scn_step *st);
 /* The kinds of the lines of v[0..n) that start in [from_us, to_us]. */
 unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
 
+/* A shrink admit callback (shrink_admit_fn) for a hunt with --want:
+ * 1 when cand has a fault line of each kind of *(const unsigned *)kinds
+ * (HUNT_KIND_LEASE_EXPIRY aside: a cause, which the shrinker keeps, not a
+ * line) starting no later than got's first violation (a fault after it
+ * cannot have caused it; got NULL: at any time), or still has its nemesis
+ * (it draws its faults itself). */
+int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds);
+
 /* How far back from a first violation a run's signature looks. */
 #define HUNT_WINDOW_US SIM_SEC(10)
 

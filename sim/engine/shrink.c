@@ -134,7 +134,7 @@ static int fails_same(shrinker *k, const scenario *s)
     shrink_failure f;
     if (pool_stop_signal()) return 0; /* stopping: keep what is kept */
     k->runs++;
-    int same = shrink_fails_same(s, k->seed, &k->want, &f);
+    int same = shrink_fails_same(s, k->seed, &k->want, &f) && (k->o->admit == NULL || k->o->admit(s, &f, k->o->admit_arg));
     if (same) k->last = f;
     return same;
 }
@@ -157,7 +157,7 @@ static int same_steps(const scenario *a, const scenario *b)
 static int try_candidate(shrinker *k, scenario *cur, cand *c)
 {
     scenario parsed;
-    int admitted = k->o->admit == NULL || k->o->admit(&c->s, k->o->admit_arg);
+    int admitted = k->o->admit == NULL || k->o->admit(&c->s, NULL, k->o->admit_arg);
     int ok = admitted && reparse(&c->s, &parsed) == 0;
     k->refused += !admitted;
     if (ok) sim_assert(same_steps(&c->s, &parsed)); /* cur is parsed text: the writer keeps the order */

@@ -64,11 +64,12 @@ int shrink_classify(const run_result *r, shrink_failure *f);
  * ...". */
 void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap);
 
-/* What a candidate must keep besides failing the same way, judged on its
- * scenario before it runs: 1 admits cand, 0 refuses it (it is not run).
- * The test must be monotone (a candidate with fewer lines than a refused
- * one is refused too), so that ddmin still converges. */
-typedef int (*shrink_admit_fn)(const scenario *cand, void *arg);
+/* What a candidate must keep besides failing the same way: called with
+ * got NULL before cand runs (0 refuses it unrun; the test must then be
+ * monotone, a candidate with fewer lines than a refused one refused too,
+ * so that ddmin still converges), and with how it failed after a run that
+ * failed the same way (0: it does not count as failing the same way). */
+typedef int (*shrink_admit_fn)(const scenario *cand, const shrink_failure *got, void *arg);
 
 #define SHRINK_SWARM 1u
 #define SHRINK_SAME_INVARIANTS 2u

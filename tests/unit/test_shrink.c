@@ -1,9 +1,12 @@
-/* test_shrink.c — the shrinker (sim/engine/shrink.c): an unlock step is
- * never kept without the lock it releases, or the release it repeats. */
+/* test_shrink.c — the shrinker (sim/engine/shrink.c) and what hunt adds to
+ * it (sim/engine/hunt.c): an unlock step is never kept without the lock it
+ * releases, or the release it repeats; an admit callback keeps the fault
+ * kinds a hunt wants (before the first violation), and refused candidates
+ * are not run. */
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/engine/shrink.h"
+#include "sim/engine/hunt.h"
 #include "tests/unit/tests.h"
 
 static void load(const char *text, scenario *s)
@@ -64,12 +67,78 @@ START_TEST(an_unlock_goes_with_its_lock_or_the_release_it_repeats)
 }
 END_TEST
 
+/* Two faults, each enough for the watchdog's lease to run out under c1: ddmin keeps
+ * the first (the pause); a hunt that wants the partition kind keeps the
+ * partition, and the candidates without one are refused without a run. */
+static const char *const two_faults =
+    "[scenario]\nduration = 60s\n[protocol]\nname = redisson.lock\nlease = -1\n"
+    "[steps]\nat = 0s c1 lock\nat = 30s c2 lock\nat = 50s c1 unlock\nat = 55s c2 unlock\n"
+    "[faults]\nat = 5s pause client=1 for=40s\nat = 6s partition c1|redis0 for=40s\n"
+    "[expect]\nmutual-exclusion = violated\n";
+
+static unsigned fault_kinds(const scenario *s)
+{
+    return hunt_kinds(s->steps, s->nsteps, 0, INT64_MAX);
+}
+
+START_TEST(ddmin_keeps_the_first_fault_that_is_enough)
+{
+    shrink_result k;
+    shrink_opts o = {0};
+    char ops[256];
+    shrink_text(two_faults, &o, &k, ops, sizeof ops);
+    ck_assert_uint_eq(fault_kinds(&k.out), SCN_NEM_PAUSE);
+    ck_assert_uint_eq(k.stats.refused, 0);
+    shrink_result_free(&k);
+}
+END_TEST
+
+START_TEST(an_admit_callback_keeps_the_wanted_kinds)
+{
+    unsigned want = SCN_NEM_PARTITION | HUNT_KIND_LEASE_EXPIRY;
+    shrink_result k;
+    shrink_opts o = {.admit = hunt_keeps_kinds, .admit_arg = &want};
+    char ops[256];
+    shrink_text(two_faults, &o, &k, ops, sizeof ops);
+    ck_assert_uint_eq(fault_kinds(&k.out), SCN_NEM_PARTITION);
+    ck_assert_uint_gt(k.stats.refused, 0);
+    ck_assert_int_eq(k.last.inv, SCN_INV_MUTEX);
+    shrink_result_free(&k);
+}
+END_TEST
+
+START_TEST(keeps_kinds_reads_lines_before_the_violation_or_a_nemesis)
+{
+    scenario s;
+    load(two_faults, &s);
+    unsigned part = SCN_NEM_PARTITION, both = part | SCN_NEM_PAUSE, crash = SCN_NEM_CRASH;
+    unsigned lease = HUNT_KIND_LEASE_EXPIRY, none = 0;
+    ck_assert(hunt_keeps_kinds(&s, NULL, &part));
+    ck_assert(hunt_keeps_kinds(&s, NULL, &both));
+    ck_assert(hunt_keeps_kinds(&s, NULL, &lease)); /* a cause, not a line */
+    ck_assert(hunt_keeps_kinds(&s, NULL, &none));
+    ck_assert(!hunt_keeps_kinds(&s, NULL, &crash));
+    shrink_failure got = {.inv = SCN_INV_MUTEX, .at_us = SIM_MS(5500)}; /* the partition at 6s comes after */
+    unsigned pause = SCN_NEM_PAUSE;
+    ck_assert(hunt_keeps_kinds(&s, &got, &pause));
+    ck_assert(!hunt_keeps_kinds(&s, &got, &part));
+    got.at_us = -1; /* an expectation missed: no time */
+    ck_assert(hunt_keeps_kinds(&s, &got, &part));
+    s.nemesis = 1;
+    ck_assert(hunt_keeps_kinds(&s, NULL, &crash));
+    scn_free(&s);
+}
+END_TEST
+
 Suite *shrink_suite(void)
 {
     Suite *s = suite_create("shrink");
     TCase *t = tcase_create("core");
     tcase_add_loop_test(t, an_unlock_goes_with_its_lock_or_the_release_it_repeats, 0,
                         (int)(sizeof paired / sizeof paired[0]));
+    tcase_add_test(t, ddmin_keeps_the_first_fault_that_is_enough);
+    tcase_add_test(t, an_admit_callback_keeps_the_wanted_kinds);
+    tcase_add_test(t, keeps_kinds_reads_lines_before_the_violation_or_a_nemesis);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
     return s;
