@@ -277,7 +277,8 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     scn_error err;
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
     if (h->want) so.admit = hunt_keeps_kinds, so.admit_arg = (void *)&h->want->kinds;
-    if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) { /* else: it ran differently here (not expected) */
+    /* Not 1: it ran differently here (not expected); the item is not shrunk. */
+    if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
         f.shrunk = 1;
         hunt_shrunk_sig(&sk, &f.final);
         char path[sizeof f.file];

@@ -134,7 +134,8 @@ static int fails_same(shrinker *k, const scenario *s)
     shrink_failure f;
     if (pool_stop_signal()) return 0; /* stopping: keep what is kept */
     k->runs++;
-    int same = shrink_fails_same(s, k->seed, &k->want, &f) && (k->o->admit == NULL || k->o->admit(s, &f, k->o->admit_arg));
+    int same = shrink_fails_same(s, k->seed, &k->want, &f) &&
+               (k->o->admit == NULL || k->o->admit(s, &f, k->o->admit_arg));
     if (same) k->last = f;
     return same;
 }
@@ -197,14 +198,17 @@ static int same_hold(const scn_step *a, const scn_step *b)
 
 static int is_acquire(const scn_step *st) { return st->op == SCN_OP_LOCK || st->op == SCN_OP_TRYLOCK; }
 
-static const scenario *order_of; /* for by_time only: qsort has no argument */
-
-static int by_time(const void *x, const void *y)
+/* The indexes of s's steps in time order (the list order among equal
+ * times): an insertion sort, the steps being few. */
+static size_t *time_order(const scenario *s)
 {
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    int64_t ta = order_of->steps[a].at_us, tb = order_of->steps[b].at_us;
-    if (ta != tb) return ta < tb ? -1 : 1;
-    return a < b ? -1 : a > b;
+    size_t *t = sim_xcalloc(s->nsteps + 1, sizeof *t);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        size_t j = i;
+        for (; j > 0 && s->steps[t[j - 1]].at_us > s->steps[i].at_us; j--) t[j] = t[j - 1];
+        t[j] = i;
+    }
+    return t;
 }
 
 /* The anchors of s's steps (ids 0..nsteps-1), room for extra ids more.
@@ -212,16 +216,13 @@ static int by_time(const void *x, const void *y)
  * yet (a depth counter), or else the latest unlock of its hold. */
 static void anchor_steps(shrinker *k, const scenario *s, size_t extra)
 {
-    size_t n = s->nsteps, *t = sim_xcalloc(n + 1, sizeof *t);
+    size_t n = s->nsteps, *t = time_order(s);
     unsigned char *taken = sim_xcalloc(n + 1, 1);
     k->ids_cap = n + extra;
     k->anchor = sim_xcalloc(k->ids_cap + 1, sizeof *k->anchor);
     k->ids = sim_xcalloc(k->ids_cap + 1, sizeof *k->ids);
     k->nids = n;
-    for (size_t i = 0; i < n; i++) t[i] = i, k->ids[i] = i, k->anchor[i] = -1;
-    order_of = s;
-    qsort(t, n, sizeof *t, by_time);
-    order_of = NULL;
+    for (size_t i = 0; i < n; i++) k->ids[i] = i, k->anchor[i] = -1;
     for (size_t j = 0; j < n; j++) {
         const scn_step *u = &s->steps[t[j]];
         if (u->op != SCN_OP_UNLOCK) continue;
@@ -358,8 +359,8 @@ static int list_drop_client(char *list, size_t cap, int c)
     return 0;
 }
 
-/* c's scenario without client n: its lines go, the clients above it move
- * down (the anchors of a client's lines are its own). */
+/* cd's scenario without client c: its lines go, the clients above it
+ * move down (the anchors of a client's lines are its own). */
 static void remove_client(const shrinker *k, cand *cd, int c)
 {
     scenario *s = &cd->s;
