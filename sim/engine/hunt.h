@@ -28,6 +28,10 @@
 #define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
 #define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
 #define HUNT_KINDS (SCN_NEM_COUNT + 6)
+/* The kinds a fault line has (hunt_kind_of); the other bits are causes. */
+#define HUNT_LINE_KINDS                                                                                          \
+    (((1u << SCN_NEM_COUNT) - 1) | HUNT_KIND_DROP | HUNT_KIND_FIU | HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | \
+     HUNT_KIND_FAIL_RENEW)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
@@ -53,9 +57,9 @@ unsigned hunt_kind_of(const scn_step *st);
 unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
 
 /* A shrink admit callback (shrink_admit_fn) for a hunt with --want:
- * 1 when cand has a fault line of each kind of *(const unsigned *)kinds
- * (HUNT_KIND_LEASE_EXPIRY aside: a cause, which the shrinker keeps, not a
- * line) starting no later than got's first violation (a fault after it
+ * 1 when cand has a fault line of each line kind of *(const unsigned *)
+ * kinds (HUNT_LINE_KINDS: the other bits, such as HUNT_KIND_LEASE_EXPIRY,
+ * are causes, which the shrinker keeps already) starting no later than got's first violation (a fault after it
  * cannot have caused it; got NULL: at any time), or still has its nemesis
  * (it draws its faults itself). */
 int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds);

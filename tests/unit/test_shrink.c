@@ -116,6 +116,14 @@ START_TEST(keeps_kinds_reads_lines_before_the_violation_or_a_nemesis)
     ck_assert(hunt_keeps_kinds(&s, NULL, &part));
     ck_assert(hunt_keeps_kinds(&s, NULL, &both));
     ck_assert(hunt_keeps_kinds(&s, NULL, &lease)); /* a cause, not a line */
+    unsigned cause = ~HUNT_LINE_KINDS & ~HUNT_KIND_LEASE_EXPIRY; /* any bit a later cause may take */
+    ck_assert(hunt_keeps_kinds(&s, NULL, &cause));
+    /* every kind a line can have is a line kind (a new one joins HUNT_LINE_KINDS) */
+    for (int op = 0; op < SCN_OP_COUNT; op++)
+        for (int v = 0; v < 4; v++) {
+            scn_step st = {.op = (scn_op)op, .node_index = v % 2 - 1, .reply_cmd = v};
+            ck_assert_msg(!(hunt_kind_of(&st) & ~HUNT_LINE_KINDS), "%s", scn_op_name((scn_op)op));
+        }
     ck_assert(hunt_keeps_kinds(&s, NULL, &none));
     ck_assert(!hunt_keeps_kinds(&s, NULL, &crash));
     shrink_failure got = {.inv = SCN_INV_MUTEX, .at_us = SIM_MS(5500)}; /* the partition at 6s comes after */
