@@ -28,10 +28,6 @@
 #define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
 #define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
 #define HUNT_KINDS (SCN_NEM_COUNT + 6)
-/* The kinds a fault line has (hunt_kind_of); the other bits are causes. */
-#define HUNT_LINE_KINDS                                                                                          \
-    (((1u << SCN_NEM_COUNT) - 1) | HUNT_KIND_DROP | HUNT_KIND_FIU | HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | \
-     HUNT_KIND_FAIL_RENEW)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
@@ -51,8 +47,13 @@ typedef struct hunt_sig {
 char *hunt_template(const char *target, scn_error *err);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as
- * restart or heal). */
+ * restart or heal), one of HUNT_LINE_KINDS. */
 unsigned hunt_kind_of(const scn_step *st);
+/* The kinds a fault line can have; the other bits of a signature are
+ * causes (HUNT_KIND_LEASE_EXPIRY, ...). */
+#define HUNT_LINE_KINDS \
+    (((1u << SCN_NEM_COUNT) - 1) | HUNT_KIND_DROP | HUNT_KIND_FIU | HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | \
+     HUNT_KIND_FAIL_RENEW)
 /* The kinds of the lines of v[0..n) that start in [from_us, to_us]. */
 unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
 
