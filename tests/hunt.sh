@@ -8,8 +8,8 @@
 #  3. shrink --swarm of a failing seed writes a scenario of explicit lines
 #     (no [swarm], no nemesis) that fails the same way;
 #  4. hunt finds the signature of a known bug (clock-jump-expires-lock) on
-#     its protocol within 512 seeds (at seed 340, 6 candidates shrunk, since
-#     the shrinks keep the wanted fault kinds), and prints the same table
+#     its protocol within 512 seeds (at seed 340, 6 candidates shrunk, as
+#     before the shrinks kept the wanted fault kinds), and prints the same table
 #     with --jobs 1 and --jobs 2, without --want and with it (--verbose: each
 #     candidate's shrink, taken in seed order however the workers finish),
 #     writing the same files;
