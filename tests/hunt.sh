@@ -8,8 +8,11 @@
 #  3. shrink --swarm of a failing seed writes a scenario of explicit lines
 #     (no [swarm], no nemesis) that fails the same way;
 #  4. hunt finds the signature of a known bug (clock-jump-expires-lock) on
-#     its protocol within 512 seeds, and prints the same table with --jobs 1
-#     and --jobs 2;
+#     its protocol within 512 seeds (at seed 340, 6 candidates shrunk, as
+#     before the shrinks kept the wanted fault kinds), and prints the same table
+#     with --jobs 1 and --jobs 2, without --want and with it (--verbose: each
+#     candidate's shrink, taken in seed order however the workers finish),
+#     writing the same files;
 #  5. the signature tells bugs apart that break the same invariant after
 #     the same faults: a fixed version's seed whose lease ran out while a
 #     lost reply held its holder up is not the 2019 double release, and a
@@ -85,6 +88,19 @@ sed "s#$tmp/h1#DIR#" "$tmp/h1.out" > "$tmp/h1.n"
 sed "s#$tmp/h2#DIR#" "$tmp/h2.out" > "$tmp/h2.n"
 cmp -s "$tmp/h1.n" "$tmp/h2.n" || fail "hunt printed different tables with --jobs 1 and 2"
 echo "ok   hunt redisson.lock seeds 1..40: the same table with --jobs 1 and 2 ($(head -1 "$tmp/h1.out" | cut -d, -f3-))"
+# --want: seed 303 shrinks to another signature, 340 to the wanted one; the
+# two shrink side by side with --jobs 2.
+for j in 1 2; do
+    "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 300..345 --jobs $j \
+        --verbose --out "$tmp/w$j" | sed "s#$tmp/w$j#DIR#" > "$tmp/w$j.out"
+    ls "$tmp/w$j" > "$tmp/w$j.files"
+done
+cmp -s "$tmp/w1.out" "$tmp/w2.out" && cmp -s "$tmp/w1.files" "$tmp/w2.files" ||
+    fail "hunt --want printed or wrote different things with --jobs 1 and 2: $(diff "$tmp/w1.out" "$tmp/w2.out"; diff "$tmp/w1.files" "$tmp/w2.files")"
+[ "$(grep -c '^  seed [0-9]*: ' "$tmp/w1.out")" -ge 2 ] && grep -q '^found at seed 340, ' "$tmp/w1.out" &&
+    [ "$(cat "$tmp/w1.files")" = redisson.lock--mutual-exclusion-after-clock.scn ] ||
+    fail "hunt --want seeds 300..345: not 2 candidates, seed 340 found and its file alone: $(cat "$tmp/w1.out" "$tmp/w1.files")"
+echo "ok   hunt --want seeds 300..345: the same candidates, seed and file with --jobs 1 and 2 ($(grep -c '^  seed' "$tmp/w1.out") shrunk, $(grep '^found' "$tmp/w1.out" | cut -d'(' -f1))"
 
 # 5. Finer signatures: these two seeds were reported as the known bug on
 # its fixed version before the signature had the cause and the held
@@ -108,12 +124,19 @@ grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 1 with room for it, 1 shr
     fail "redisson.expirable-semaphore@3.51 seed 55 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
 echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108), a run that breaks permits is not tryAcquire(n) (3.51 seed 55)"
 
-# An interrupted hunt says how far it got, and exits 130.
+# An interrupted hunt says how far it got, and exits 130: while it runs seeds...
 timeout --preserve-status -s INT 2 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1000..100000 \
     --out "$tmp/int" > "$tmp/int.out"; rc=$?
 [ $rc = 130 ] && grep -q '^not found in the seeds run of 1000..100000: [0-9]* runs.*(interrupted)$' "$tmp/int.out" ||
     fail "hunt stopped by SIGINT: exit $rc, $(cat "$tmp/int.out")"
 echo "ok   hunt stopped by SIGINT: exit 130, $(sed -n "s/^not found in the seeds run of [^:]*: \([0-9]*\) runs.*/\1/p" "$tmp/int.out") seeds run, said so"
+# ... and while its workers shrink (seeds 18 and 45 shrink for seconds,
+# the 28 seeds run in one or two): no shrink is taken, no file is left.
+timeout --preserve-status -s INT 6 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 18..45 \
+    --jobs 2 --out "$tmp/int2" > "$tmp/int2.out" 2> /dev/null; rc=$?
+[ $rc = 130 ] && grep -q '^not found in the seeds run of 18..45: 28 runs, .* 0 shrunk (interrupted)$' "$tmp/int2.out" &&
+    [ -z "$(ls "$tmp/int2")" ] || fail "hunt stopped by SIGINT while shrinking: exit $rc, $(cat "$tmp/int2.out"; ls "$tmp/int2")"
+echo "ok   hunt stopped by SIGINT while shrinking: exit 130, said so, no file left"
 
 # 6. Bad input.
 expect2() { "$@" > /dev/null 2> "$tmp/err"; [ $? = 2 ] || fail "'$*' did not exit 2"; [ -s "$tmp/err" ] || fail "'$*' said nothing"; }

@@ -8,7 +8,10 @@
 #     trace hash as the file itself;
 #  5. shrink of the nemesis scenario at its first seed that breaks mutual
 #     exclusion: no more faults than the nemesis made, and the shrunk file
-#     breaks mutual exclusion again, three runs out of three.
+#     breaks mutual exclusion again, three runs out of three;
+#  6. shrink keeps each unlock with the lock it releases: the resent
+#     semaphore release keeps its lost reply and its lock/unlock pairs (it
+#     used to shrink to a lone unlock, a release of a permit never taken).
 set -u
 bin=${1:-build/locksim}
 cd "$(dirname "$0")/.."
@@ -76,6 +79,15 @@ grep -q '^seed = '"$seed"'$' "$tmp/shrunk.scn" || fail "the shrunk file does not
 echo "ok   shrink of $nem seed $seed: faults $made (nemesis) -> $faults, $after timed lines in all;" \
      "mutual-exclusion violated 3 runs of 3"
 sed -n 's/^  *\([abcde]\. \)/     \1/p; s/^after: /     after: /p' "$tmp/shrink.out"
+
+# 6. Unlocks stay paired with their locks.
+sem=scenarios/known-bugs/semaphore-release-resent-3.16.3.scn
+"$bin" shrink "$sem" -o "$tmp/sem.scn" > "$tmp/sem.out" || { cat "$tmp/sem.out"; fail "shrink of $sem exited $?"; }
+grep -q '^at = .* drop-reply ' "$tmp/sem.scn" || fail "the shrunk $sem lost its drop-reply: $(grep '^at' "$tmp/sem.scn")"
+pairs=$(awk '/^at = / && ($5 == "lock" || $5 == "unlock") { d[$4] += $5 == "lock" ? 1 : -1; if (d[$4] < 0) bad = 1; n++ }
+             END { print (bad ? "unpaired" : n) }' "$tmp/sem.scn")
+case "$pairs" in ''|0|unpaired) fail "the shrunk $sem has an unlock before its lock: $(grep '^at' "$tmp/sem.scn" | tr '\n' ';')" ;; esac
+echo "ok   shrink of $sem: the drop-reply and $pairs lock/unlock steps, each unlock after its lock"
 
 # A run that does not fail has nothing to shrink: exit 1, no file.
 "$bin" shrink scenarios/smoke/contended.scn --seed 1 -o "$tmp/none.scn" > /dev/null

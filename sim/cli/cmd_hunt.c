@@ -5,7 +5,9 @@
  * signature of the shrunk scenario (the faults no run can do without).
  * One shrunk scenario per signature is written to --out. With --want
  * FILE (a known bug), the hunt stops at the first seed that shrinks to
- * FILE's signature, and says after how many seeds. Exit 0 when nothing
+ * FILE's signature, and says after how many seeds. Seeds and shrinks run
+ * in the worker pool (--jobs), their results taken in list order: the
+ * output does not depend on --jobs. Exit 0 when nothing
  * failed (or, with --want, the signature was found), 1 otherwise, 2 on
  * bad input. */
 #include <errno.h>
@@ -25,7 +27,7 @@ typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
-    int progress, print_base;
+    int progress, print_base, verbose;
 } hunt_args;
 
 /* A failing seed as its run saw it. */
@@ -50,6 +52,7 @@ typedef struct found {
 typedef struct hunt {
     const hunt_args *a;
     scenario base;
+    const hunt_sig *want; /* --want: the signature hunted (its fault kinds kept by every shrink) */
     uint64_t chunk0;     /* the first seed of the chunk running */
     failure *fails;
     size_t nfails, cap;
@@ -59,7 +62,7 @@ typedef struct hunt {
 static int usage(const char *fmt, const char *v)
 {
     return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | SCENARIO --seeds A..B [--jobs N] [--out DIR] "
-                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--print-base]", fmt, v);
+                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--verbose] [--print-base]", fmt, v);
 }
 
 static int parse_args(int argc, char **argv, hunt_args *a)
@@ -91,6 +94,8 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             i++;
         } else if (!strcmp(o, "--print-base")) {
             a->print_base = 1;
+        } else if (!strcmp(o, "--verbose")) {
+            a->verbose = 1;
         } else if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
             a->progress = !strcmp(o, "--progress") ? 1 : -1;
         } else if (o[0] == '-') {
@@ -209,66 +214,180 @@ static void make_dirs(const char *dir)
     mkdir(path, 0777);
 }
 
-/* Shrinks the failing seed of *f, keeping the invariants of keep broken
- * (0: all those its run breaks), writes the result as
- * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), and
- * runs that file once (its events). Returns 0, 2 when the file cannot
- * be written, 130 when a stop signal came (a shrink cut short proves
- * nothing). */
-static int shrink_one(hunt *h, found *f, unsigned keep_invs)
+/* A batch of shrinks through the pool, one item per failing seed: a
+ * worker shrinks its seed, writes the result as DIR/TARGET--seedN.part
+ * and sends back the signature and sizes; this process takes the results
+ * in list order, names each file by its signature, and with --want stops
+ * at the first item (in list order) that shrinks to the wanted one. */
+typedef struct batch {
+    hunt *h;
+    found *v;             /* the items (run, first_seed, seeds set); filled as results come */
+    size_t n;
+    unsigned keep_invs;   /* the invariants every shrink keeps broken (0: all its run breaks) */
+    size_t done;          /* results taken, in list order */
+    size_t match;         /* --want: the item that matched (NONE) */
+} batch;
+
+#define NONE ((size_t)-1)
+
+/* DIR/TARGET: what the files of a hunt's shrinks start with. */
+static void file_stem(const hunt *h, char *buf, size_t cap)
 {
-    shrink_result k;
-    scn_error err;
-    int rc = shrink_scenario(&h->base, f->first_seed, SHRINK_SWARM | SHRINK_SAME_INVARIANTS, keep_invs, &k, &err);
-    if (rc != 1) {
-        shrink_result_free(&k);
-        /* ran differently in-process (not expected), or stopped: the group stays unshrunk */
-        return pool_interrupted() ? 130 : 0;
-    }
-    f->shrunk = 1;
-    hunt_shrunk_sig(&k, &f->final);
-    f->clients = shrink_clients_of(&k.out);
-    f->threads = k.out.threads;
-    f->faults = shrink_fault_lines(&k.out);
-    f->steps = shrink_step_lines(&k.out);
-    f->duration_us = k.out.duration_us;
-    /* Named by target and signature: "redisson.lock--mutual-exclusion-after-clock.scn". */
-    char name[160], sig[256];
+    char name[160];
     const char *t = h->a->target, *slash = strrchr(t, '/');
     snprintf(name, sizeof name, "%s", slash ? slash + 1 : t);
     char *dot = strstr(name, ".scn");
     if (dot) *dot = '\0';
+    snprintf(buf, cap, "%s/%s", h->a->out_dir, name);
+}
+
+/* The file a worker writes item f to: DIR/TARGET--seedN.part. */
+static void part_file(const hunt *h, const found *f, char *buf, size_t cap)
+{
+    char stem[400]; /* room for the seed in a file name */
+    file_stem(h, stem, sizeof stem);
+    snprintf(buf, cap, "%s--seed%llu.part", stem, (unsigned long long)f->first_seed);
+}
+
+/* Writes k's shrunk scenario to path: 0, or -1 (errno). */
+static int write_shrunk(const hunt *h, const found *f, const shrink_result *k, const char *path)
+{
+    char sig[256];
+    FILE *out = fopen(path, "w");
+    if (out == NULL) return -1;
+    hunt_sig_text(&f->final, sig, sizeof sig);
+    fprintf(out, "# locksim hunt %s: seed %llu shrunk; %s\n", h->a->target, (unsigned long long)f->first_seed, sig);
+    int bad = scn_write(out, &k->out);
+    if (fclose(out) != 0 || bad) return -1;
+    return 0;
+}
+
+/* Item k (in a worker, or here with --jobs 1): shrinks its seed keeping
+ * the batch's invariants and, hunting for h->want, a fault line of each of
+ * its kinds; writes the result to its part file and runs it once (its
+ * events). The record: "shrunk inv invs kinds clients threads faults
+ * steps duration events"; status 1 when it is the signature wanted, 2
+ * when the file cannot be written. */
+static void shrink_item(void *arg, size_t k, pool_result *res)
+{
+    const batch *b = arg;
+    const hunt *h = b->h;
+    found f = b->v[k];
+    shrink_result sk;
+    scn_error err;
+    shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
+    if (h->want) so.admit = hunt_keeps_kinds, so.admit_arg = (void *)&h->want->kinds;
+    /* Not 1: it ran differently here (not expected); the item is not shrunk. */
+    if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
+        f.shrunk = 1;
+        hunt_shrunk_sig(&sk, &f.final);
+        char path[sizeof f.file];
+        part_file(h, &f, path, sizeof path);
+        if (write_shrunk(h, &f, &sk, path) != 0) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "locksim hunt: cannot write %s: %s\n", path, strerror(errno));
+            pool_result_fail(res, msg);
+            shrink_result_free(&sk);
+            return;
+        }
+        history hist;
+        run_result r;
+        run_opts o = {0};
+        hist_init(&hist);
+        if (run_scenario(&sk.out, sk.out.seed, &o, &r, &hist, &err) == 0) {
+            f.events = r.events;
+            run_result_free(&r);
+        }
+        hist_free(&hist);
+        f.clients = shrink_clients_of(&sk.out);
+        f.threads = sk.out.threads;
+        f.faults = shrink_fault_lines(&sk.out);
+        f.steps = shrink_step_lines(&sk.out);
+        f.duration_us = sk.out.duration_us;
+        res->status = h->want && hunt_sig_matches(&f.final, h->want);
+    }
+    shrink_result_free(&sk);
+    char rec[200];
+    int n = snprintf(rec, sizeof rec, "%d %d %u %u %d %d %zu %zu %lld %llu", f.shrunk, f.final.inv, f.final.invs,
+                     f.final.kinds, f.clients, f.threads, f.faults, f.steps, (long long)f.duration_us,
+                     (unsigned long long)f.events);
+    res->rec = sim_xmemdup(rec, (size_t)n);
+    res->rec_len = (size_t)n;
+}
+
+static void label_item(void *arg, size_t k, char *buf, size_t cap)
+{
+    const batch *b = arg;
+    snprintf(buf, cap, "the shrink of %s seed %llu", b->h->base.path, (unsigned long long)b->v[k].first_seed);
+}
+
+/* --verbose: what one candidate's shrink gave, as it comes. */
+static void print_shrunk(const hunt *h, const found *f)
+{
+    if (!h->a->verbose) return;
+    char run[256], fin[256] = "not shrunk";
+    hunt_sig_text(&f->run, run, sizeof run);
+    if (f->shrunk) hunt_sig_text(&f->final, fin, sizeof fin);
+    printf("  seed %llu: %s -> %s%s\n", (unsigned long long)f->first_seed, run, fin,
+           h->want && f->shrunk && hunt_sig_matches(&f->final, h->want) ? " (wanted)" : "");
+    fflush(stdout);
+}
+
+/* Item k's result, in list order: its part file renamed
+ * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), or
+ * removed with --want unless it is the match. */
+static void on_item(void *arg, size_t k, const pool_result *res)
+{
+    batch *b = arg;
+    found *f = &b->v[k];
+    long long dur;
+    unsigned long long events;
+    b->done = k + 1;
+    char part[sizeof f->file], stem[sizeof f->file], sig[256];
+    part_file(b->h, f, part, sizeof part);
+    if (res->status == 2 || res->rec == NULL ||
+        sscanf(res->rec, "%d %d %u %u %d %d %zu %zu %lld %llu", &f->shrunk, &f->final.inv, &f->final.invs,
+               &f->final.kinds, &f->clients, &f->threads, &f->faults, &f->steps, &dur, &events) != 10 ||
+        !f->shrunk) {
+        f->shrunk = 0;
+        remove(part); /* a file half written */
+        print_shrunk(b->h, f);
+        return;
+    }
+    f->duration_us = dur;
+    f->events = events;
+    file_stem(b->h, stem, sizeof stem);
     hunt_sig_text(&f->final, sig, sizeof sig);
     for (char *c = sig; *c; c++)
         if (strchr(" ()+/:,", *c)) *c = '-';
+    int len = snprintf(f->file, sizeof f->file, "%s--%s--seed%llu.scn", stem, sig, (unsigned long long)f->first_seed);
+    if (len >= (int)sizeof f->file || rename(part, f->file) != 0) snprintf(f->file, sizeof f->file, "%s", part);
+    print_shrunk(b->h, f);
+    if (res->status == 1 && b->match == NONE) b->match = k;
+    else if (b->h->want) remove(f->file), f->file[0] = '\0';
+}
+
+/* Shrinks the n items of v through the pool (--jobs workers), each
+ * keeping keep_invs; with --want it stops at the first that matches
+ * (*match, else NONE). *done: how many results were taken (in order).
+ * Returns 0, 2 when a file could not be written, 130 when a stop signal
+ * came (a shrink cut short proves nothing: it is not taken). */
+static int shrink_batch(hunt *h, found *v, size_t n, unsigned keep_invs, size_t *done, size_t *match)
+{
+    batch b = {.h = h, .v = v, .n = n, .keep_invs = keep_invs, .match = NONE};
+    pool_opts po = {.jobs = h->a->jobs, .stop_on_failure = h->want != NULL, .on_result = on_item, .on_result_arg = &b};
+    uint64_t runs = 0, matched = 0;
     make_dirs(h->a->out_dir);
-    snprintf(f->file, sizeof f->file, "%s/%s--%s--seed%llu.scn", h->a->out_dir, name, sig,
-             (unsigned long long)f->first_seed);
-    FILE *out = fopen(f->file, "w");
-    if (out == NULL) {
-        fprintf(stderr, "locksim hunt: cannot write %s: %s\n", f->file, strerror(errno));
-        shrink_result_free(&k);
-        return 2;
+    int status = n ? pool_run(&po, n, shrink_item, label_item, &b, &runs, &matched) : 0;
+    for (size_t k = b.done; k < n; k++) { /* items not taken (stopped, or after the match): their files go */
+        char part[sizeof v[k].file];
+        part_file(h, &v[k], part, sizeof part);
+        remove(part);
     }
-    hunt_sig_text(&f->final, sig, sizeof sig);
-    fprintf(out, "# locksim hunt %s: seed %llu shrunk; %s\n", h->a->target, (unsigned long long)f->first_seed, sig);
-    int bad = scn_write(out, &k.out);
-    if (fclose(out) != 0 || bad) {
-        fprintf(stderr, "locksim hunt: cannot write %s\n", f->file);
-        shrink_result_free(&k);
-        return 2;
-    }
-    history hist;
-    run_result r;
-    run_opts o = {0};
-    hist_init(&hist);
-    if (run_scenario(&k.out, k.out.seed, &o, &r, &hist, &err) == 0) {
-        f->events = r.events;
-        run_result_free(&r);
-    }
-    hist_free(&hist);
-    shrink_result_free(&k);
-    return pool_interrupted() ? 130 : 0;
+    *done = b.done;
+    *match = b.match;
+    if (pool_interrupted()) return 130;
+    return status == 2 ? 2 : 0;
 }
 
 /* The shrunk file of a signature kept: DIR/TARGET--SIGNATURE.scn. */
@@ -337,12 +456,8 @@ static int hunt_all(hunt *h)
            h->runs ? 100.0 * (double)h->nfails / (double)h->runs : 0.0, n, n == 1 ? "" : "s");
     /* The biggest groups first: the commonest failures get shrunk. */
     if (n > 1) qsort(v, n, sizeof *v, by_size);
-    size_t shrinks = 0;
-    for (size_t j = 0; j < n && status == 0; j++) {
-        if (shrinks == a->max_shrinks) break;
-        shrinks++;
-        status = shrink_one(h, &v[j], 0);
-    }
+    size_t shrinks = 0, none;
+    if (status == 0) status = shrink_batch(h, v, n < a->max_shrinks ? n : a->max_shrinks, 0, &shrinks, &none);
     /* Groups that shrank to the same signature are one bug. */
     size_t m = 0;
     for (size_t j = 0; j < n; j++) {
@@ -387,7 +502,8 @@ static int hunt_want(hunt *h)
     shrink_result k;
     scn_error err;
     uint64_t wseed = want.has_seed ? want.seed : 1;
-    int rc = shrink_scenario(&want, wseed, SHRINK_SAME_INVARIANTS, 0, &k, &err);
+    shrink_opts so = {.flags = SHRINK_SAME_INVARIANTS};
+    int rc = shrink_scenario(&want, wseed, &so, &k, &err);
     if (rc != 1) {
         if (rc < 0) scn_error_print(&err);
         else fprintf(stderr, "locksim hunt: %s does not fail with seed %llu: no signature to hunt for\n",
@@ -405,6 +521,7 @@ static int hunt_want(hunt *h)
         if (want.expect[i] == SCN_EXPECT_HELD) target.held |= 1u << i;
     h->base.liveness_bound_us = want.liveness_bound_us;
     h->base.starvation_bound = want.starvation_bound;
+    h->want = &target;
     char sig[256];
     hunt_sig_text(&target, sig, sizeof sig);
     printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,
@@ -413,42 +530,51 @@ static int hunt_want(hunt *h)
     scn_free(&want);
     /* Each chunk's candidates are shrunk in two passes: first the runs
      * that break nothing the known bug holds, then the others (their
-     * other faults may shrink away); --max-shrinks caps each pass. */
+     * other faults may shrink away); --max-shrinks caps each pass. One
+     * batch per chunk, the first pass's candidates first, each in seed
+     * order: the first that matches in that order is the one found. */
     size_t next = 0, shrunk[2] = {0, 0}, candidates = 0;
+    found *v = sim_xcalloc(2 * (size_t)a->max_shrinks + 1, sizeof *v);
     int status = 0;
     for (uint64_t c0 = a->seed_a; c0 <= a->seed_b && status == 0; c0 += HUNT_CHUNK) {
         uint64_t c1 = a->seed_b - c0 < HUNT_CHUNK - 1 ? a->seed_b : c0 + HUNT_CHUNK - 1;
         status = run_range(h, c0, c1);
-        for (int pass = 0; pass < 2; pass++) {
-            for (size_t i = next; i < h->nfails && status == 0; i++) {
+        size_t n = 0, first_pass = 0;
+        for (int pass = 0; pass < 2 && status == 0; pass++) {
+            for (size_t i = next; i < h->nfails; i++) {
                 const failure *f = &h->fails[i];
                 if (!hunt_sig_covers(&f->sig, &target) || ((f->sig.invs & target.held) != 0) != pass) continue;
                 candidates++;
-                if (shrunk[pass] == a->max_shrinks) continue;
-                shrunk[pass]++;
-                found fd = {.run = f->sig, .first_seed = f->seed, .seeds = 1};
-                status = shrink_one(h, &fd, target.invs);
-                if (status == 0 && fd.shrunk && hunt_sig_matches(&fd.final, &target)) {
-                    keep(&fd);
-                    size_t shrinks = shrunk[0] + shrunk[1];
-                    printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu "
-                           "failed)\n",
-                           (unsigned long long)f->seed, (unsigned long long)(f->seed - a->seed_a + 1),
-                           ordinal(f->seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
-                           (unsigned long long)h->runs, h->nfails);
-                    print_found(&fd);
-                    return 0;
-                }
-                if (fd.file[0]) remove(fd.file);
+                if (shrunk[pass] + (pass ? n - first_pass : n) == a->max_shrinks) continue;
+                v[n++] = (found){.run = f->sig, .first_seed = f->seed, .seeds = 1};
             }
+            if (pass == 0) first_pass = n;
         }
         next = h->nfails;
+        size_t done = 0, match = NONE;
+        if (status == 0) status = shrink_batch(h, v, n, target.invs, &done, &match);
+        shrunk[0] += done < first_pass ? done : first_pass;
+        shrunk[1] += done > first_pass ? done - first_pass : 0;
+        if (status == 0 && match != NONE) {
+            found *fd = &v[match];
+            keep(fd);
+            size_t shrinks = shrunk[0] + shrunk[1];
+            printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu failed)\n",
+                   (unsigned long long)fd->first_seed, (unsigned long long)(fd->first_seed - a->seed_a + 1),
+                   ordinal(fd->first_seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
+                   (unsigned long long)h->runs, h->nfails);
+            print_found(fd);
+            sim_xfree(v);
+            return 0;
+        }
     }
+    sim_xfree(v);
     size_t shrinks = shrunk[0] + shrunk[1];
     if (status == 2) return 2;
     printf("not found in %s %llu..%llu: %llu runs, %zu failed, %zu with room for it, %zu shrunk%s%s\n",
            status == 130 ? "the seeds run of" : "seeds", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
-           (unsigned long long)h->runs, h->nfails, candidates, shrinks, candidates > shrinks ? " (--max-shrinks)" : "",
+           (unsigned long long)h->runs, h->nfails, candidates, shrinks,
+           candidates > shrinks && status != 130 ? " (--max-shrinks)" : "",
            status == 130 ? " (interrupted)" : "");
     return status == 130 ? 130 : 1;
 }

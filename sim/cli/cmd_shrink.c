@@ -58,8 +58,13 @@ static void print_steps(const shrink_result *k)
                st->explicit_ok ? "yes" : "no, the explicit faults do not fail the same way", st->generated - st->late,
                st->late);
     printf("  b. faults: %zu -> %zu lines (ddmin)\n", st->faults_a, st->faults1);
-    printf("  c. steps: %zu -> %zu lines; clients %d -> %d; threads per client %d -> %d\n", st->ops0, st->ops1,
-           st->clients0, st->clients1, st->threads0, st->threads1);
+    char anchored[96] = "";
+    if (st->anchored)
+        snprintf(anchored, sizeof anchored, " (%zu unlock%s go%s with %s lock or the release %s repeat%s)",
+                 st->anchored, st->anchored == 1 ? "" : "s", st->anchored == 1 ? "es" : "",
+                 st->anchored == 1 ? "its" : "their", st->anchored == 1 ? "it" : "they", st->anchored == 1 ? "s" : "");
+    printf("  c. steps: %zu -> %zu lines%s; clients %d -> %d; threads per client %d -> %d\n", st->ops0, st->ops1,
+           anchored, st->clients0, st->clients1, st->threads0, st->threads1);
     char d0[32], d1[32];
     scn_duration_format(st->duration0_us, d0, sizeof d0);
     scn_duration_format(st->duration1_us, d1, sizeof d1);
@@ -132,7 +137,8 @@ int cli_shrink(int argc, char **argv)
     if (!has_seed) seed = orig.has_seed ? orig.seed : 1;
     shrink_result k;
     scn_error err;
-    int fails = shrink_scenario(&orig, seed, swarm ? SHRINK_SWARM : 0, 0, &k, &err);
+    shrink_opts so = {.flags = swarm ? SHRINK_SWARM : 0};
+    int fails = shrink_scenario(&orig, seed, &so, &k, &err);
     if (fails <= 0) {
         if (fails == 0)
             printf("shrink: %s with seed %llu does not fail (no violation, expectations met): nothing to shrink\n",

@@ -7,6 +7,7 @@
 #include "sim/engine/hunt.h"
 
 _Static_assert(HUNT_KINDS <= 32, "a signature's kinds fit an unsigned");
+_Static_assert(!(HUNT_LINE_KINDS & HUNT_KIND_LEASE_EXPIRY), "lease-expiry is a cause, not a fault line");
 
 /* ------------------------------------------------------------ templates */
 
@@ -87,6 +88,13 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
     for (size_t i = 0; i < n; i++)
         if (v[i].at_us >= from_us && v[i].at_us <= to_us) k |= hunt_kind_of(&v[i]);
     return k;
+}
+
+int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds)
+{
+    unsigned want = *(const unsigned *)kinds & HUNT_LINE_KINDS;
+    int64_t by = got && got->at_us >= 0 ? got->at_us : INT64_MAX;
+    return cand->nemesis || (hunt_kinds(cand->steps, cand->nsteps, 0, by) & want) == want;
 }
 
 /* ---------------------------------------------------------- signatures */

@@ -57,10 +57,23 @@ typedef struct hunt_sig {
 char *hunt_template(const char *target, scn_error *err);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as
- * restart or heal). */
+ * restart or heal), one of HUNT_LINE_KINDS. */
 unsigned hunt_kind_of(const scn_step *st);
+/* The kinds a fault line can have; the other bits of a signature are
+ * causes (HUNT_KIND_LEASE_EXPIRY, ...). */
+#define HUNT_LINE_KINDS \
+    (((1u << SCN_NEM_COUNT) - 1) | HUNT_KIND_DROP | HUNT_KIND_FIU | HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | \
+     HUNT_KIND_FAIL_RENEW)
 /* The kinds of the lines of v[0..n) that start in [from_us, to_us]. */
 unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
+
+/* A shrink admit callback (shrink_admit_fn) for a hunt with --want:
+ * 1 when cand has a fault line of each line kind of *(const unsigned *)
+ * kinds (HUNT_LINE_KINDS: the other bits, such as HUNT_KIND_LEASE_EXPIRY,
+ * are causes, which the shrinker keeps already) starting no later than got's first violation (a fault after it
+ * cannot have caused it; got NULL: at any time), or still has its nemesis
+ * (it draws its faults itself). */
+int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds);
 
 /* How far back from a first violation a run's signature looks. */
 #define HUNT_WINDOW_US SIM_SEC(10)

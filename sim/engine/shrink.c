@@ -7,16 +7,29 @@
 #include <string.h>
 
 #include "faults/fault.h"
+#include "sim/engine/pool.h"
 #include "sim/engine/shrink.h"
 
+/* Invariant: cur (the scenario kept so far) has step i = the step of id
+ * ids[i]; a step's id never changes, and anchor[id] is the id of the step
+ * it needs (-1: none), always a step no later than it. */
 typedef struct shrinker {
     unsigned long long seed;
     int same;             /* keep what the input breaks */
-    unsigned keep;        /* invariants every candidate must break */
+    const shrink_opts *o;
     shrink_failure want;
     shrink_failure last;  /* of the last candidate that failed the same way */
-    unsigned runs;
+    unsigned runs, refused;
+    int *anchor;          /* by step id */
+    size_t nids, ids_cap;
+    size_t *ids;          /* cur's steps' ids */
 } shrinker;
+
+/* A candidate: a scenario, and its steps' ids. */
+typedef struct cand {
+    scenario s;
+    size_t *ids;
+} cand;
 
 /* The earliest violation of an invariant whose expectation passes test. */
 static const check_violation *earliest(const run_result *r, int (*test)(scn_expect))
@@ -119,25 +132,46 @@ int shrink_fails_same(const scenario *s, uint64_t seed, const shrink_failure *wa
 static int fails_same(shrinker *k, const scenario *s)
 {
     shrink_failure f;
+    if (pool_stop_signal()) return 0; /* stopping: keep what is kept */
     k->runs++;
-    int same = shrink_fails_same(s, k->seed, &k->want, &f);
+    int same = shrink_fails_same(s, k->seed, &k->want, &f) &&
+               (k->o->admit == NULL || k->o->admit(s, &f, k->o->admit_arg));
     if (same) k->last = f;
     return same;
 }
 
-/* Tries cand (owned): when its text parses and fails the same way it
- * replaces *cur and 1 is returned; else it is freed and 0 returned. */
-static int try_candidate(shrinker *k, scenario *cur, scenario *cand)
+/* Does cand's text read back as the same steps, in the same order (the
+ * ids follow them)? */
+static int same_steps(const scenario *a, const scenario *b)
+{
+    if (a->nsteps != b->nsteps) return 0;
+    for (size_t i = 0; i < a->nsteps; i++)
+        if (a->steps[i].op != b->steps[i].op || a->steps[i].at_us != b->steps[i].at_us ||
+            a->steps[i].client != b->steps[i].client)
+            return 0;
+    return 1;
+}
+
+/* Tries c (owned): when the admit callback takes it, its text parses and
+ * it fails the same way, it replaces *cur (and its ids k's) and 1 is
+ * returned; else it is freed and 0 returned. */
+static int try_candidate(shrinker *k, scenario *cur, cand *c)
 {
     scenario parsed;
-    int ok = reparse(cand, &parsed) == 0;
-    scn_free(cand);
+    int admitted = k->o->admit == NULL || k->o->admit(&c->s, NULL, k->o->admit_arg);
+    int ok = admitted && reparse(&c->s, &parsed) == 0;
+    k->refused += !admitted;
+    if (ok) sim_assert(same_steps(&c->s, &parsed)); /* cur is parsed text: the writer keeps the order */
+    scn_free(&c->s);
     if (ok && fails_same(k, &parsed)) {
         scn_free(cur);
         *cur = parsed;
+        sim_xfree(k->ids);
+        k->ids = c->ids;
         return 1;
     }
     if (ok) scn_free(&parsed);
+    sim_xfree(c->ids);
     return 0;
 }
 
@@ -146,12 +180,95 @@ static void clone(const scenario *s, scenario *out)
     sim_assert(reparse(s, out) == 0);
 }
 
-/* Drops the steps whose mask byte is set. */
-static void drop_steps(scenario *s, const unsigned char *drop)
+/* A candidate that starts as a copy of cur. */
+static void start(const shrinker *k, const scenario *cur, cand *c)
 {
+    clone(cur, &c->s);
+    c->ids = sim_xcalloc(cur->nsteps + 1, sizeof *c->ids);
+    memcpy(c->ids, k->ids, cur->nsteps * sizeof *c->ids);
+}
+
+/* ----------------------------------------------------------- anchors */
+
+/* Do two lock steps name the same lock of the same thread, in the same mode? */
+static int same_hold(const scn_step *a, const scn_step *b)
+{
+    return a->client == b->client && a->thread == b->thread && a->lock == b->lock && a->mode == b->mode;
+}
+
+static int is_acquire(const scn_step *st) { return st->op == SCN_OP_LOCK || st->op == SCN_OP_TRYLOCK; }
+
+/* The indexes of s's steps in time order (the list order among equal
+ * times): an insertion sort, the steps being few. */
+static size_t *time_order(const scenario *s)
+{
+    size_t *t = sim_xcalloc(s->nsteps + 1, sizeof *t);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        size_t j = i;
+        for (; j > 0 && s->steps[t[j - 1]].at_us > s->steps[i].at_us; j--) t[j] = t[j - 1];
+        t[j] = i;
+    }
+    return t;
+}
+
+/* The anchors of s's steps (ids 0..nsteps-1), room for extra ids more.
+ * In time order, an unlock takes the latest lock of its hold not taken
+ * yet (a depth counter), or else the latest unlock of its hold. */
+static void anchor_steps(shrinker *k, const scenario *s, size_t extra)
+{
+    size_t n = s->nsteps, *t = time_order(s);
+    unsigned char *taken = sim_xcalloc(n + 1, 1);
+    k->ids_cap = n + extra;
+    k->anchor = sim_xcalloc(k->ids_cap + 1, sizeof *k->anchor);
+    k->ids = sim_xcalloc(k->ids_cap + 1, sizeof *k->ids);
+    k->nids = n;
+    for (size_t i = 0; i < n; i++) k->ids[i] = i, k->anchor[i] = -1;
+    for (size_t j = 0; j < n; j++) {
+        const scn_step *u = &s->steps[t[j]];
+        if (u->op != SCN_OP_UNLOCK) continue;
+        int lock = -1, again = -1;
+        for (size_t i = j; i-- > 0 && lock < 0;) {
+            const scn_step *v = &s->steps[t[i]];
+            if (!same_hold(u, v)) continue;
+            if (is_acquire(v) && !taken[t[i]]) lock = (int)t[i];
+            else if (v->op == SCN_OP_UNLOCK && again < 0) again = (int)t[i];
+        }
+        if (lock >= 0) taken[lock] = 1;
+        k->anchor[t[j]] = lock >= 0 ? lock : again;
+    }
+    sim_xfree(taken);
+    sim_xfree(t);
+}
+
+/* A new step id without an anchor (a fault the nemesis made). */
+static size_t new_id(shrinker *k)
+{
+    sim_assert(k->nids < k->ids_cap);
+    k->anchor[k->nids] = -1;
+    return k->nids++;
+}
+
+/* Drops c's steps whose mask byte is set, and with them every step whose
+ * anchor goes (the mask is updated: the closure). */
+static void drop_steps(const shrinker *k, cand *c, unsigned char *drop)
+{
+    scenario *s = &c->s;
+    unsigned char *kept = sim_xcalloc(k->nids + 1, 1);
+    for (size_t i = 0; i < s->nsteps; i++) kept[c->ids[i]] = !drop[i];
+    for (int changed = 1; changed;) { /* anchors come first in time, not in the list: to a fixed point */
+        changed = 0;
+        for (size_t i = 0; i < s->nsteps; i++) {
+            int a = k->anchor[c->ids[i]];
+            if (drop[i] || a < 0 || kept[a]) continue;
+            drop[i] = 1;
+            kept[c->ids[i]] = 0;
+            changed = 1;
+        }
+    }
+    sim_xfree(kept);
     size_t n = 0;
     for (size_t i = 0; i < s->nsteps; i++)
-        if (!drop[i]) s->steps[n++] = s->steps[i];
+        if (!drop[i]) s->steps[n] = s->steps[i], c->ids[n++] = c->ids[i];
     s->nsteps = n;
 }
 
@@ -164,15 +281,15 @@ static int is_op(const scn_step *st) { return !scn_op_is_fault(st->op); }
 /* Does cur without the candidate lines outside keep[0..nkeep) fail? */
 static int ddmin_test(shrinker *k, scenario *cur, step_pred *pred, const size_t *keep, size_t nkeep)
 {
-    scenario cand;
-    clone(cur, &cand); /* cur is parsed text: its steps keep their order */
-    sim_assert(cand.nsteps == cur->nsteps);
-    unsigned char *drop = sim_xcalloc(cand.nsteps + 1, 1);
-    for (size_t i = 0; i < cand.nsteps; i++) drop[i] = pred(&cand.steps[i]);
+    cand c;
+    start(k, cur, &c); /* cur is parsed text: its steps keep their order */
+    sim_assert(c.s.nsteps == cur->nsteps);
+    unsigned char *drop = sim_xcalloc(c.s.nsteps + 1, 1);
+    for (size_t i = 0; i < c.s.nsteps; i++) drop[i] = pred(&c.s.steps[i]);
     for (size_t j = 0; j < nkeep; j++) drop[keep[j]] = 0;
-    drop_steps(&cand, drop);
+    drop_steps(k, &c, drop);
     sim_xfree(drop);
-    return try_candidate(k, cur, &cand);
+    return try_candidate(k, cur, &c);
 }
 
 /* Zeller's ddmin over the lines of cur that pred picks: on return cur
@@ -242,9 +359,11 @@ static int list_drop_client(char *list, size_t cap, int c)
     return 0;
 }
 
-/* s without client c: its lines go, the clients above it move down. */
-static void remove_client(scenario *s, int c)
+/* cd's scenario without client c: its lines go, the clients above it
+ * move down (the anchors of a client's lines are its own). */
+static void remove_client(const shrinker *k, cand *cd, int c)
 {
+    scenario *s = &cd->s;
     unsigned char *drop = sim_xcalloc(s->nsteps + 1, 1);
     for (size_t i = 0; i < s->nsteps; i++) {
         scn_step *st = &s->steps[i];
@@ -254,7 +373,7 @@ static void remove_client(scenario *s, int c)
                   list_drop_client(st->link_b, sizeof st->link_b, c);
         if (st->client > c) st->client--;
     }
-    drop_steps(s, drop);
+    drop_steps(k, cd, drop);
     sim_xfree(drop);
     if (c <= s->clients) s->clients--;
 }
@@ -271,10 +390,10 @@ static int shrink_clients(shrinker *k, scenario *cur)
 {
     int removed = 0;
     for (int c = max_client(cur); c >= 1; c--) {
-        scenario cand;
-        clone(cur, &cand);
-        remove_client(&cand, c);
-        removed += try_candidate(k, cur, &cand);
+        cand cd;
+        start(k, cur, &cd);
+        remove_client(k, &cd, c);
+        removed += try_candidate(k, cur, &cd);
     }
     return removed;
 }
@@ -283,10 +402,10 @@ static int shrink_threads(shrinker *k, scenario *cur)
 {
     int removed = 0;
     while (cur->threads > 1) {
-        scenario cand;
-        clone(cur, &cand);
-        cand.threads--;
-        if (!try_candidate(k, cur, &cand)) break;
+        cand c;
+        start(k, cur, &c);
+        c.s.threads--;
+        if (!try_candidate(k, cur, &c)) break;
         removed++;
     }
     return removed;
@@ -296,14 +415,14 @@ static int shrink_threads(shrinker *k, scenario *cur)
 
 static int try_duration(shrinker *k, scenario *cur, int64_t d)
 {
-    scenario cand;
-    clone(cur, &cand);
-    cand.duration_us = d;
-    unsigned char *drop = sim_xcalloc(cand.nsteps + 1, 1);
-    for (size_t i = 0; i < cand.nsteps; i++) drop[i] = cand.steps[i].at_us > d;
-    drop_steps(&cand, drop);
+    cand c;
+    start(k, cur, &c);
+    c.s.duration_us = d;
+    unsigned char *drop = sim_xcalloc(c.s.nsteps + 1, 1);
+    for (size_t i = 0; i < c.s.nsteps; i++) drop[i] = c.s.steps[i].at_us > d;
+    drop_steps(k, &c, drop);
     sim_xfree(drop);
-    return try_candidate(k, cur, &cand);
+    return try_candidate(k, cur, &c);
 }
 
 static void shrink_duration(shrinker *k, scenario *cur)
@@ -331,11 +450,11 @@ static int shrink_dists(shrinker *k, scenario *cur)
         const scn_dist *d = (const scn_dist *)((const char *)cur + offs[i]);
         if (d->kind == SCN_DIST_CONST || (offs[i] >= offsetof(scenario, nemesis_interval) && !cur->nemesis))
             continue;
-        scenario cand;
-        clone(cur, &cand);
-        scn_dist *cd = (scn_dist *)((char *)&cand + offs[i]);
+        cand c;
+        start(k, cur, &c);
+        scn_dist *cd = (scn_dist *)((char *)&c.s + offs[i]);
         *cd = (scn_dist){SCN_DIST_CONST, cd->a_us, cd->a_us};
-        made += try_candidate(k, cur, &cand);
+        made += try_candidate(k, cur, &c);
     }
     return made;
 }
@@ -370,24 +489,27 @@ static int make_explicit(shrinker *k, scenario *cur, const scn_step *gen, size_t
 {
     *late = 0;
     if (!cur->nemesis) return 0;
-    scenario cand;
-    clone(cur, &cand);
-    cand.nemesis = 0;
+    cand c;
+    start(k, cur, &c);
+    scenario *s = &c.s;
+    s->nemesis = 0;
+    c.ids = sim_xrealloc(c.ids, (s->nsteps + ngen + 1) * sizeof *c.ids);
     for (size_t i = 0; i < ngen; i++) {
-        if (gen[i].at_us > cand.duration_us) {
+        if (gen[i].at_us > s->duration_us) {
             (*late)++;
             continue;
         }
-        if (cand.nsteps == cand.steps_cap) {
-            cand.steps_cap = cand.steps_cap ? cand.steps_cap * 2 : 16;
-            cand.steps = sim_xrealloc(cand.steps, cand.steps_cap * sizeof *cand.steps);
+        if (s->nsteps == s->steps_cap) {
+            s->steps_cap = s->steps_cap ? s->steps_cap * 2 : 16;
+            s->steps = sim_xrealloc(s->steps, s->steps_cap * sizeof *s->steps);
         }
-        scn_step *st = &cand.steps[cand.nsteps++];
+        c.ids[s->nsteps] = new_id(k);
+        scn_step *st = &s->steps[s->nsteps++];
         *st = gen[i];
         st->generated = 0;
         st->line = 0;
     }
-    return try_candidate(k, cur, &cand);
+    return try_candidate(k, cur, &c);
 }
 
 
@@ -405,7 +527,7 @@ static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **ge
         return -1;
     }
     int fails = shrink_classify(&r, &k->want);
-    k->want.keep = k->same ? k->want.invs : k->keep;
+    k->want.keep = k->same ? k->want.invs : k->o->keep;
     if ((k->want.invs & k->want.keep) != k->want.keep) fails = 0; /* it does not break them to begin with */
     k->last = k->want;
     *ngen = r.ngenerated;
@@ -443,55 +565,62 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->dists = shrink_dists(k, cur);
 }
 
-static int shrink_drawn(const scenario *s, uint64_t seed, int same, unsigned keep, shrink_result *out,
-                        scn_error *err);
+static int shrink_drawn(const scenario *s, uint64_t seed, const shrink_opts *o, shrink_result *out, scn_error *err);
 
-int shrink_scenario(const scenario *s, uint64_t seed, unsigned flags, unsigned keep, shrink_result *out,
-                    scn_error *err)
+int shrink_scenario(const scenario *s, uint64_t seed, const shrink_opts *o, shrink_result *out, scn_error *err)
 {
-    int same = (flags & SHRINK_SAME_INVARIANTS) != 0 && keep == 0;
-    if (!s->swarm && !(flags & SHRINK_SWARM)) return shrink_drawn(s, seed, same, keep, out, err);
+    if (!s->swarm && !(o->flags & SHRINK_SWARM)) return shrink_drawn(s, seed, o, out, err);
     char desc[512];
     scenario *drawn = fault_swarm_draw(s, seed, desc, sizeof desc);
-    int rc = shrink_drawn(drawn, seed, same, keep, out, err);
+    int rc = shrink_drawn(drawn, seed, o, out, err);
     fault_swarm_free(drawn);
     return rc;
 }
 
-/* Shrinks s, a scenario without swarm testing; same: keep = what s breaks. */
-static int shrink_drawn(const scenario *s, uint64_t seed, int same, unsigned keep, shrink_result *out,
-                        scn_error *err)
+/* The shrunk scenario's start: s as text read back (its steps in the
+ * writer's order, the anchors' ids), named after s, with the seed. */
+static int start_from(shrinker *k, const scenario *s, size_t ngen, scenario *out, scn_error *err)
+{
+    if (reparse(s, out) != 0) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", s->path);
+        snprintf(err->msg, sizeof err->msg, "it cannot be written back as scenario text");
+        return -1;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "%.100s (shrunk, seed %llu)", s->name, (unsigned long long)k->seed);
+    sim_xfree(out->name);
+    out->name = sim_xstrdup(name);
+    out->seed = k->seed;
+    out->has_seed = 1;
+    anchor_steps(k, out, ngen);
+    return 0;
+}
+
+/* Shrinks s, a scenario without swarm testing. */
+static int shrink_drawn(const scenario *s, uint64_t seed, const shrink_opts *o, shrink_result *out, scn_error *err)
 {
     memset(out, 0, sizeof *out);
-    shrinker k = {.seed = seed, .same = same, .keep = keep};
+    shrinker k = {.seed = seed, .same = (o->flags & SHRINK_SAME_INVARIANTS) != 0 && o->keep == 0, .o = o};
     size_t ngen = 0;
     scn_step *gen = NULL;
     int fails = first_run(&k, s, &ngen, &gen, err);
     out->want = k.want;
     out->stats.runs = k.runs;
     out->stats.generated = ngen;
+    if (fails > 0 && start_from(&k, s, ngen, &out->out, err) != 0) fails = -1;
     if (fails <= 0) {
         sim_xfree(gen);
         return fails;
     }
-    /* The name says where it came from; the seed goes into the scenario. */
-    if (reparse(s, &out->out) != 0) {
-        memset(err, 0, sizeof *err);
-        snprintf(err->path, sizeof err->path, "%s", s->path);
-        snprintf(err->msg, sizeof err->msg, "it cannot be written back as scenario text");
-        sim_xfree(gen);
-        return -1;
-    }
-    char name[160];
-    snprintf(name, sizeof name, "%.100s (shrunk, seed %llu)", s->name, (unsigned long long)seed);
-    sim_xfree(out->out.name);
-    out->out.name = sim_xstrdup(name);
-    out->out.seed = seed;
-    out->out.has_seed = 1;
+    for (size_t i = 0; i < k.nids; i++) out->stats.anchored += k.anchor[i] >= 0;
     shrink_all(&k, &out->out, gen, ngen, &out->stats);
     out->stats.runs = k.runs;
+    out->stats.refused = k.refused;
     out->last = k.last;
     sim_xfree(gen);
+    sim_xfree(k.anchor);
+    sim_xfree(k.ids);
     return 1;
 }
 

@@ -8,7 +8,13 @@
  *   d. the duration halved while it fails, then cut after the violation;
  *   e. distributions made constant (a..b -> a, exp(m) -> m).
  * Removing anything moves the draws of the PRNG streams, so nothing is
- * assumed: every candidate is run. The seed never changes. */
+ * assumed: every candidate is run. The seed never changes.
+ * Each unlock step of the input is anchored to the lock step it releases
+ * (per client, thread, lock and mode, the latest lock not yet released),
+ * or, when it releases none (an application retrying a release), to the
+ * unlock it repeats: a candidate that drops an anchor drops the steps
+ * anchored to it too, so no shrink keeps a release of what was never
+ * taken. */
 #ifndef LOCKSIM_SHRINK_H
 #define LOCKSIM_SHRINK_H
 
@@ -38,7 +44,9 @@ typedef struct shrink_stats {
     int clients0, clients1, threads0, threads1;
     int64_t duration0_us, duration1_us;
     int dists;                /* e. distributions made constant */
+    size_t anchored;          /* the input's unlock steps with an anchor */
     unsigned runs;            /* runs of candidates, the first included */
+    unsigned refused;         /* candidates the admit callback refused (not run) */
 } shrink_stats;
 
 typedef struct shrink_result {
@@ -56,19 +64,34 @@ int shrink_classify(const run_result *r, shrink_failure *f);
  * ...". */
 void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap);
 
+/* What a candidate must keep besides failing the same way: called with
+ * got NULL before cand runs (0 refuses it unrun; the test must then be
+ * monotone, a candidate with fewer lines than a refused one refused too,
+ * so that ddmin still converges), and with how it failed after a run that
+ * failed the same way (0: it does not count as failing the same way). */
+typedef int (*shrink_admit_fn)(const scenario *cand, const shrink_failure *got, void *arg);
+
+#define SHRINK_SWARM 1u
+#define SHRINK_SAME_INVARIANTS 2u
+typedef struct shrink_opts {
+    unsigned flags;        /* SHRINK_SWARM, SHRINK_SAME_INVARIANTS */
+    unsigned keep;         /* invariants every candidate breaks (bit i: scn_invariant i) */
+    shrink_admit_fn admit; /* or NULL: every candidate is run */
+    void *admit_arg;       /* borrowed for the call */
+} shrink_opts;
+
 /* Shrinks s with seed. Returns 1 with *out filled when s fails, 0 when
  * it does not (nothing to shrink; *out holds want and stats only), -1
  * with err set when s cannot run or cannot be written back as text. The
  * shrunk scenario is named after s's name and carries the seed. With
  * swarm testing (s->swarm, or SHRINK_SWARM) the shrinking starts from
  * the scenario the seed draws (every drawn value explicit). A candidate
- * must also break every invariant of keep (bit i: scn_invariant i), or
- * with SHRINK_SAME_INVARIANTS and keep 0, every invariant the input
- * breaks: a bug's whole signature is kept. */
-#define SHRINK_SWARM 1u
-#define SHRINK_SAME_INVARIANTS 2u
-int shrink_scenario(const scenario *s, uint64_t seed, unsigned flags, unsigned keep, shrink_result *out,
-                    scn_error *err);
+ * must also break every invariant of o->keep, or with
+ * SHRINK_SAME_INVARIANTS and keep 0, every invariant the input breaks (a
+ * bug's whole signature is kept), and pass o->admit. A stop signal
+ * (pool_stop_signal) ends the shrinking early: what was kept so far is
+ * the result. */
+int shrink_scenario(const scenario *s, uint64_t seed, const shrink_opts *o, shrink_result *out, scn_error *err);
 void shrink_result_free(shrink_result *r);
 
 /* Runs s with seed: 1 when it fails as want does (how in *got). */

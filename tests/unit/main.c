@@ -91,6 +91,7 @@ int main(void)
     srunner_add_suite(sr, semaphores_suite());
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, policy_suite());
+    srunner_add_suite(sr, shrink_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

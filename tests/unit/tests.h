@@ -28,6 +28,7 @@ Suite *check_leases_suite(void);
 Suite *semaphores_suite(void);
 Suite *report_suite(void);
 Suite *policy_suite(void);
+Suite *shrink_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {

@@ -1,0 +1,153 @@
+/* test_shrink.c — the shrinker (sim/engine/shrink.c) and what hunt adds to
+ * it (sim/engine/hunt.c): an unlock step is never kept without the lock it
+ * releases, or the release it repeats; an admit callback keeps the fault
+ * kinds a hunt wants (before the first violation), and refused candidates
+ * are not run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/engine/hunt.h"
+#include "tests/unit/tests.h"
+
+static void load(const char *text, scenario *s)
+{
+    scn_error err;
+    if (scn_load_string("shrink.scn", text, s, &err) != 0) ck_abort_msg("%s:%d: %s", err.path, err.line, err.msg);
+}
+
+/* s shrunk (with seed 1) into *k, and its op lines as "c1 lock,c1 unlock
+ * mode=read,..." in their order into ops. */
+static void shrink_text(const char *text, const shrink_opts *o, shrink_result *k, char *ops, size_t cap)
+{
+    scenario s;
+    scn_error err;
+    load(text, &s);
+    ck_assert_int_eq(shrink_scenario(&s, 1, o, k, &err), 1);
+    scn_free(&s);
+    size_t n = 0;
+    ops[0] = '\0';
+    for (size_t i = 0; i < k->out.nsteps && n < cap; i++) {
+        const scn_step *st = &k->out.steps[i];
+        if (scn_op_is_fault(st->op)) continue;
+        n += (size_t)snprintf(ops + n, cap - n, "%sc%d %s%s", n ? "," : "", st->client, scn_op_name(st->op),
+                              st->mode == SCN_RW_READ ? " mode=read" : st->mode == SCN_RW_WRITE ? " mode=write" : "");
+    }
+}
+
+/* Scenarios whose unlocks must keep their anchors, and what they shrink
+ * to. A repeated release breaks permits on its own (a release of a permit
+ * never taken would too): the shrink keeps the acquire and the release it
+ * repeats, where it used to keep a lone unlock. Pairing is per thread,
+ * lock and mode, last in first out: the read unlock needs the read lock,
+ * not the write lock before it. */
+static const struct {
+    const char *text, *ops;
+    size_t anchored;
+} paired[] = {
+    {"[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\nlocks = sem\npermits = 1\n"
+     "[steps]\nat = 0s c1 lock\nat = 1s c1 unlock\nat = 2s c1 unlock\nat = 3s c2 lock\nat = 4s c2 unlock\n"
+     "[expect]\npermits = violated\n",
+     "c1 lock,c1 unlock,c1 unlock", 3},
+    {"[scenario]\nduration = 50s\n[protocol]\nname = redisson.rwlock\nlease = -1\n"
+     "[steps]\nat = 0s c1 lock mode=write\nat = 100ms c1 lock mode=read\nat = 1s c1 unlock mode=read\n"
+     "at = 5s c2 lock mode=write\nat = 40s c1 unlock mode=write\nat = 45s c2 unlock mode=write\n"
+     "[expect]\nrw-exclusion = violated\n",
+     "c1 lock mode=write,c1 lock mode=read,c1 unlock mode=read,c2 lock mode=write", 3},
+};
+
+START_TEST(an_unlock_goes_with_its_lock_or_the_release_it_repeats)
+{
+    shrink_result k;
+    shrink_opts o = {0};
+    char ops[256];
+    shrink_text(paired[_i].text, &o, &k, ops, sizeof ops);
+    ck_assert_str_eq(ops, paired[_i].ops);
+    ck_assert_uint_eq(k.stats.anchored, paired[_i].anchored);
+    shrink_result_free(&k);
+}
+END_TEST
+
+/* Two faults, each enough for the watchdog's lease to run out under c1: ddmin keeps
+ * the first (the pause); a hunt that wants the partition kind keeps the
+ * partition, and the candidates without one are refused without a run. */
+static const char *const two_faults =
+    "[scenario]\nduration = 60s\n[protocol]\nname = redisson.lock\nlease = -1\n"
+    "[steps]\nat = 0s c1 lock\nat = 30s c2 lock\nat = 50s c1 unlock\nat = 55s c2 unlock\n"
+    "[faults]\nat = 5s pause client=1 for=40s\nat = 6s partition c1|redis0 for=40s\n"
+    "[expect]\nmutual-exclusion = violated\n";
+
+static unsigned fault_kinds(const scenario *s)
+{
+    return hunt_kinds(s->steps, s->nsteps, 0, INT64_MAX);
+}
+
+START_TEST(ddmin_keeps_the_first_fault_that_is_enough)
+{
+    shrink_result k;
+    shrink_opts o = {0};
+    char ops[256];
+    shrink_text(two_faults, &o, &k, ops, sizeof ops);
+    ck_assert_uint_eq(fault_kinds(&k.out), SCN_NEM_PAUSE);
+    ck_assert_uint_eq(k.stats.refused, 0);
+    shrink_result_free(&k);
+}
+END_TEST
+
+START_TEST(an_admit_callback_keeps_the_wanted_kinds)
+{
+    unsigned want = SCN_NEM_PARTITION | HUNT_KIND_LEASE_EXPIRY;
+    shrink_result k;
+    shrink_opts o = {.admit = hunt_keeps_kinds, .admit_arg = &want};
+    char ops[256];
+    shrink_text(two_faults, &o, &k, ops, sizeof ops);
+    ck_assert_uint_eq(fault_kinds(&k.out), SCN_NEM_PARTITION);
+    ck_assert_uint_gt(k.stats.refused, 0);
+    ck_assert_int_eq(k.last.inv, SCN_INV_MUTEX);
+    shrink_result_free(&k);
+}
+END_TEST
+
+START_TEST(keeps_kinds_reads_lines_before_the_violation_or_a_nemesis)
+{
+    scenario s;
+    load(two_faults, &s);
+    unsigned part = SCN_NEM_PARTITION, both = part | SCN_NEM_PAUSE, crash = SCN_NEM_CRASH;
+    unsigned lease = HUNT_KIND_LEASE_EXPIRY, none = 0;
+    ck_assert(hunt_keeps_kinds(&s, NULL, &part));
+    ck_assert(hunt_keeps_kinds(&s, NULL, &both));
+    ck_assert(hunt_keeps_kinds(&s, NULL, &lease)); /* a cause, not a line */
+    unsigned cause = ~HUNT_LINE_KINDS & ~HUNT_KIND_LEASE_EXPIRY; /* any bit a later cause may take */
+    ck_assert(hunt_keeps_kinds(&s, NULL, &cause));
+    /* every kind a line can have is a line kind (a new one joins HUNT_LINE_KINDS) */
+    for (int op = 0; op < SCN_OP_COUNT; op++)
+        for (int v = 0; v < 4; v++) {
+            scn_step st = {.op = (scn_op)op, .node_index = v % 2 - 1, .reply_cmd = v};
+            ck_assert_msg(!(hunt_kind_of(&st) & ~HUNT_LINE_KINDS), "%s", scn_op_name((scn_op)op));
+        }
+    ck_assert(hunt_keeps_kinds(&s, NULL, &none));
+    ck_assert(!hunt_keeps_kinds(&s, NULL, &crash));
+    shrink_failure got = {.inv = SCN_INV_MUTEX, .at_us = SIM_MS(5500)}; /* the partition at 6s comes after */
+    unsigned pause = SCN_NEM_PAUSE;
+    ck_assert(hunt_keeps_kinds(&s, &got, &pause));
+    ck_assert(!hunt_keeps_kinds(&s, &got, &part));
+    got.at_us = -1; /* an expectation missed: no time */
+    ck_assert(hunt_keeps_kinds(&s, &got, &part));
+    s.nemesis = 1;
+    ck_assert(hunt_keeps_kinds(&s, NULL, &crash));
+    scn_free(&s);
+}
+END_TEST
+
+Suite *shrink_suite(void)
+{
+    Suite *s = suite_create("shrink");
+    TCase *t = tcase_create("core");
+    tcase_add_loop_test(t, an_unlock_goes_with_its_lock_or_the_release_it_repeats, 0,
+                        (int)(sizeof paired / sizeof paired[0]));
+    tcase_add_test(t, ddmin_keeps_the_first_fault_that_is_enough);
+    tcase_add_test(t, an_admit_callback_keeps_the_wanted_kinds);
+    tcase_add_test(t, keeps_kinds_reads_lines_before_the_violation_or_a_nemesis);
+    tcase_set_timeout(t, 60);
+    suite_add_tcase(s, t);
+    return s;
+}
