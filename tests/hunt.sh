@@ -12,8 +12,9 @@
 #     and --jobs 2;
 #  5. the signature tells bugs apart that break the same invariant after
 #     the same faults: a fixed version's seed whose lease ran out while a
-#     lost reply held its holder up is not the 2019 double release, and a
-#     run that breaks what the known bug holds (permits) is another bug;
+#     lost reply held its holder up is not the 2019 double release, nor
+#     one whose permits' leases ran out tryAcquire(n), and a run that
+#     breaks what the known bug holds (permits) is another bug;
 #  6. hunt's bad input: an unknown protocol, bad seeds, a --want that does
 #     not fail: exit 2 with a message.
 set -u
@@ -104,9 +105,16 @@ grep -q '^not found in seeds 108..108: 1 runs, 1 failed, 0 with room' "$tmp/f1.o
 "$bin" hunt "$tmp/redisson.expirable-semaphore@3.51.scn" --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
     --seeds 55..55 --out "$tmp/f2" > "$tmp/f2.out"
 grep -q 'with deadlock+permits+leases held' "$tmp/f2.out" || fail "the wanted signature does not name what it holds"
-grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 1 with room for it, 1 shrunk' "$tmp/f2.out" ||
-    fail "redisson.expirable-semaphore@3.51 seed 55 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
-echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108), a run that breaks permits is not tryAcquire(n) (3.51 seed 55)"
+# Seed 55 breaks permits as two holders blocked in a re-entry outlive their
+# permits' lease (lease-expiry: no room for it); seed 16 breaks permits
+# otherwise (room for it, shrunk, and still permits: another bug).
+grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 0 with room for it' "$tmp/f2.out" ||
+    fail "redisson.expirable-semaphore@3.51 seed 55 (leases ran out) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
+"$bin" hunt "$tmp/redisson.expirable-semaphore@3.51.scn" --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
+    --seeds 16..16 --out "$tmp/f3" > "$tmp/f3.out"
+grep -q '^not found in seeds 16..16: 1 runs, 1 failed, 1 with room for it, 1 shrunk' "$tmp/f3.out" ||
+    fail "redisson.expirable-semaphore@3.51 seed 16 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f3.out")"
+echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108) nor tryAcquire(n) (3.51 seed 55), a run that breaks permits is not tryAcquire(n) (3.51 seed 16)"
 
 # An interrupted hunt says how far it got, and exits 130.
 timeout --preserve-status -s INT 2 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1000..100000 \

@@ -94,8 +94,13 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
 /* The signature bits a violation's cause adds to the fault kinds. */
 static unsigned cause_kinds(unsigned cause)
 {
-    return (cause & CHECK_CAUSE_LEASE_RAN_OUT) ? HUNT_KIND_LEASE_EXPIRY : 0;
+    return ((cause & CHECK_CAUSE_LEASE_RAN_OUT) ? HUNT_KIND_LEASE_EXPIRY : 0) |
+           ((cause & CHECK_CAUSE_RETRIED_RELEASE) ? HUNT_KIND_RETRY_UNLOCK : 0);
 }
+
+/* The kinds a run and a target must share exactly: how the violation came
+ * about, not a fault other faults may come with. */
+#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -122,7 +127,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
 {
     return (run->invs & target->invs) == target->invs && (run->kinds & target->kinds) == target->kinds &&
-           (run->kinds & HUNT_KIND_LEASE_EXPIRY) == (target->kinds & HUNT_KIND_LEASE_EXPIRY);
+           (run->kinds & CAUSE_KINDS) == (target->kinds & CAUSE_KINDS);
 }
 
 int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want)
@@ -149,7 +154,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
         if (!(s->kinds & (1u << b))) continue;
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
-                                           "fail-reply:renew"};
+                                           "fail-reply:renew", "retry-unlock"};
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);
         first = 0;

@@ -27,7 +27,12 @@
 #define HUNT_KIND_FAIL_ACQUIRE (1u << (SCN_NEM_COUNT + 3))
 #define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
 #define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
-#define HUNT_KINDS (SCN_NEM_COUNT + 6)
+/* Not a fault but the application: a thread called a failed release once
+ * more before the first violation (CHECK_CAUSE_RETRIED_RELEASE: [clients]
+ * retry-unlock, or an unlock step after an unlock that failed). A retry
+ * that releases twice is the application's bug, not the lock's. */
+#define HUNT_KIND_RETRY_UNLOCK (1u << (SCN_NEM_COUNT + 6))
+#define HUNT_KINDS (SCN_NEM_COUNT + 7)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
