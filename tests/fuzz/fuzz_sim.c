@@ -296,6 +296,13 @@ static void gen_clients(gen *g)
         if (one_in(s, 2)) put(t, "permits = %u\n", a);
         else put(t, "permits = %u..%u\n", a, a + pick(s, 3));
     }
+    /* re-entries on the other side (refused where there are no sides),
+     * their release order, a lease per acquire (one that averages under
+     * 1ms is refused), a failed release retried */
+    if ((g->kind == P_RW || one_in(s, 16)) && one_in(s, 2)) key_prob(t, s, "switch");
+    if (one_in(s, 3)) key_prob(t, s, "release-fifo");
+    if (one_in(s, 4)) key_dist(t, s, "lease", 3000);
+    if (one_in(s, 4)) key_bool(t, s, "retry-unlock");
 }
 
 /* A time within the run. */
