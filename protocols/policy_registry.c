@@ -178,14 +178,16 @@ static int is_path(const char *name)
     return strchr(name, '/') != NULL || (n > 5 && !strcmp(name + n - 5, ".lock"));
 }
 
-/* A re-entry on the other side ([clients] switch) needs a read/write
- * lock: 1 with the key's line and why in err, else 0. */
+/* A re-entry on the other side ([clients] or [swarm] switch) needs a
+ * read/write lock: 1 with the key's line and why in err, else 0. */
 static int refuse_switch(const proto_def *pd, const scenario *s, scn_error *err)
 {
-    if (proto_invariants(pd) & PROTO_INV(SCN_INV_RW_EXCLUSION) || s->switch_ppm == 0) return 0;
-    err->line = s->switch_line;
-    snprintf(err->msg, sizeof err->msg, "[clients] switch: %s has no read and write sides (a read/write lock has)",
-             pd->name);
+    if (proto_invariants(pd) & PROTO_INV(SCN_INV_RW_EXCLUSION)) return 0;
+    int clients = s->switch_ppm > 0, swarm = s->swarm && s->swarm_switch_ppm > 0;
+    if (!clients && !swarm) return 0;
+    err->line = clients ? s->switch_line : s->swarm_switch_line;
+    snprintf(err->msg, sizeof err->msg, "[%s] switch: %s has no read and write sides (a read/write lock has)",
+             clients ? "clients" : "swarm", pd->name);
     return 1;
 }
 

@@ -10,6 +10,32 @@ _Static_assert(HUNT_KINDS <= 32, "a signature's kinds fit an unsigned");
 
 /* ------------------------------------------------------------ templates */
 
+/* The workload shapes of faults/swarm.c's last draws, for a protocol that
+ * declares the invariants inv:
+ *  - a third of the tryLock seeds take no wait (tryLock(-1, lease), the
+ *    form whose member leases MultiLock 3.10 got wrong);
+ *  - a third of the fixed-lease seeds give each acquire a lease of its own
+ *    (readers and writers with leases of their own: a short one can cut a
+ *    long one's), holds kept under each one's own lease;
+ *  - a quarter retry a release that failed: the signature says so
+ *    (retry-unlock), as it is the application's double release;
+ *  - read/write locks: half the seeds re-enter on the other side (a
+ *    downgrade, an upgrade under the watchdog) and release in either
+ *    order, and half the watchdog seeds hold past the watchdog
+ *    timeout (the write kept alive by its watchdog alone);
+ *  - expirable semaphores: a quarter of the fixed-lease seeds hold past the
+ *    permits' lease, which their checker tells from a bug (a release
+ *    answered past the lease; a permit taken from a lapsed holder is
+ *    lease-expiry). Elsewhere a hold past the lease stays out: nothing
+ *    tells the application's error from the lock's there but a lock's
+ *    mutual exclusion. */
+static void template_shapes(FILE *f, unsigned inv)
+{
+    fprintf(f, "nowait = 33%%\nlease-spread = 33%%\nretry-unlock = 25%%\n");
+    if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\nlong-hold = 50%%\n");
+    if (inv & PROTO_INV(SCN_INV_LEASES)) fprintf(f, "overrun = 25%%\n");
+}
+
 char *hunt_template(const char *target, scn_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -52,6 +78,7 @@ char *hunt_template(const char *target, scn_error *err)
             "trylock = 50%%\nwait = 10ms..10s\n%s",
             pd->name, nodes, pd->name, members_line, extra, clients_extra,
             (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "");
+    template_shapes(f, inv);
     fclose(f);
     return text;
 }

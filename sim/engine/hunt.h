@@ -45,10 +45,11 @@ typedef struct hunt_sig {
 /* The scenario text a protocol is hunted with ("redisson.lock@2019", a
  * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any and
  * [swarm] bounds that keep hold times under the shortest lease (so what
- * fails, fails by a fault), lock() or tryLock(wait), the sync or async
- * API, replicas for failovers, the masters, members, permits or count the
- * protocol needs. malloc'd; NULL with err set when
- * the name is not in the catalogue. */
+ * fails, fails by a fault; holds outlast a lease only where a checker
+ * tells that from a bug), lock() or tryLock(wait), the sync or async
+ * API, the workload shapes (hunt.c: template_shapes), replicas for
+ * failovers, the masters, members, permits or count the protocol needs.
+ * malloc'd; NULL with err set when the name is not in the catalogue. */
 char *hunt_template(const char *target, scn_error *err);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as

@@ -88,6 +88,12 @@ static const key_def keys[] = {
     {"swarm", "trylock", K_PROB, F(swarm_trylock_ppm), 0, 0},
     {"swarm", "wait", K_DIST, F(swarm_wait), 0, 0},
     {"swarm", "async", K_PROB, F(swarm_async_ppm), 0, 0},
+    {"swarm", "nowait", K_PROB, F(swarm_nowait_ppm), 0, 0},
+    {"swarm", "switch", K_PROB, F(swarm_switch_ppm), 0, 0},
+    {"swarm", "lease-spread", K_PROB, F(swarm_lease_spread_ppm), 0, 0},
+    {"swarm", "retry-unlock", K_PROB, F(swarm_retry_unlock_ppm), 0, 0},
+    {"swarm", "overrun", K_PROB, F(swarm_overrun_ppm), 0, 0},
+    {"swarm", "long-hold", K_PROB, F(swarm_long_hold_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -300,6 +306,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
         }
         /* where a key only some protocols take was set, for their refusal */
         if (k->off == F(switch_ppm)) p->s->switch_line = p->line;
+        if (k->off == F(swarm_switch_ppm)) p->s->swarm_switch_line = p->line;
         return 1;
     case K_STR: {
         char **dst = (char **)(base + k->off);

@@ -333,6 +333,14 @@ struct scenario {
     int swarm_trylock_ppm;     /* this share of the seeds runs tryLock(wait)... */
     scn_dist swarm_wait;       /* ...with a wait drawn within these bounds */
     int swarm_async_ppm;       /* this share of the seeds waits through the async API */
+    /* Workload shapes (faults/swarm.c draws them last, each only when set). */
+    int swarm_nowait_ppm;      /* this share of the tryLock seeds waits 0 */
+    int swarm_switch_ppm;      /* this share re-enters on the other side (read/write locks) */
+    int swarm_switch_line;     /* where it was set (0: not set), for a refusal */
+    int swarm_lease_spread_ppm;/* this share of fixed-lease seeds draws a lease per acquire */
+    int swarm_retry_unlock_ppm;/* this share retries a failed release */
+    int swarm_overrun_ppm;     /* this share of fixed-lease seeds holds past the lease */
+    int swarm_long_hold_ppm;   /* this share of watchdog seeds holds past the watchdog timeout */
 
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];
