@@ -3,9 +3,12 @@
  * what a scenario leaves open — a random subset of the nemesis's fault
  * kinds with their interval, durations, window and loss probability, and
  * the workload's clients, threads, hold and think ranges, reentrancy and
- * lease, and (when [swarm] names them) lock() or tryLock(wait) and the
- * sync or async API — within the bounds of [swarm]. A random mix reaches states that
- * "every fault at once" never does (one kind of fault masks another).
+ * lease, and (when [swarm] names them) lock() or tryLock(wait), the sync
+ * or async API and the workload's shapes (no wait, re-entries on the
+ * other side, a lease per acquire, retried releases, holds past the lease
+ * or the watchdog timeout) — within the bounds of [swarm]. A random mix
+ * reaches states that "every fault at once" never does (one kind of fault
+ * masks another).
  *
  * The draws come from a PRNG of their own, seeded from the seed alone, so
  * the run's own streams are untouched; integers only (no libm), so every
@@ -127,7 +130,68 @@ static void describe(const scenario *s, const scenario *c, char *desc, size_t ca
         n += (size_t)snprintf(desc + n, cap - n, " mode=%s wait=%s", c->mode == SCN_MODE_TRYLOCK ? "trylock" : "lock",
                               c->mode == SCN_MODE_TRYLOCK ? a : "-");
     }
-    if (s->swarm_async_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " api=%s", c->async ? "async" : "sync");
+    if (s->swarm_async_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " api=%s", c->async ? "async" : "sync");
+    /* the shapes (nowait shows in wait=, overrun and long-hold in hold=) */
+    if (s->swarm_switch_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " switch=%d%%", c->switch_ppm / 10000);
+    if (s->swarm_lease_spread_ppm > 0 && n < cap) {
+        if (scn_has_acquire_lease(c)) n += put_dur(desc + n, cap - n, "leases", &c->acquire_lease);
+        else n += (size_t)snprintf(desc + n, cap - n, " leases=-");
+    }
+    if (s->swarm_retry_unlock_ppm > 0 && n < cap)
+        snprintf(desc + n, cap - n, " retry-unlock=%s", c->retry_unlock ? "yes" : "no");
+}
+
+/* ------------------------------------------------------ workload shapes */
+
+/* 1 with chance ppm, drawn only when ppm > 0 (no key, no draw). */
+static int chance(sim_rng *r, int ppm)
+{
+    return ppm > 0 && (int64_t)sim_rng_below(r, 1000000) < ppm;
+}
+
+/* A hold range a..b drawn log-uniformly within [lo, hi]. */
+static scn_dist hold_within(sim_rng *r, int64_t lo, int64_t hi)
+{
+    scn_dist b = {SCN_DIST_UNIFORM, lo, hi};
+    return range_within(r, &b);
+}
+
+/* A hold range from a..top, a drawn log-uniformly in [lo, top]. */
+static scn_dist hold_up_to(sim_rng *r, int64_t lo, int64_t top)
+{
+    int64_t a = log_uniform(r, lo, top);
+    return (scn_dist){a == top ? SCN_DIST_CONST : SCN_DIST_UNIFORM, a, top};
+}
+
+/* The workload's shapes, drawn after every older draw, each only when
+ * [swarm] names it, in this order (a key added later goes after them):
+ * tryLock without a wait, re-entries on the other side of a read/write
+ * lock, a lease per acquire, a failed release retried, holds past the
+ * lease, holds past the watchdog timeout. Holds stay under the lease
+ * unless overrun asks: a lease-spread seed draws its holds up to the
+ * spread's top (a long lease's hold can outlast a short one's lease) and
+ * the workload keeps each under its own ([clients] lease); long-hold
+ * outlasts the watchdog timeout, which the watchdog must cover. */
+static void draw_shapes(sim_rng *r, const scenario *s, scenario *c)
+{
+    int64_t lo, hi;
+    if (chance(r, s->swarm_nowait_ppm) && c->mode == SCN_MODE_TRYLOCK) c->wait_us = 0;
+    if (chance(r, s->swarm_switch_ppm)) {
+        c->switch_ppm = 500000;       /* either side, */
+        c->release_fifo_ppm = 500000; /* either order */
+        if (c->reentry_ppm < 500000) c->reentry_ppm = 500000;
+    }
+    int fixed = c->lease_us != SCN_LEASE_WATCHDOG;
+    if (chance(r, s->swarm_lease_spread_ppm) && fixed) {
+        c->acquire_lease = range_within(r, &s->swarm_lease);
+        int64_t top = c->acquire_lease.kind == SCN_DIST_UNIFORM ? c->acquire_lease.b_us : c->acquire_lease.a_us;
+        bounds(&s->swarm_hold, &lo, &hi);
+        if (top > hi) c->hold = hold_up_to(r, lo, top);
+    }
+    if (chance(r, s->swarm_retry_unlock_ppm)) c->retry_unlock = 1;
+    if (chance(r, s->swarm_overrun_ppm) && fixed && !scn_has_acquire_lease(c))
+        c->hold = hold_within(r, c->lease_us / 2, c->lease_us * 2);
+    if (chance(r, s->swarm_long_hold_ppm) && !fixed) c->hold = hold_within(r, s->watchdog_us / 2, s->watchdog_us * 2);
 }
 
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
@@ -179,6 +243,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
         c->wait_us = log_uniform(&r, lo, hi);
     }
     if (s->swarm_async_ppm > 0) c->async = (int64_t)sim_rng_below(&r, 1000000) < s->swarm_async_ppm;
+    draw_shapes(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);

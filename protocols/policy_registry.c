@@ -178,6 +178,19 @@ static int is_path(const char *name)
     return strchr(name, '/') != NULL || (n > 5 && !strcmp(name + n - 5, ".lock"));
 }
 
+/* A re-entry on the other side ([clients] or [swarm] switch) needs a
+ * read/write lock: 1 with the key's line and why in err, else 0. */
+static int refuse_switch(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    if (proto_invariants(pd) & PROTO_INV(SCN_INV_RW_EXCLUSION)) return 0;
+    int clients = s->switch_ppm > 0, swarm = s->swarm && s->swarm_switch_ppm > 0;
+    if (!clients && !swarm) return 0;
+    err->line = clients ? s->switch_line : s->swarm_switch_line;
+    snprintf(err->msg, sizeof err->msg, "[%s] switch: %s has no read and write sides (a read/write lock has)",
+             clients ? "clients" : "swarm", pd->name);
+    return 1;
+}
+
 /* A [steps] line the protocol cannot run: its line and why, in err. */
 static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn_error *err)
 {
@@ -237,5 +250,6 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
                  pd->name, pol->masters, pol->masters, s->nodes);
         return NULL;
     }
+    if (refuse_switch(pd, s, err)) return NULL;
     return refuse_steps(pd, s, err);
 }

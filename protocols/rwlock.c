@@ -113,6 +113,7 @@ const proto_def proto_rwlock = {
                "max(ttl, lease). Unlock: no latch and resent before 3.24 (a missing lock answers 1 until "
                "3.44). Read holds are renewed by the batched read task in every release here",
     .options = "each lock/trylock/unlock takes a side: [steps] mode=read|write (none: write); the "
-               "random workload draws it from [clients] read-ratio (0: all write). A thread holding "
-               "write may also take read (downgrade); a reader asking for write waits (no upgrade).",
+               "random workload draws it from [clients] read-ratio (0: all write), its re-entries the "
+               "other side with [clients] switch, released oldest first with release-fifo. A thread "
+               "holding write may also take read (downgrade); a reader asking for write waits (no upgrade).",
 };

@@ -52,10 +52,10 @@ expect typo "$tmp/typo.scn:5: unknown key 'leese' in [protocol] (did you mean le
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lok\n' > "$tmp/hidden.scn"
 expect hidden-typo "$tmp/hidden.scn:4: unknown protocol 'redisson.lok' (did you mean redisson.lock?)" -- run "$tmp/hidden.scn"
 grep -q "nothing to run" "$tmp/err" || { echo "FAIL hidden-typo: the second error is not reported"; fail=1; }
-printf '[scenario]\nduration = 10s\n[protocl]\nname = redisson.lock\n[clients]\ncont = 3\nlease = 5s\n[nemesis]\nkinds = pause, crahs\n[steps]\nat = 1s c1 lok\n' > "$tmp/many.scn"
+printf '[scenario]\nduration = 10s\n[protocl]\nname = redisson.lock\n[clients]\ncont = 3\nmembers = 3\n[nemesis]\nkinds = pause, crahs\n[steps]\nat = 1s c1 lok\n' > "$tmp/many.scn"
 expect many-typos "$tmp/many.scn:4: unknown section [protocl] (did you mean [protocol]?)" -- run "$tmp/many.scn"
 for want in "many.scn:6: unknown key 'cont' in [clients] (did you mean count?)" \
-            "many.scn:7: unknown key 'lease' in [clients] (it is a key of [protocol])" \
+            "many.scn:7: unknown key 'members' in [clients] (it is a key of [protocol])" \
             "many.scn:9: unknown nemesis kind \"crahs\" (did you mean crash?)" \
             "many.scn:11: unknown operation \"lok\" (did you mean lock?)"; do
     grep -qF -- "$want" "$tmp/err" || { echo "FAIL many-typos: no \"$want\" in $(cat "$tmp/err")"; fail=1; }

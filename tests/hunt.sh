@@ -15,8 +15,9 @@
 #     writing the same files;
 #  5. the signature tells bugs apart that break the same invariant after
 #     the same faults: a fixed version's seed whose lease ran out while a
-#     lost reply held its holder up is not the 2019 double release, and a
-#     run that breaks what the known bug holds (permits) is another bug;
+#     lost reply held its holder up is not the 2019 double release, nor
+#     one whose permits' leases ran out tryAcquire(n), and a run that
+#     breaks what the known bug holds (permits) is another bug;
 #  6. hunt's bad input: an unknown protocol, bad seeds, a --want that does
 #     not fail: exit 2 with a message.
 set -u
@@ -50,6 +51,34 @@ sed 's/redisson.semaphore/redisson.lock/; /^permits/d' "$tmp/sw.scn" > "$tmp/sw-
 "$bin" run "$tmp/sw-lock.scn" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q 'async.*no async API' "$tmp/err" || fail "[swarm] async on redisson.lock: exit $rc, $(cat "$tmp/err")"
 echo "ok   [swarm] trylock, wait and async are drawn and written ($(echo "$d" | grep -o 'mode=.*')); async refused where there is no async API"
+
+# The workload shapes: drawn when asked, written back by --print-scenario
+# into a plain scenario that runs as the swarm run did and, written back
+# again, to the same trace hash; switch refused at its line where the
+# protocol has no read and write sides.
+printf '[scenario]\nname = shapes\nduration = 20s\n[protocol]\nname = redisson.rwlock\n[clients]\ncount = 3\nread-ratio = 50%%\n[swarm]\nwatchdog = 0%%\nhold = 5ms..50ms\nlease = 1s..4s\ntrylock = 100%%\nnowait = 100%%\nswitch = 100%%\nlease-spread = 100%%\nretry-unlock = 100%%\n' > "$tmp/shapes.scn"
+d=$("$bin" run "$tmp/shapes.scn" --seed 4 --json | field swarm)
+case "$d" in *" wait=0us"*" switch=50% leases="*" retry-unlock=yes") ;; *) fail "[swarm] shapes not drawn: $d" ;; esac
+"$bin" replay "$tmp/shapes.scn" --seed 4 --print-scenario > "$tmp/shapes-plain.scn" || fail "replay --print-scenario of the shapes failed"
+for k in '^switch = 50%' '^release-fifo = 50%' '^lease = ' '^retry-unlock = yes' '^wait = 0'; do
+    grep -q "$k" "$tmp/shapes-plain.scn" || fail "the plain scenario of the shapes has no '$k'"
+done
+sum() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["faults"], sorted(set(v["invariant"] for v in d["violations"])), d["acquisitions"], d["events"])'; }
+x=$("$bin" run "$tmp/shapes.scn" --seed 4 --json | sum)
+y=$("$bin" run "$tmp/shapes-plain.scn" --json | sum)
+[ "$x" = "$y" ] || fail "the plain scenario of the shapes does not run as the swarm run did: $y, not $x"
+"$bin" replay "$tmp/shapes-plain.scn" --print-scenario > "$tmp/shapes-plain2.scn"
+h1=$("$bin" run "$tmp/shapes-plain.scn" --json | field trace_hash)
+h2=$("$bin" run "$tmp/shapes-plain2.scn" --json | field trace_hash)
+[ "$h1" = "$h2" ] || fail "the shapes written back run to $h2, not $h1"
+printf '[scenario]\nduration = 5s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\nswitch = 20%%\n' > "$tmp/sw-bad.scn"
+"$bin" run "$tmp/sw-bad.scn" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "sw-bad.scn:7: \[clients\] switch: redisson.lock has no read and write sides" "$tmp/err" ||
+    fail "[clients] switch on redisson.lock: exit $rc, $(cat "$tmp/err")"
+sed 's/redisson.rwlock/redisson.lock/; /^read-ratio/d' "$tmp/shapes.scn" > "$tmp/shapes-lock.scn"
+"$bin" run "$tmp/shapes-lock.scn" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q 'shapes-lock.scn:[0-9]*: \[swarm\] switch' "$tmp/err" || fail "[swarm] switch on redisson.lock: exit $rc, $(cat "$tmp/err")"
+echo "ok   the workload shapes are drawn ($(echo "$d" | grep -o 'wait=.*')), written back, run the same (trace $h1 twice); switch refused without sides"
 
 # 2. The plain scenario of a seed runs as the swarm run did.
 for seed in 3 17; do
@@ -105,9 +134,10 @@ echo "ok   hunt --want seeds 300..345: the same candidates, seed and file with -
 # 5. Finer signatures: these two seeds were reported as the known bug on
 # its fixed version before the signature had the cause and the held
 # invariants (tools/hunt-table.sh, fixed-version column), with the base
-# scenario of then (before lock() / tryLock and the async API were drawn).
+# scenario of then (before lock() / tryLock, the async API and the
+# workload shapes were drawn).
 for v in redisson.lock@3.24 redisson.expirable-semaphore@3.51; do
-    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async' > "$tmp/$v.scn"
+    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun' > "$tmp/$v.scn"
 done
 "$bin" run "$tmp/redisson.lock@3.24.scn" --seed 108 --json | field violations | grep -q "'mutual-exclusion'" ||
     fail "redisson.lock@3.24 seed 108 no longer breaks mutual exclusion: the test below tests nothing"
@@ -120,9 +150,16 @@ grep -q '^not found in seeds 108..108: 1 runs, 1 failed, 0 with room' "$tmp/f1.o
 "$bin" hunt "$tmp/redisson.expirable-semaphore@3.51.scn" --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
     --seeds 55..55 --out "$tmp/f2" > "$tmp/f2.out"
 grep -q 'with deadlock+permits+leases held' "$tmp/f2.out" || fail "the wanted signature does not name what it holds"
-grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 1 with room for it, 1 shrunk' "$tmp/f2.out" ||
-    fail "redisson.expirable-semaphore@3.51 seed 55 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
-echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108), a run that breaks permits is not tryAcquire(n) (3.51 seed 55)"
+# Seed 55 breaks permits as two holders blocked in a re-entry outlive their
+# permits' lease (lease-expiry: no room for it); seed 16 breaks permits
+# otherwise (room for it, shrunk, and still permits: another bug).
+grep -q '^not found in seeds 55..55: 1 runs, 1 failed, 0 with room for it' "$tmp/f2.out" ||
+    fail "redisson.expirable-semaphore@3.51 seed 55 (leases ran out) taken for tryAcquire(n): $(cat "$tmp/f2.out")"
+"$bin" hunt "$tmp/redisson.expirable-semaphore@3.51.scn" --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
+    --seeds 16..16 --out "$tmp/f3" > "$tmp/f3.out"
+grep -q '^not found in seeds 16..16: 1 runs, 1 failed, 1 with room for it, 1 shrunk' "$tmp/f3.out" ||
+    fail "redisson.expirable-semaphore@3.51 seed 16 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f3.out")"
+echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108) nor tryAcquire(n) (3.51 seed 55), a run that breaks permits is not tryAcquire(n) (3.51 seed 16)"
 
 # An interrupted hunt says how far it got, and exits 130: while it runs seeds...
 timeout --preserve-status -s INT 2 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1000..100000 \

@@ -29,6 +29,10 @@ struct cl_event {
 
 /* ------------------------------------------------------------ processes */
 
+/* The holds of one random cycle at most: an acquire and its re-entries
+ * ([clients] reentry-depth is 64 at most). */
+#define CL_CYCLE_HOLDS 65
+
 struct cl_thread {
     cl_proc *p;
     int index;          /* 1-based */
@@ -52,6 +56,16 @@ struct cl_thread {
     int cycle_lock, cycle_left;
     int cycle_mode;     /* the cycle's read/write side (0: none) */
     int64_t cycle_n;    /* the cycle's permits (0: one) */
+    /* The random cycle's holds, oldest first: the side of each (a release
+     * names the one it ends); held_mode[held_from .. held_to) are held. */
+    unsigned char held_mode[CL_CYCLE_HOLDS];
+    int held_from, held_to;
+    int cycle_mixed;    /* a re-entry took the other side */
+    int cycle_fifo;     /* releases oldest first (1), newest first (0), not drawn yet (-1) */
+    int64_t cycle_deadline_us; /* [clients] lease: the holds end before this true time */
+    int release_mode;   /* the side of its last release */
+    int release_failed; /* its last release failed... */
+    int release_retried; /* ...and was a retry ([clients] retry-unlock) */
     size_t *steps;      /* its steps (indexes into the scenario), by time */
     size_t nsteps, step_next;
     cl_timer wake;      /* think / hold timer */

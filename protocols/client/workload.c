@@ -4,11 +4,14 @@
  * operations at their times (one at a time, in order; a step whose time
  * comes while the thread is busy waits for it). Every operation is
  * recorded in the history: invoke, then ok or fail, with the hold depth
- * the thread believes it has.
+ * the thread believes it has. A random cycle keeps its holds in the order
+ * taken, each with its side, so that each release names the side it ends
+ * (a re-entry may take the other side of a read/write lock: switch).
  *
  * Invariants (asserted): a thread runs at most one operation at a time
  * and each ends once; hold depths never go negative; a scripted thread
- * takes its steps in time order, a random one runs the cycle. */
+ * takes its steps in time order, a random one runs the cycle, and its
+ * depth on the cycle's lock is the number of holds it keeps. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +23,7 @@ enum phase { PH_IDLE, PH_THINK, PH_ACQUIRE, PH_REENTER, PH_HOLD, PH_RELEASE, PH_
 
 static void next_random(cl_thread *t);
 static void next_step(cl_thread *t);
+static void hold_push(cl_thread *t);
 
 /* ----------------------------------------------------------- operations */
 
@@ -79,6 +83,8 @@ static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
     } else if (hop == HOP_FORCE_UNLOCK) {
         t->depth[lock] = 0; /* whoever held it, this thread does not now */
     }
+    if (!t->scripted && hop == HOP_ACQUIRE && ok) hold_push(t);
+    if (!t->scripted && hop == HOP_RELEASE) t->release_failed = !ok;
     cl_hist(p, t, ok ? HIST_OK : HIST_FAIL, hop, lock, value, 0, ok ? NULL : err ? err : "not acquired");
     cl_trace(p, t->name, "%s %s %s = %lld%s%s", ok ? "ok" : "fail",
              hop == HOP_ACQUIRE ? "acquire" : hop == HOP_RELEASE ? "release"
@@ -145,11 +151,64 @@ static void on_wake(cl_proc *p, void *arg)
     next_random(arg);
 }
 
-static void acquire_once(cl_thread *t)
+/* One acquire of the cycle on side mode, with [protocol] lease or, with
+ * [clients] lease, one drawn for it (1ms at least). */
+static void acquire_once(cl_thread *t, int mode)
 {
     const scenario *s = t->p->cw->s;
-    start_op(t, s->mode == SCN_MODE_LOCK ? SCN_OP_LOCK : SCN_OP_TRYLOCK, t->cycle_lock, s->wait_us,
-             s->lease_us, t->cycle_mode, t->cycle_n, s->async);
+    int64_t lease = s->lease_us;
+    if (scn_has_acquire_lease(s)) {
+        lease = scn_dist_draw(t->p->cw->ctx, &s->acquire_lease, "lease");
+        if (lease < SIM_MS(1)) lease = SIM_MS(1);
+    }
+    start_op(t, s->mode == SCN_MODE_LOCK ? SCN_OP_LOCK : SCN_OP_TRYLOCK, t->cycle_lock, s->wait_us, lease, mode,
+             t->cycle_n, s->async);
+}
+
+/* ------------------------------------------------------ the cycle's holds */
+
+/* A random acquire of the cycle succeeded: its side joins the holds; with
+ * [clients] lease the holds to come end 9/10 of its lease after now (the
+ * lease began with the script, before this reply: a hold stays under it
+ * by a tenth, network and timer included). */
+static void hold_push(cl_thread *t)
+{
+    const scenario *s = t->p->cw->s;
+    sim_assert(t->held_to < CL_CYCLE_HOLDS);
+    t->held_mode[t->held_to++] = (unsigned char)t->cur_mode;
+    if (t->cur_mode != t->cycle_mode) t->cycle_mixed = 1;
+    if (scn_has_acquire_lease(s)) {
+        int64_t end = sim_now(t->p->cw->ctx) + t->cur_lease_us / 10 * 9;
+        if (end < t->cycle_deadline_us) t->cycle_deadline_us = end;
+    }
+}
+
+/* The side the next release ends: the newest hold, or with the chance
+ * [clients] release-fifo (drawn once per cycle that took both sides) the
+ * oldest: a downgrade's write goes first and the read stays. */
+static int hold_pop(cl_thread *t)
+{
+    const scenario *s = t->p->cw->s;
+    sim_assert(t->held_to > t->held_from && t->held_to - t->held_from == t->depth[t->cycle_lock]);
+    if (t->cycle_fifo < 0)
+        t->cycle_fifo = s->release_fifo_ppm > 0 && t->cycle_mixed &&
+                        sim_choose(t->p->cw->ctx, SCN_PPM, "release order") < (uint64_t)s->release_fifo_ppm;
+    return t->cycle_fifo ? t->held_mode[t->held_from++] : t->held_mode[--t->held_to];
+}
+
+/* The side of a re-entry: the cycle's, or with the chance [clients]
+ * switch the other one. A reader asking for write (an upgrade) waits for
+ * its own read hold to go, which only the watchdog keeps alive that long:
+ * under a lease the re-entry keeps its side (the read hold would outlast
+ * its lease: the application's error, not the lock's). */
+static int reentry_mode(cl_thread *t)
+{
+    const scenario *s = t->p->cw->s;
+    if (s->switch_ppm == 0 || sim_choose(t->p->cw->ctx, SCN_PPM, "switch") >= (uint64_t)s->switch_ppm)
+        return t->cycle_mode;
+    if (t->cycle_mode != SCN_RW_READ) return SCN_RW_READ; /* no side is write */
+    int watchdog = s->lease_us == SCN_LEASE_WATCHDOG && !scn_has_acquire_lease(s);
+    return watchdog ? SCN_RW_WRITE : SCN_RW_READ;
 }
 
 static void think(cl_thread *t)
@@ -168,7 +227,36 @@ static void think(cl_thread *t)
 static void release_one(cl_thread *t)
 {
     t->phase = PH_RELEASE;
-    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->cycle_mode, t->cycle_n, 0);
+    t->release_mode = hold_pop(t);
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, 0);
+}
+
+/* [clients] retry-unlock: a release that failed (a timeout, an error) is
+ * called once more, as an application that takes the failure at its word
+ * does: it still believes it holds what the call was to release. The retry
+ * is not retried. 1 when it started. */
+static int retry_release(cl_thread *t)
+{
+    if (!t->p->cw->s->retry_unlock || !t->release_failed || t->release_retried) {
+        t->release_retried = 0;
+        return 0;
+    }
+    t->release_retried = 1;
+    t->depth[t->cycle_lock]++; /* the unlock below takes it again */
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, 0);
+    return 1;
+}
+
+/* The critical section: a hold drawn from [clients] hold, cut to end with
+ * the cycle's leases ([clients] lease). */
+static void hold(cl_thread *t)
+{
+    cl_proc *p = t->p;
+    t->phase = PH_HOLD;
+    int64_t d = scn_dist_draw(p->cw->ctx, &p->cw->s->hold, "hold");
+    int64_t left = t->cycle_deadline_us - sim_now(p->cw->ctx);
+    if (d > left) d = left > 0 ? left : 0;
+    cl_timer_arm(p, &t->wake, d, "hold", on_wake, t);
 }
 
 /* Runs after each random-workload event: a timer, or an operation done. */
@@ -193,6 +281,9 @@ static void next_random(cl_thread *t)
                                                                                                   : SCN_RW_WRITE;
         t->cycle_n = 0;
         if (s->acquire_permits.b_us > 1) t->cycle_n = scn_dist_draw(p->cw->ctx, &s->acquire_permits, "permits");
+        t->held_from = t->held_to = t->cycle_mixed = 0;
+        t->cycle_fifo = -1;
+        t->cycle_deadline_us = INT64_MAX;
         if (p->cw->proto->random_op) {
             t->phase = PH_SOLO;
             start_op(t, p->cw->proto->random_op(t), t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0,
@@ -200,7 +291,7 @@ static void next_random(cl_thread *t)
             return;
         }
         t->phase = PH_ACQUIRE;
-        acquire_once(t);
+        acquire_once(t, t->cycle_mode);
         return;
     case PH_ACQUIRE:
         if (t->depth[lock] == 0) {
@@ -211,13 +302,13 @@ static void next_random(cl_thread *t)
             !p->cw->stopping) {
             t->phase = PH_REENTER;
             t->cycle_left = s->reentry_depth;
-            acquire_once(t);
+            acquire_once(t, reentry_mode(t));
             return;
         }
         break;
     case PH_REENTER:
         if (--t->cycle_left > 0 && !p->cw->stopping) {
-            acquire_once(t);
+            acquire_once(t, reentry_mode(t));
             return;
         }
         break;
@@ -226,6 +317,11 @@ static void next_random(cl_thread *t)
         release_one(t);
         return;
     case PH_RELEASE:
+        if (retry_release(t)) return;
+        if (t->depth[lock] > 0 && t->cycle_mixed && !p->cw->stopping) {
+            hold(t); /* a downgrade goes on reading: the section goes on under the side left */
+            return;
+        }
         if (t->depth[lock] > 0) release_one(t);
         else think(t);
         return;
@@ -236,9 +332,7 @@ static void next_random(cl_thread *t)
         return;
     }
     /* Acquired (and re-entered): the critical section. */
-    t->phase = PH_HOLD;
-    int64_t d = scn_dist_draw(p->cw->ctx, &s->hold, "hold");
-    cl_timer_arm(p, &t->wake, d, "hold", on_wake, t);
+    hold(t);
 }
 
 /* ---------------------------------------------------------------- steps */

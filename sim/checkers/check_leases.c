@@ -10,7 +10,8 @@
  *
  * permits:  threads never hold more permits than there are (a holder past
  *           its lease still believes it holds: when another takes the
- *           permit, that is the violation), and at the end the store's
+ *           permit, that is the violation, caused by the lease running
+ *           out: CHECK_CAUSE_LEASE_RAN_OUT), and at the end the store's
  *           available + acquired == the permits in all (none created, none
  *           lost: a crashed holder's permits come back with their lease);
  * liveness: no acquire(n) waits longer than the bound while the store has
@@ -30,6 +31,7 @@ typedef struct grant {
     int64_t key[4];      /* client, inc, no, 0 */
     int64_t n;
     int64_t deadline_us; /* INT64_MAX: no lease */
+    int64_t lease_us;    /* INT64_MAX: none */
     int held;            /* not yet released (by the thread's belief) */
     int released;        /* a release was answered "released" */
     size_t next;         /* the thread's next grant held, index + 1 (0: none) */
@@ -129,11 +131,32 @@ static void on_permit(state *st, const hist_event *e)
     grant *g = lookup(&st->grants, k, 0);
     if (g) { /* updateLeaseTime */
         g->deadline_us = deadline;
+        g->lease_us = e->value;
         return;
     }
     g = lookup(&st->grants, k, 1);
     g->deadline_us = deadline;
+    g->lease_us = e->value;
     holder_of(st, e)->pending = st->grants.n;
+}
+
+/* Does a thread still believe it holds a permit of lock whose lease had
+ * ended, or was in its last tenth, at at_us (its holder outlived the
+ * lease)? The deadline is counted from the reply, later than the script
+ * that set it by a round trip, and a waiter reclaims a permit the moment
+ * its lease ends: the last tenth stands for that (the random workload
+ * keeps its holds under 9/10 of a lease). O(holds). */
+static int lapsed_held(state *st, int lock, int64_t at_us)
+{
+    for (size_t i = 0; i < st->holders.n; i++) {
+        const holder *h = (const holder *)(st->holders.v + i * st->holders.size);
+        if (h->key[3] != lock) continue;
+        for (size_t g1 = h->head; g1; g1 = grant_at(st, g1)->next) {
+            const grant *g = grant_at(st, g1);
+            if (g->deadline_us != INT64_MAX && g->deadline_us - g->lease_us / 10 <= at_us) return 1;
+        }
+    }
+    return 0;
 }
 
 /* The acquire's ok: its grant (the HOP_PERMIT just before) is now held. */
@@ -154,9 +177,11 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
     p->held += n;
     if (!p->has_total || p->held <= p->total || p->over) return;
     p->over = 1;
-    check_violate(r, SCN_INV_PERMITS, e->t_us, k,
-                  "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)",
-                  (long long)p->held, names[e->lock], (long long)p->total, e->client, e->thread, (long long)n);
+    check_violation *v = check_violate(r, SCN_INV_PERMITS, e->t_us, k,
+                                       "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)",
+                                       (long long)p->held, names[e->lock], (long long)p->total, e->client, e->thread,
+                                       (long long)n);
+    if (v != NULL && lapsed_held(st, e->lock, e->t_us)) v->cause |= CHECK_CAUSE_LEASE_RAN_OUT;
 }
 
 /* A release takes the thread's oldest grant out of its hands. */

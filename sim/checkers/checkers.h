@@ -16,7 +16,9 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
 
 /* How a violation came about, where a checker can tell (bits). */
 #define CHECK_CAUSE_LEASE_RAN_OUT 1u /* mutual exclusion: the store had let the first
-                                        holder's key expire before the second acquired */
+                                        holder's key expire before the second acquired;
+                                        permits (expirable semaphore): a holder's permit
+                                        lease had ended when the bound was passed */
 /* What a semaphore or latch waiter that slept past the liveness bound
  * waited for: bugs that starve alike differ here (a wake-up too small for
  * n, one wake-up taken by the process's other waiter, one listener run
@@ -27,6 +29,8 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
 #define CHECK_CAUSE_ASYNC 8u         /* it waited through the async API */
 #define CHECK_CAUSE_SIBLING 16u      /* its process had another waiter of the same
                                         object at the time (any count) */
+#define CHECK_CAUSE_RETRIED_RELEASE 32u /* a thread had called a failed release once more
+                                           (an application's retry) before it */
 
 typedef struct check_violation {
     scn_invariant inv;
@@ -163,5 +167,10 @@ int check_applies(const check_row *row, unsigned declared);
  * order, on h, building the holds they read once; adds to r (initialised
  * by the caller). Invariants no checker judges stay unknown. */
 void check_all(const history *h, const check_input *in, unsigned declared, check_result *r);
+/* Adds CHECK_CAUSE_RETRIED_RELEASE to each violation of r that a retried
+ * release came before: a thread's release invoked right after its own
+ * release of the same lock, side and permits failed, at the same depth
+ * (check_all does it). O(events) when r has violations, else nothing. */
+void check_mark_retried(const history *h, check_result *r);
 
 #endif /* LOCKSIM_CHECKERS_H */

@@ -55,4 +55,5 @@ void check_all(const history *h, const check_input *in, unsigned declared, check
     for (size_t i = 0; i < NROWS; i++)
         if (check_applies(&rows[i], declared)) rows[i].fn(h, hs, in, r);
     check_holds_free(hs);
+    check_mark_retried(h, r);
 }

@@ -11,6 +11,32 @@ _Static_assert(!(HUNT_LINE_KINDS & HUNT_KIND_LEASE_EXPIRY), "lease-expiry is a c
 
 /* ------------------------------------------------------------ templates */
 
+/* The workload shapes of faults/swarm.c's last draws, for a protocol that
+ * declares the invariants inv:
+ *  - a third of the tryLock seeds take no wait (tryLock(-1, lease), the
+ *    form whose member leases MultiLock 3.10 got wrong);
+ *  - a third of the fixed-lease seeds give each acquire a lease of its own
+ *    (readers and writers with leases of their own: a short one can cut a
+ *    long one's), holds kept under each one's own lease;
+ *  - a quarter retry a release that failed: the signature says so
+ *    (retry-unlock), as it is the application's double release;
+ *  - read/write locks: half the seeds re-enter on the other side (a
+ *    downgrade, an upgrade under the watchdog) and release in either
+ *    order, and half the watchdog seeds hold past the watchdog
+ *    timeout (the write kept alive by its watchdog alone);
+ *  - expirable semaphores: a quarter of the fixed-lease seeds hold past the
+ *    permits' lease, which their checker tells from a bug (a release
+ *    answered past the lease; a permit taken from a lapsed holder is
+ *    lease-expiry). Elsewhere a hold past the lease stays out: nothing
+ *    tells the application's error from the lock's there but a lock's
+ *    mutual exclusion. */
+static void template_shapes(FILE *f, unsigned inv)
+{
+    fprintf(f, "nowait = 33%%\nlease-spread = 33%%\nretry-unlock = 25%%\n");
+    if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\nlong-hold = 50%%\n");
+    if (inv & PROTO_INV(SCN_INV_LEASES)) fprintf(f, "overrun = 25%%\n");
+}
+
 char *hunt_template(const char *target, scn_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -53,6 +79,7 @@ char *hunt_template(const char *target, scn_error *err)
             "trylock = 50%%\nwait = 10ms..10s\n%s",
             pd->name, nodes, pd->name, members_line, extra, clients_extra,
             (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "");
+    template_shapes(f, inv);
     fclose(f);
     return text;
 }
@@ -106,8 +133,13 @@ static unsigned cause_kinds(unsigned cause)
            ((cause & CHECK_CAUSE_WAIT_MANY) ? HUNT_KIND_WAIT_MANY : 0) |
            ((cause & CHECK_CAUSE_MIXED_N) ? HUNT_KIND_MIXED_N : 0) |
            ((cause & CHECK_CAUSE_ASYNC) ? HUNT_KIND_ASYNC_WAIT : 0) |
-           ((cause & (CHECK_CAUSE_SIBLING | CHECK_CAUSE_MIXED_N)) == CHECK_CAUSE_SIBLING ? HUNT_KIND_SIBLING : 0);
+           ((cause & (CHECK_CAUSE_SIBLING | CHECK_CAUSE_MIXED_N)) == CHECK_CAUSE_SIBLING ? HUNT_KIND_SIBLING : 0) |
+           ((cause & CHECK_CAUSE_RETRIED_RELEASE) ? HUNT_KIND_RETRY_UNLOCK : 0);
 }
+
+/* The kinds a run and a target must share exactly: how the violation came
+ * about, not a fault other faults may come with. */
+#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -134,7 +166,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
 {
     return (run->invs & target->invs) == target->invs && (run->kinds & target->kinds) == target->kinds &&
-           (run->kinds & HUNT_KIND_LEASE_EXPIRY) == (target->kinds & HUNT_KIND_LEASE_EXPIRY);
+           (run->kinds & CAUSE_KINDS) == (target->kinds & CAUSE_KINDS);
 }
 
 int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want)
@@ -184,7 +216,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
         if (!(faults & (1u << b))) continue;
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
-                                           "fail-reply:renew"};
+                                           "fail-reply:renew", "retry-unlock"};
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);
         first = 0;

@@ -27,17 +27,22 @@
 #define HUNT_KIND_FAIL_ACQUIRE (1u << (SCN_NEM_COUNT + 3))
 #define HUNT_KIND_FAIL_UNLOCK (1u << (SCN_NEM_COUNT + 4))
 #define HUNT_KIND_FAIL_RENEW (1u << (SCN_NEM_COUNT + 5))
+/* Not a fault but the application: a thread called a failed release once
+ * more before the first violation (CHECK_CAUSE_RETRIED_RELEASE: [clients]
+ * retry-unlock, or an unlock step after an unlock that failed). A retry
+ * that releases twice is the application's bug, not the lock's. */
+#define HUNT_KIND_RETRY_UNLOCK (1u << (SCN_NEM_COUNT + 6))
 /* Not faults but the shape of the semaphore or latch wait that starved
  * (its CHECK_CAUSE_WAIT_MANY / MIXED_N / ASYNC / SIBLING): a wake-up too
  * small for n, a wake-up taken by a sibling that wants another n, and one
  * listener run per message starve alike, and are three bugs. A sibling of
  * another n is mixed-n only. */
-#define HUNT_KIND_WAIT_MANY (1u << (SCN_NEM_COUNT + 6))
-#define HUNT_KIND_MIXED_N (1u << (SCN_NEM_COUNT + 7))
-#define HUNT_KIND_ASYNC_WAIT (1u << (SCN_NEM_COUNT + 8))
-#define HUNT_KIND_SIBLING (1u << (SCN_NEM_COUNT + 9))
+#define HUNT_KIND_WAIT_MANY (1u << (SCN_NEM_COUNT + 7))
+#define HUNT_KIND_MIXED_N (1u << (SCN_NEM_COUNT + 8))
+#define HUNT_KIND_ASYNC_WAIT (1u << (SCN_NEM_COUNT + 9))
+#define HUNT_KIND_SIBLING (1u << (SCN_NEM_COUNT + 10))
 #define HUNT_SHAPES (HUNT_KIND_WAIT_MANY | HUNT_KIND_MIXED_N | HUNT_KIND_ASYNC_WAIT | HUNT_KIND_SIBLING)
-#define HUNT_KINDS (SCN_NEM_COUNT + 10)
+#define HUNT_KINDS (SCN_NEM_COUNT + 11)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
@@ -50,10 +55,11 @@ typedef struct hunt_sig {
 /* The scenario text a protocol is hunted with ("redisson.lock@2019", a
  * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any and
  * [swarm] bounds that keep hold times under the shortest lease (so what
- * fails, fails by a fault), lock() or tryLock(wait), the sync or async
- * API, replicas for failovers, the masters, members, permits or count the
- * protocol needs. malloc'd; NULL with err set when
- * the name is not in the catalogue. */
+ * fails, fails by a fault; holds outlast a lease only where a checker
+ * tells that from a bug), lock() or tryLock(wait), the sync or async
+ * API, the workload shapes (hunt.c: template_shapes), replicas for
+ * failovers, the masters, members, permits or count the protocol needs.
+ * malloc'd; NULL with err set when the name is not in the catalogue. */
 char *hunt_template(const char *target, scn_error *err);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as

@@ -62,6 +62,11 @@ static const key_def keys[] = {
     {"clients", "read-ratio", K_PROB, F(read_ppm), 0, 0},
     {"clients", "permits", K_COUNTS, F(acquire_permits), 0, 0},
     {"clients", "async", K_BOOL, F(async), 0, 0},
+    {"clients", "switch", K_PROB, F(switch_ppm), 0, 0},
+    {"clients", "release-fifo", K_PROB, F(release_fifo_ppm), 0, 0},
+    /* at least 1ms on average; unset is a constant 0 (scn_has_acquire_lease) */
+    {"clients", "lease", K_DIST, F(acquire_lease), 1000, 0},
+    {"clients", "retry-unlock", K_BOOL, F(retry_unlock), 0, 0},
     {"resource", "enabled", K_BOOL, F(resource), 0, 0},
     {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
     {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
@@ -83,6 +88,12 @@ static const key_def keys[] = {
     {"swarm", "trylock", K_PROB, F(swarm_trylock_ppm), 0, 0},
     {"swarm", "wait", K_DIST, F(swarm_wait), 0, 0},
     {"swarm", "async", K_PROB, F(swarm_async_ppm), 0, 0},
+    {"swarm", "nowait", K_PROB, F(swarm_nowait_ppm), 0, 0},
+    {"swarm", "switch", K_PROB, F(swarm_switch_ppm), 0, 0},
+    {"swarm", "lease-spread", K_PROB, F(swarm_lease_spread_ppm), 0, 0},
+    {"swarm", "retry-unlock", K_PROB, F(swarm_retry_unlock_ppm), 0, 0},
+    {"swarm", "overrun", K_PROB, F(swarm_overrun_ppm), 0, 0},
+    {"swarm", "long-hold", K_PROB, F(swarm_long_hold_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -293,6 +304,9 @@ static int set_key(parser *p, const key_def *k, const char *v)
                  tok(v, t, sizeof t));
             return 0;
         }
+        /* where a key only some protocols take was set, for their refusal */
+        if (k->off == F(switch_ppm)) p->s->switch_line = p->line;
+        if (k->off == F(swarm_switch_ppm)) p->s->swarm_switch_line = p->line;
         return 1;
     case K_STR: {
         char **dst = (char **)(base + k->off);
@@ -619,6 +633,11 @@ void scn_defaults(scenario *s)
     s->swarm_interval = (scn_dist){SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(20)};
     s->swarm_duration = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(100), SIM_SEC(15)};
     s->swarm_wait = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(10), SIM_SEC(10)};
+}
+
+int scn_has_acquire_lease(const scenario *s)
+{
+    return !(s->acquire_lease.kind == SCN_DIST_CONST && s->acquire_lease.a_us == 0); /* a set one averages 1ms+ */
 }
 
 /* The step's names resolved against the topology (scn_step_resolve),

@@ -291,6 +291,11 @@ struct scenario {
     int read_ppm;              /* read/write lock: share of acquisitions that read */
     scn_dist acquire_permits;  /* semaphore: permits per acquire (integer draw) */
     int async;                 /* the workload waits through the async API */
+    int switch_ppm;            /* read/write lock: share of re-entries that take the other side */
+    int switch_line;           /* where switch was set (0: not set), for a refusal */
+    int release_fifo_ppm;      /* share of cycles that release first-in-first-out (else last-in-first-out) */
+    scn_dist acquire_lease;    /* each random acquire's own lease (unset: a_us 0, [protocol] lease) */
+    int retry_unlock;          /* a release that failed is called once more */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;
@@ -328,6 +333,14 @@ struct scenario {
     int swarm_trylock_ppm;     /* this share of the seeds runs tryLock(wait)... */
     scn_dist swarm_wait;       /* ...with a wait drawn within these bounds */
     int swarm_async_ppm;       /* this share of the seeds waits through the async API */
+    /* Workload shapes (faults/swarm.c draws them last, each only when set). */
+    int swarm_nowait_ppm;      /* this share of the tryLock seeds waits 0 */
+    int swarm_switch_ppm;      /* this share re-enters on the other side (read/write locks) */
+    int swarm_switch_line;     /* where it was set (0: not set), for a refusal */
+    int swarm_lease_spread_ppm;/* this share of fixed-lease seeds draws a lease per acquire */
+    int swarm_retry_unlock_ppm;/* this share retries a failed release */
+    int swarm_overrun_ppm;     /* this share of fixed-lease seeds holds past the lease */
+    int swarm_long_hold_ppm;   /* this share of watchdog seeds holds past the watchdog timeout */
 
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];
@@ -391,6 +404,10 @@ int scn_max_client(const scenario *s);
 /* Writes node's name ("redis0", "redis0.r1") into buf (cap bytes);
  * returns its length. */
 size_t scn_node_name(const scenario *s, int node, char *buf, size_t cap);
+
+/* 1 when s's [clients] lease is set: each random acquire draws its own
+ * lease from it instead of taking [protocol] lease. */
+int scn_has_acquire_lease(const scenario *s);
 
 /* Writes s as scenario text: every key whose value differs from its
  * default, the locks, [steps] (client operations) and [faults] in file

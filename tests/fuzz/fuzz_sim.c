@@ -296,6 +296,13 @@ static void gen_clients(gen *g)
         if (one_in(s, 2)) put(t, "permits = %u\n", a);
         else put(t, "permits = %u..%u\n", a, a + pick(s, 3));
     }
+    /* re-entries on the other side (refused where there are no sides),
+     * their release order, a lease per acquire (one that averages under
+     * 1ms is refused), a failed release retried */
+    if ((g->kind == P_RW || one_in(s, 16)) && one_in(s, 2)) key_prob(t, s, "switch");
+    if (one_in(s, 3)) key_prob(t, s, "release-fifo");
+    if (one_in(s, 4)) key_dist(t, s, "lease", 3000);
+    if (one_in(s, 4)) key_bool(t, s, "retry-unlock");
 }
 
 /* A time within the run. */
@@ -533,6 +540,12 @@ static void gen_swarm(gen *g)
     if (one_in(s, 2)) key_prob(t, s, "trylock");
     if (one_in(s, 2)) put(t, "wait = %ums..%ums\n", pick(s, 50), 50 + pick(s, 3000));
     if (one_in(s, 3)) key_prob(t, s, "async"); /* refused where the protocol has no async API */
+    if (one_in(s, 3)) key_prob(t, s, "nowait");
+    if ((g->kind == P_RW || one_in(s, 16)) && one_in(s, 2)) key_prob(t, s, "switch"); /* refused without sides */
+    if (one_in(s, 3)) key_prob(t, s, "lease-spread");
+    if (one_in(s, 3)) key_prob(t, s, "retry-unlock");
+    if (one_in(s, 3)) key_prob(t, s, "overrun");
+    if (one_in(s, 3)) key_prob(t, s, "long-hold");
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 

@@ -16,6 +16,16 @@ void tnode_init(tnode *t)
     t->conn = fake_conn_new(t->node, NULL, NULL);
 }
 
+char *tscn_written(const scenario *s)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    ck_assert_int_eq(scn_write(f, s), 0);
+    fclose(f);
+    return text;
+}
+
 void tnode_done(tnode *t)
 {
     fake_conn_free(t->conn);
@@ -78,6 +88,7 @@ int main(void)
     srunner_add_suite(sr, lua_host_suite());
     srunner_add_suite(sr, scn_suite());
     srunner_add_suite(sr, swarm_suite());
+    srunner_add_suite(sr, workload_suite());
     srunner_add_suite(sr, check_suite());
     srunner_add_suite(sr, check_holds_suite());
     srunner_add_suite(sr, check_fair_suite());

@@ -1,6 +1,7 @@
 /* test_check.c — every checker on hand-made histories: one that satisfies
  * it and one that violates it, plus the edge cases that decide (reentry is
- * not an overlap, a crash ends a hold, a pause does not). */
+ * not an overlap, a crash ends a hold, a pause does not), and the causes a
+ * violation is given (a lease that ran out, a retried release). */
 #include <string.h>
 
 #include "reports/report.h"
@@ -80,6 +81,20 @@ START_TEST(mutex_violated_by_overlap)
 }
 END_TEST
 
+/* The cause of h's one mutual-exclusion violation (h is freed). */
+static unsigned mutex_cause(history *h)
+{
+    check_result r;
+    check_result_init(&r);
+    check_all(h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    unsigned cause = r.v[0].cause;
+    check_result_free(&r);
+    hist_free(h);
+    return cause;
+}
+
 /* The cause of an overlap: c1's key expired in the store (its lease ran
  * out) before c2 acquired, or the store gave the lock away while c1's key
  * was still live (a release run twice, a lost write). */
@@ -87,9 +102,7 @@ START_TEST(mutex_cause_lease_ran_out)
 {
     for (int expired = 0; expired <= 1; expired++) {
         history h;
-        check_result r;
         hist_init(&h);
-        check_result_init(&r);
         ev(&h, 9, HIST_INVOKE, HOP_ACQUIRE, 1, 1, 0, 0);
         store(&h, 9, 1, 1, expired ? 12 : 30); /* read before c1's ok arrives */
         ev(&h, 10, HIST_OK, HOP_ACQUIRE, 1, 1, 1, 0);
@@ -97,13 +110,38 @@ START_TEST(mutex_cause_lease_ran_out)
         store(&h, 14, 2, 1, 44);
         ev(&h, 15, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
         ev(&h, 20, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
-        check_all(&h, &one_lock, CHECK_INV(SCN_INV_MUTEX), &r);
-        ck_assert_int_eq(r.verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
-        ck_assert_uint_eq(r.nv, 1);
-        ck_assert_uint_eq(r.v[0].cause, expired ? CHECK_CAUSE_LEASE_RAN_OUT : 0u);
-        check_result_free(&r);
-        hist_free(&h);
+        ck_assert_uint_eq(mutex_cause(&h), expired ? CHECK_CAUSE_LEASE_RAN_OUT : 0u);
     }
+}
+END_TEST
+
+/* The cause of a violation after a retried release: c1's unlock fails
+ * (its reply was lost, it ran) and c1 calls it again at the same depth
+ * (retried = 1); a second unlock at another depth is a reentrant hold's,
+ * and one after another operation is not a retry either; a violation
+ * before the retry is not caused by it. */
+START_TEST(retried_release_is_a_cause)
+{
+    history h;
+    for (int retried = 0; retried <= 2; retried++) {
+        hist_init(&h);
+        ev(&h, 10, HIST_OK, HOP_ACQUIRE, 1, 1, 1, 0);
+        ev(&h, 12, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
+        ev(&h, 15, HIST_FAIL, HOP_RELEASE, 1, 1, 0, 0);
+        if (retried == 2) ev(&h, 16, HIST_OK, HOP_QUERY, 1, 1, 0, 0); /* isLocked in between */
+        ev(&h, 17, HIST_INVOKE, HOP_RELEASE, 1, 1, retried == 1 ? 0 : 1, 0);
+        ev(&h, 18, HIST_OK, HOP_RELEASE, 1, 1, 0, 0);
+        ev(&h, 20, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+        ev(&h, 30, HIST_OK, HOP_ACQUIRE, 3, 1, 1, 0); /* beside c2: a violation after the retry */
+        ck_assert_uint_eq(mutex_cause(&h), retried == 1 ? CHECK_CAUSE_RETRIED_RELEASE : 0u);
+    }
+    hist_init(&h);
+    ev(&h, 2, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+    ev(&h, 4, HIST_OK, HOP_ACQUIRE, 3, 1, 1, 0); /* the violation comes first */
+    ev(&h, 12, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
+    ev(&h, 15, HIST_FAIL, HOP_RELEASE, 1, 1, 0, 0);
+    ev(&h, 17, HIST_INVOKE, HOP_RELEASE, 1, 1, 0, 0);
+    ck_assert_uint_eq(mutex_cause(&h), 0u);
 }
 END_TEST
 
@@ -321,6 +359,7 @@ Suite *check_suite(void)
     tcase_add_test(core, mutex_violated_by_overlap);
     tcase_add_test(core, mutex_cause_lease_ran_out);
     tcase_add_test(core, mutex_reentry_crash_and_pause);
+    tcase_add_test(core, retried_release_is_a_cause);
     tcase_add_test(core, reentrancy_matches_and_mismatches);
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);

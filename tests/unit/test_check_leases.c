@@ -137,9 +137,33 @@ START_TEST(leases_bound_and_lost_permit)
     judge(&h, 3000, LEASES, &r);
     ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_VIOLATED);
     ck_assert(strstr(r.v[0].detail, "threads hold 3 permits of sem, which has 2") != NULL);
+    ck_assert_uint_eq(r.v[0].cause, CHECK_CAUSE_LEASE_RAN_OUT); /* c1 outlived its lease */
     ck_assert(strstr(r.v[1].detail, "1 permits of sem lost: at the end 0 available + 1 acquired") != NULL);
     check_result_free(&r);
     hist_free(&h);
+}
+END_TEST
+
+/* The cause of the bound: a holder in the last tenth of its lease (the
+ * waiter reclaims the permit as its lease ends, a round trip before the
+ * deadline the history counts from the reply) counts as outlived; one
+ * with most of its lease left, or with none, does not. */
+START_TEST(leases_bound_cause)
+{
+    static const struct { int64_t lease_ms, at_ms; unsigned cause; } cases[] = {
+        {2000, 1850, CHECK_CAUSE_LEASE_RAN_OUT}, {2000, 1500, 0}, {-1, 1850, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        history h;
+        check_result r;
+        start(&h, 1);
+        took(&h, 10, 1, 1, 1, cases[i].lease_ms);
+        took(&h, cases[i].at_ms, 2, 1, 1, -1);
+        judge(&h, 3000, LEASES, &r);
+        ck_assert(r.nv >= 1 && r.v[0].inv == SCN_INV_PERMITS);
+        ck_assert_msg(r.v[0].cause == cases[i].cause, "case %zu: cause %u", i, r.v[0].cause);
+        check_result_free(&r);
+        hist_free(&h);
+    }
 }
 END_TEST
 
@@ -206,6 +230,7 @@ Suite *check_leases_suite(void)
     tcase_add_test(tc, leases_release_past_the_lease);
     tcase_add_test(tc, leases_released_twice_and_updated);
     tcase_add_test(tc, leases_bound_and_lost_permit);
+    tcase_add_test(tc, leases_bound_cause);
     tcase_add_test(tc, leases_crashed_holder_not_lost);
     tcase_add_test(tc, permits_follow_the_steps);
     suite_add_tcase(s, tc);

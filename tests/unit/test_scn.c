@@ -256,18 +256,6 @@ START_TEST(parses_counter_objects)
 }
 END_TEST
 
-/* scn_write: the text of a parsed scenario parses back to the same
- * scenario, and writing that again gives the same text. */
-static char *written(const scenario *sc)
-{
-    char *text = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&text, &n);
-    ck_assert_int_eq(scn_write(f, sc), 0);
-    fclose(f);
-    return text;
-}
-
 /* The semaphore steps (appended after the faults in the enum: still client
  * operations) and api=async, read and written back. */
 START_TEST(parses_semaphore_steps)
@@ -300,7 +288,7 @@ START_TEST(parses_semaphore_steps)
         scn_step_format(&s.steps[i], &s, line, sizeof line);
         ck_assert_str_eq(line, want[i]);
     }
-    char *buf = written(&s);
+    char *buf = tscn_written(&s);
     ck_assert(strstr(buf, "async = yes\n") != NULL);
     scenario t;
     ck_assert_int_eq(scn_load_string("sem.scn", buf, &t, &err), 0);
@@ -364,9 +352,9 @@ START_TEST(fail_reply_round_trips)
     ck_assert_str_eq(line, "at = 6s fail-reply client=c1 command=unlock count=3");
     scn_step_format(&a.steps[3], &a, line, sizeof line);
     ck_assert_str_eq(line, "at = 7s fail-reply client=c1 command=acquire count=1");
-    char *t1 = written(&a);
+    char *t1 = tscn_written(&a);
     ck_assert_int_eq(scn_load_string("fr.scn", t1, &b, &err), 0);
-    char *t2 = written(&b);
+    char *t2 = tscn_written(&b);
     ck_assert_str_eq(t1, t2);
     ck_assert_int_eq(b.steps[3].reply_count, 1);
     free(t1);
@@ -376,14 +364,16 @@ START_TEST(fail_reply_round_trips)
 }
 END_TEST
 
+/* scn_write: the text of a parsed scenario parses back to the same
+ * scenario, and writing that again gives the same text. */
 START_TEST(writes_back_what_it_read)
 {
     scenario a, b;
     scn_error err;
     ck_assert_int_eq(scn_load_string("demo.scn", good, &a, &err), 0);
-    char *t1 = written(&a);
+    char *t1 = tscn_written(&a);
     ck_assert_int_eq(scn_load_string("demo.scn", t1, &b, &err), 0);
-    char *t2 = written(&b);
+    char *t2 = tscn_written(&b);
     ck_assert_str_eq(t1, t2);
     ck_assert_str_eq(b.name, "demo");
     ck_assert_int_eq(b.duration_us, a.duration_us);
@@ -404,6 +394,43 @@ START_TEST(writes_back_what_it_read)
     free(t2);
     scn_free(&a);
     scn_free(&b);
+}
+END_TEST
+
+/* The workload shapes of [clients]: read, written back, bad values refused
+ * at their line; without them, nothing is set. */
+START_TEST(parses_workload_shapes)
+{
+    scenario a, b;
+    scn_error err;
+    const char *head = "[scenario]\nduration = 10s\n[protocol]\nname = redisson.rwlock\n[clients]\ncount = 2\n";
+    char text[512];
+    snprintf(text, sizeof text, "%sswitch = 30%%\nrelease-fifo = 0.5\nlease = 2s..8s\nretry-unlock = yes\n", head);
+    ck_assert_int_eq(scn_load_string("w.scn", text, &a, &err), 0);
+    ck_assert_int_eq(a.switch_ppm, 300000);
+    ck_assert_int_eq(a.switch_line, 7);
+    ck_assert_int_eq(a.release_fifo_ppm, 500000);
+    ck_assert(scn_has_acquire_lease(&a) && a.acquire_lease.a_us == SIM_SEC(2) && a.acquire_lease.b_us == SIM_SEC(8));
+    ck_assert(a.retry_unlock);
+    char *t = tscn_written(&a);
+    ck_assert_int_eq(scn_load_string("w.scn", t, &b, &err), 0);
+    ck_assert(b.switch_ppm == a.switch_ppm && b.release_fifo_ppm == a.release_fifo_ppm && b.retry_unlock);
+    ck_assert(b.acquire_lease.a_us == a.acquire_lease.a_us && b.acquire_lease.b_us == a.acquire_lease.b_us);
+    free(t);
+    scn_free(&a);
+    scn_free(&b);
+    ck_assert_int_eq(scn_load_string("w.scn", head, &a, &err), 0);
+    ck_assert(!scn_has_acquire_lease(&a) && a.switch_ppm == 0 && a.switch_line == 0 && !a.retry_unlock);
+    t = tscn_written(&a);
+    ck_assert_ptr_null(strstr(t, "lease"));
+    free(t);
+    scn_free(&a);
+    static const char *const refused[] = {"lease = 0s\n", "lease = 500us\n", "switch = 2\n", "retry-unlock = twice\n"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", head, refused[i]);
+        ck_assert_int_eq(scn_load_string("w.scn", text, &a, &err), -1);
+        ck_assert_int_eq(err.line, 7);
+    }
 }
 END_TEST
 
@@ -457,6 +484,7 @@ Suite *scn_suite(void)
     tcase_add_test(core, parses_semaphore_steps);
     tcase_add_test(core, bare_nemesis_section_is_a_nemesis);
     tcase_add_test(core, writes_back_what_it_read);
+    tcase_add_test(core, parses_workload_shapes);
     tcase_add_test(core, fail_reply_round_trips);
     tcase_add_test(core, resolves_endpoints_against_the_topology);
     suite_add_tcase(s, core);

@@ -107,11 +107,7 @@ START_TEST(the_drawn_scenario_reads_back)
     load(base_text, &s);
     char d[512];
     scenario *c = fault_swarm_draw(&s, 7, d, sizeof d);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(scn_write(f, c), 0);
-    fclose(f);
+    char *text = tscn_written(c);
     ck_assert_ptr_null(strstr(text, "[swarm]"));
     ck_assert_ptr_null(strstr(text, "any"));
     scenario back;
@@ -133,11 +129,7 @@ START_TEST(kinds_any_and_swarm_round_trip)
 {
     scenario s;
     load(base_text, &s);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ck_assert_int_eq(scn_write(f, &s), 0);
-    fclose(f);
+    char *text = tscn_written(&s);
     ck_assert_ptr_nonnull(strstr(text, "kinds = any"));
     ck_assert_ptr_nonnull(strstr(text, "[swarm]"));
     scenario back;
@@ -170,6 +162,82 @@ START_TEST(bounds_that_are_not_bounds_are_refused)
 }
 END_TEST
 
+/* The workload shapes drawn last: keys at 0% draw nothing (the draws and
+ * values are those of a file without them); at 100% each shape is drawn
+ * within its bounds, and the drawn scenario writes and reads them back. */
+START_TEST(workload_shapes_draw_only_when_asked)
+{
+    char text[1024];
+    scenario s, zero, all, over;
+    load(base_text, &s);
+    snprintf(text, sizeof text, "%snowait = 0%%\nswitch = 0%%\nlease-spread = 0%%\nretry-unlock = 0%%\n"
+             "overrun = 0%%\nlong-hold = 0%%\n", base_text);
+    load(text, &zero);
+    snprintf(text, sizeof text, "%strylock = 100%%\nnowait = 100%%\nswitch = 100%%\nlease-spread = 100%%\n"
+             "retry-unlock = 100%%\nlong-hold = 100%%\n", base_text);
+    load(text, &all);
+    snprintf(text, sizeof text, "%soverrun = 100%%\n", base_text);
+    load(text, &over);
+    int spread = 0, long_holds = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        char d0[512], d1[512];
+        scenario *a = fault_swarm_draw(&s, seed, d0, sizeof d0);
+        scenario *z = fault_swarm_draw(&zero, seed, d1, sizeof d1);
+        ck_assert_str_eq(d0, d1);
+        ck_assert_int_eq(a->hold.b_us, z->hold.b_us);
+        ck_assert(!z->retry_unlock && z->switch_ppm == 0 && !scn_has_acquire_lease(z));
+        fault_swarm_free(z);
+        scenario *c = fault_swarm_draw(&all, seed, d1, sizeof d1);
+        ck_assert(c->mode == SCN_MODE_TRYLOCK && c->wait_us == 0);
+        ck_assert(c->switch_ppm == 500000 && c->release_fifo_ppm == 500000 && c->reentry_ppm >= 500000);
+        ck_assert(c->retry_unlock);
+        int64_t top = c->hold.kind == SCN_DIST_UNIFORM ? c->hold.b_us : c->hold.a_us;
+        if (c->lease_us == SCN_LEASE_WATCHDOG) { /* long-hold: past the 30s watchdog timeout, some */
+            ck_assert(!scn_has_acquire_lease(c));
+            ck_assert(c->hold.a_us >= SIM_SEC(15) && top <= SIM_SEC(60));
+            long_holds++;
+        } else { /* lease-spread: within [swarm] lease; holds up to its top */
+            ck_assert(scn_has_acquire_lease(c));
+            ck_assert(c->acquire_lease.a_us >= SIM_SEC(3) && c->acquire_lease.b_us <= SIM_SEC(20));
+            ck_assert(top <= (c->acquire_lease.kind == SCN_DIST_UNIFORM ? c->acquire_lease.b_us : c->acquire_lease.a_us));
+            spread++;
+        }
+        fault_swarm_free(c);
+        c = fault_swarm_draw(&over, seed, d1, sizeof d1);
+        top = c->hold.kind == SCN_DIST_UNIFORM ? c->hold.b_us : c->hold.a_us;
+        if (c->lease_us == SCN_LEASE_WATCHDOG) ck_assert_int_eq(top, a->hold.kind == SCN_DIST_UNIFORM ? a->hold.b_us : a->hold.a_us);
+        else ck_assert(c->hold.a_us >= c->lease_us / 2 && top <= c->lease_us * 2);
+        fault_swarm_free(c);
+        fault_swarm_free(a);
+    }
+    ck_assert(spread > 50 && long_holds > 20);
+    /* The drawn scenario names the shapes and reads back to them. */
+    char d[512];
+    scenario *c = NULL;
+    for (uint64_t seed = 1; c == NULL || c->lease_us == SCN_LEASE_WATCHDOG; seed++) {
+        if (c) fault_swarm_free(c);
+        c = fault_swarm_draw(&all, seed, d, sizeof d);
+    }
+    ck_assert_ptr_nonnull(strstr(d, " switch=50% leases="));
+    char *out = tscn_written(c);
+    ck_assert_ptr_nonnull(strstr(out, "\nswitch = 50%\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\nretry-unlock = yes\n"));
+    scenario back;
+    load(out, &back);
+    ck_assert(back.retry_unlock && back.switch_ppm == 500000 && back.release_fifo_ppm == 500000);
+    ck_assert_int_eq(back.acquire_lease.a_us, c->acquire_lease.a_us);
+    ck_assert_int_eq(back.acquire_lease.b_us, c->acquire_lease.b_us);
+    ck_assert_int_eq(back.wait_us, 0);
+    free(out);
+    fault_swarm_free(c);
+    scn_free(&back);
+    scn_free(&over);
+    scn_free(&all);
+    scn_free(&zero);
+    scn_free(&s);
+}
+END_TEST
+
 Suite *swarm_suite(void)
 {
     Suite *s = suite_create("swarm");
@@ -180,6 +248,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, the_drawn_scenario_reads_back);
     tcase_add_test(t, kinds_any_and_swarm_round_trip);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
+    tcase_add_test(t, workload_shapes_draw_only_when_asked);
     suite_add_tcase(s, t);
     return s;
 }

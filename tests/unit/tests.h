@@ -7,6 +7,7 @@
 
 #include "sim/fake/fake.h"
 #include "sim/kernel/sim.h"
+#include "sim/scn/scn.h"
 
 Suite *sim_suite(void);
 Suite *reply_suite(void);
@@ -15,6 +16,7 @@ Suite *fake_expiry_suite(void);
 Suite *lua_host_suite(void);
 Suite *scn_suite(void);
 Suite *swarm_suite(void);
+Suite *workload_suite(void);
 Suite *check_suite(void);
 Suite *check_fair_suite(void);
 Suite *check_holds_suite(void);
@@ -47,5 +49,8 @@ const char *tcmd(tnode *t, const char *line);
 const char *tcmdv(tnode *t, const char *first, ...);
 /* EVAL body with numkeys and the given words as keys then args. */
 const char *teval(tnode *t, const char *body, int numkeys, const char *words);
+
+/* s written as scenario text by scn_write (malloc'd; the caller frees). */
+char *tscn_written(const scenario *s);
 
 #endif /* LOCKSIM_TESTS_H */

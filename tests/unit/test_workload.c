@@ -1,0 +1,204 @@
+/* test_workload.c — the random workload's shapes (protocols/client/
+ * workload.c), on small runs whose histories are read back: a re-entry on
+ * the other side of a read/write lock and the release order ([clients]
+ * switch, release-fifo), an upgrade only under the watchdog, a failed
+ * release called once more (retry-unlock) and the cause it gives the
+ * violations after it, a lease per acquire with each hold kept under its
+ * own lease ([clients] lease). */
+#include <stdio.h>
+#include <string.h>
+
+#include "protocols/protocol.h"
+#include "sim/engine/run.h"
+#include "tests/unit/tests.h"
+
+/* Runs text with seed 1 into *h and *r (the caller frees both). */
+static void run_text(const char *text, history *h, run_result *r, scenario *s)
+{
+    scn_error err;
+    ck_assert_msg(scn_load_string("w.scn", text, s, &err) == 0, "%d: %s", err.line, err.msg);
+    hist_init(h);
+    run_opts o = {0};
+    ck_assert_int_eq(run_scenario(s, 1, &o, r, h, &err), 0);
+}
+
+static void done(history *h, run_result *r, scenario *s)
+{
+    run_result_free(r);
+    hist_free(h);
+    scn_free(s);
+}
+
+static const char rw_text[] = "[scenario]\nduration = 4s\ndrain = 2s\n[protocol]\nname = redisson.rwlock\n"
+                              "lease = %s\nmode = trylock\nwait = 50ms\n[clients]\ncount = 1\nread-ratio = %s\n"
+                              "reentry = 100%%\nswitch = 100%%\nrelease-fifo = %s\nhold = 5ms..20ms\n";
+
+/* One thread, all write, every re-entry reads: each cycle takes write
+ * then read (a downgrade) and releases them newest first (LIFO) or oldest
+ * first (FIFO), each release naming its side, a hold between the two. */
+START_TEST(switch_releases_name_their_side)
+{
+    for (int fifo = 0; fifo <= 1; fifo++) {
+        char text[1024];
+        snprintf(text, sizeof text, rw_text, "-1", "0", fifo ? "100%" : "0%");
+        scenario s;
+        history h;
+        run_result r;
+        run_text(text, &h, &r, &s);
+        int cycles = 0, taken[2], ntaken = 0, released[2], nreleased = 0;
+        int64_t first_release_ok = -1;
+        for (size_t k = 0; k < h.n; k++) {
+            const hist_event *e = &h.ev[k];
+            if (e->client != 1 || (e->op != HOP_ACQUIRE && e->op != HOP_RELEASE)) continue;
+            if (e->op == HOP_ACQUIRE && e->kind == HIST_OK) {
+                ck_assert_int_lt(ntaken, 2);
+                taken[ntaken++] = e->mode;
+            } else if (e->op == HOP_RELEASE && e->kind == HIST_INVOKE) {
+                ck_assert_int_lt(nreleased, 2);
+                if (nreleased == 1) ck_assert_int_gt(e->t_us, first_release_ok); /* a hold between */
+                released[nreleased++] = e->mode;
+            } else if (e->op == HOP_RELEASE && e->kind == HIST_OK) {
+                first_release_ok = e->t_us;
+            }
+            if (nreleased < 2) continue;
+            ck_assert_int_eq(ntaken, 2);
+            ck_assert_int_eq(taken[0], 0); /* no side: write */
+            ck_assert_int_eq(taken[1], SCN_RW_READ);
+            ck_assert_int_eq(released[0], taken[fifo ? 0 : 1]);
+            ck_assert_int_eq(released[1], taken[fifo ? 1 : 0]);
+            ntaken = nreleased = 0;
+            cycles++;
+        }
+        ck_assert_int_gt(cycles, 20);
+        ck_assert_int_eq(r.checks.verdict[SCN_INV_RW_EXCLUSION], CHECK_HELD);
+        ck_assert_int_eq(r.checks.verdict[SCN_INV_REENTRANCY], CHECK_HELD);
+        done(&h, &r, &s);
+    }
+}
+END_TEST
+
+/* A reader's re-entry for write waits for its own read hold to go: under
+ * a lease it keeps reading (no write is ever asked for); under the
+ * watchdog it asks, and lock() deadlocks on itself. */
+START_TEST(upgrade_only_under_the_watchdog)
+{
+    char text[1024];
+    snprintf(text, sizeof text, rw_text, "10s", "100%", "0%");
+    scenario s;
+    history h;
+    run_result r;
+    run_text(text, &h, &r, &s);
+    size_t acquires = 0;
+    for (size_t k = 0; k < h.n; k++)
+        if (h.ev[k].op == HOP_ACQUIRE && h.ev[k].kind == HIST_INVOKE) {
+            ck_assert_int_eq(h.ev[k].mode, SCN_RW_READ);
+            acquires++;
+        }
+    ck_assert_uint_gt(acquires, 20);
+    done(&h, &r, &s);
+
+    snprintf(text, sizeof text, rw_text, "-1", "100%", "0%");
+    char *trylock = strstr(text, "mode = trylock");
+    memcpy(trylock, "mode = lock   ", 14);
+    run_text(text, &h, &r, &s);
+    ck_assert_int_eq(r.checks.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    done(&h, &r, &s);
+}
+END_TEST
+
+/* A semaphore release whose reply fails: with retry-unlock the thread
+ * calls it once more at once (the same depth), the permit is added twice
+ * and the violation carries the retry as its cause; without, no retry. */
+START_TEST(retry_unlock_calls_a_failed_release_again)
+{
+    for (int retry = 0; retry <= 1; retry++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[scenario]\nduration = 3s\ndrain = 5s\n[protocol]\nname = redisson.semaphore\npermits = 1\n"
+                 "[clients]\ncount = 1\nhold = 100ms\nthink = 100ms\nretry-unlock = %s\n"
+                 "[faults]\nat = 1s fail-reply client=1 command=unlock as=error\n",
+                 retry ? "yes" : "no");
+        scenario s;
+        history h;
+        run_result r;
+        run_text(text, &h, &r, &s);
+        int retries = 0, failed = 0; /* the thread's last operation was a failed release */
+        for (size_t k = 0; k < h.n; k++) {
+            const hist_event *e = &h.ev[k];
+            if (e->client != 1 || e->kind == HIST_INFO) continue;
+            if (e->kind == HIST_INVOKE && e->op == HOP_RELEASE && failed) retries++;
+            failed = e->op == HOP_RELEASE && e->kind == HIST_FAIL;
+        }
+        ck_assert_int_eq(retries, retry);
+        ck_assert_int_eq(r.checks.verdict[SCN_INV_PERMITS], retry ? CHECK_VIOLATED : CHECK_HELD);
+        if (retry) ck_assert_uint_eq(r.checks.v[0].cause & CHECK_CAUSE_RETRIED_RELEASE, CHECK_CAUSE_RETRIED_RELEASE);
+        done(&h, &r, &s);
+    }
+}
+END_TEST
+
+/* [clients] lease: each acquire of the expirable semaphore draws its own
+ * permit lease within the range, and each hold (drawn far longer) is cut
+ * to 9/10 of its lease: no permit outlives its lease. */
+START_TEST(acquire_lease_bounds_each_hold)
+{
+    const char *text = "[scenario]\nduration = 10s\n[protocol]\nname = redisson.expirable-semaphore\npermits = 2\n"
+                       "[clients]\ncount = 3\nlease = 200ms..2s\nhold = 1s..5s\nthink = 1ms..50ms\n";
+    scenario s;
+    history h;
+    run_result r;
+    run_text(text, &h, &r, &s);
+    int64_t lo = INT64_MAX, hi = 0, lease[8] = {0}, since[8] = {0};
+    int holds = 0;
+    for (size_t k = 0; k < h.n; k++) {
+        const hist_event *e = &h.ev[k];
+        if (e->client < 1 || e->client > 3) continue;
+        if (e->op == HOP_PERMIT) {
+            lease[e->client] = e->value;
+            since[e->client] = e->t_us;
+            lo = e->value < lo ? e->value : lo;
+            hi = e->value > hi ? e->value : hi;
+        } else if (e->op == HOP_RELEASE && e->kind == HIST_INVOKE) {
+            ck_assert_int_lt(e->t_us - since[e->client], lease[e->client]);
+            holds++;
+        }
+    }
+    ck_assert_int_gt(holds, 10);
+    ck_assert_int_ge(lo, SIM_MS(200));
+    ck_assert_int_le(hi, SIM_SEC(2));
+    ck_assert_int_gt(hi - lo, SIM_MS(500)); /* the leases differ */
+    ck_assert_int_eq(r.checks.verdict[SCN_INV_PERMITS], CHECK_HELD);
+    ck_assert_int_eq(r.checks.verdict[SCN_INV_LEASES], CHECK_HELD);
+    done(&h, &r, &s);
+}
+END_TEST
+
+/* switch needs read and write sides: elsewhere the scenario is refused at
+ * the key's line. */
+START_TEST(switch_is_refused_without_sides)
+{
+    scenario s;
+    scn_error err;
+    const char *text = "[scenario]\nduration = 4s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 1\n"
+                       "switch = 50%\n";
+    ck_assert_int_eq(scn_load_string("w.scn", text, &s, &err), 0);
+    ck_assert_ptr_null(proto_resolve(&s, &err));
+    ck_assert_int_eq(err.line, 7);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no read and write sides"));
+    scn_free(&s);
+}
+END_TEST
+
+Suite *workload_suite(void)
+{
+    Suite *s = suite_create("workload");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 30);
+    tcase_add_test(t, switch_releases_name_their_side);
+    tcase_add_test(t, upgrade_only_under_the_watchdog);
+    tcase_add_test(t, retry_unlock_calls_a_failed_release_again);
+    tcase_add_test(t, acquire_lease_bounds_each_hold);
+    tcase_add_test(t, switch_is_refused_without_sides);
+    suite_add_tcase(s, t);
+    return s;
+}
