@@ -64,7 +64,7 @@ unsigned hunt_kind_of(const scn_step *st)
     switch (st->op) {
     case SCN_FAULT_PAUSE: return node ? SCN_NEM_NODE_PAUSE : SCN_NEM_PAUSE;
     case SCN_FAULT_CRASH: return node ? SCN_NEM_NODE_CRASH : SCN_NEM_CRASH;
-    case SCN_FAULT_CLOCK: return SCN_NEM_CLOCK;
+    case SCN_FAULT_CLOCK: return st->client > 0 ? SCN_NEM_CLIENT_CLOCK : SCN_NEM_CLOCK; /* a machine's or a node's */
     case SCN_FAULT_PARTITION: return SCN_NEM_PARTITION;
     case SCN_FAULT_DELAY: return SCN_NEM_DELAY;
     case SCN_FAULT_DROP: return HUNT_KIND_DROP;

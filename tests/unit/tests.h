@@ -5,6 +5,7 @@
 
 #include <check.h>
 
+#include "sim/checkers/checkers.h"
 #include "sim/fake/fake.h"
 #include "sim/kernel/sim.h"
 
@@ -46,5 +47,13 @@ const char *tcmd(tnode *t, const char *line);
 const char *tcmdv(tnode *t, const char *first, ...);
 /* EVAL body with numkeys and the given words as keys then args. */
 const char *teval(tnode *t, const char *body, int numkeys, const char *words);
+
+/* What one run of scenario text with seed 1 gave: the verdicts and the
+ * acquisitions (the test fails when the text or the run is refused). */
+typedef struct trun {
+    check_verdict verdict[SCN_INV_COUNT];
+    uint64_t acquisitions;
+} trun;
+trun trun_text(const char *text);
 
 #endif /* LOCKSIM_TESTS_H */
