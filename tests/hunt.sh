@@ -15,7 +15,10 @@
 #     lost reply held its holder up is not the 2019 double release, and a
 #     run that breaks what the known bug holds (permits) is another bug;
 #  6. hunt's bad input: an unknown protocol, bad seeds, a --want that does
-#     not fail: exit 2 with a message.
+#     not fail: exit 2 with a message;
+#  7. the aimed faults (client-clock, crash on a reply, the fenced resource)
+#     are in the base scenario, drawn, written back, and find the crash
+#     between SETNX and PEXPIRE.
 set -u
 bin=${1:-build/locksim}
 cd "$(dirname "$0")/.."
@@ -121,3 +124,32 @@ expect2 "$bin" hunt no.such.protocol --seeds 1..2
 expect2 "$bin" hunt redisson.lock --seeds 5..1
 expect2 "$bin" hunt redisson.lock --want scenarios/smoke/contended.scn --seeds 1..2
 echo "ok   hunt refuses an unknown protocol, bad seeds and a --want that does not fail (exit 2)"
+
+# 7. Faults aimed at protocol moments: the base scenario draws client-clock
+# and crashes on a reply for a share of the seeds, and fences the resource
+# of a protocol with tokens; a seed that drew both writes a plain scenario
+# that runs as the swarm run did (the same faults, violations, events); the crash between SETNX and PEXPIRE
+# (textbook-setnx-crash-between), which a crash by the clock almost never
+# hits, is found by a crash on a reply.
+grep -q '^client-clock = 30%' "$tmp/base.scn" && grep -q '^crash-on-reply = 30%' "$tmp/base.scn" ||
+    fail "the base scenario draws no client-clock or crash-on-reply"
+"$bin" hunt redisson.fencedlock --print-base > "$tmp/fenced.scn"
+grep -q '^reject-stale = 50%' "$tmp/fenced.scn" && grep -A1 '^\[resource\]' "$tmp/fenced.scn" | grep -q '^enabled = yes' ||
+    fail "the base scenario of redisson.fencedlock does not write to a fenced resource"
+seed=$("$bin" run "$tmp/base.scn" --seeds 1..60 --json | python3 -c 'import json,sys
+for l in sys.stdin:
+    d=json.loads(l)
+    f=" ".join(d["faults"])
+    if "on=reply" in f and "clock client=" in f: print(d["seed"]); break')
+[ -n "$seed" ] || fail "no seed of 1..60 crashes on a reply and sets a client clock"
+"$bin" replay "$tmp/base.scn" --seed $seed --print-scenario > "$tmp/aimed.scn"
+grep -q '^crash-on = reply' "$tmp/aimed.scn" && grep -q '^kinds = .*client-clock' "$tmp/aimed.scn" ||
+    fail "the plain scenario of seed $seed does not name crash-on = reply and client-clock"
+same='import json,sys; d=json.loads(sys.stdin.readline()); print(d["faults"], sorted(set(v["invariant"] for v in d["violations"])), d["acquisitions"], d["events"])'
+x=$("$bin" run "$tmp/base.scn" --seed $seed --json | python3 -c "$same")
+y=$("$bin" run "$tmp/aimed.scn" --json | python3 -c "$same")
+[ "$x" = "$y" ] || fail "seed $seed: the plain scenario does not run as the swarm run did"
+"$bin" hunt textbook-setnx-expire --want scenarios/known-bugs/textbook-setnx-crash-between.scn --seeds 1..512 --jobs 2 \
+    --out "$tmp/tb" > "$tmp/tb.out" || fail "hunt did not find textbook-setnx-crash-between in 512 seeds: $(cat "$tmp/tb.out")"
+grep -q 'on=reply' "$tmp/tb"/*.scn || fail "the crash between SETNX and PEXPIRE was found without a crash on a reply"
+echo "ok   aimed faults: seed $seed crashes on a reply and sets a client clock, its plain scenario runs the same faults and events; hunt textbook-setnx-expire: $(grep '^found' "$tmp/tb.out" | cut -d'(' -f1)"

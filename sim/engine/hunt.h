@@ -41,9 +41,11 @@ typedef struct hunt_sig {
  * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any and
  * [swarm] bounds that keep hold times under the shortest lease (so what
  * fails, fails by a fault), lock() or tryLock(wait), the sync or async
- * API, replicas for failovers, the masters, members, permits or count the
- * protocol needs. malloc'd; NULL with err set when
- * the name is not in the catalogue. */
+ * API, client-clock faults and crashes on a reply for a share of the
+ * seeds, replicas for failovers, the masters, members, permits or count
+ * the protocol needs, and for a protocol with fencing tokens the fenced
+ * resource (refusing stale tokens in half the seeds). malloc'd; NULL with
+ * err set when the name is not in the catalogue. */
 char *hunt_template(const char *target, scn_error *err);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as
@@ -57,7 +59,8 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
 
 /* 1 when r fails (shrink_classify), with its run signature in *sig: the
  * invariant and the kinds of the faults (the scenario's and the
- * nemesis's) in the window before the first violation. */
+ * nemesis's) in the window before the first violation (the whole run
+ * when that violation is judged at the end of the run: a deadlock). */
 int hunt_run_sig(const run_result *r, hunt_sig *sig);
 /* The signature of a shrunk scenario: its failure's invariant, the kinds
  * of all its fault lines. */
