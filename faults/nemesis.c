@@ -4,7 +4,15 @@
  * draw of `duration` (a crash is followed by a restart after it; a
  * partition, a loss or a delay window ends after it). Every draw comes
  * from the stream "nemesis", so a seed always makes the same faults; they
- * become ordinary fault lines, written into the trace and the result. */
+ * become ordinary fault lines, written into the trace and the result.
+ *
+ * With `crash-on = reply` a client crash is armed at its time and strikes
+ * at the process's next reply (crash client=N on=reply); its restart stays
+ * `duration` after the arming. A client-clock fault sets a client
+ * machine's clock offset to +D or -D, D a draw of `jump`. With several
+ * masters a delay slows the link to the master of a drawn group, from one
+ * client or from every client (a busy node), by a tenth or a half of its
+ * duration, and a busy node's delay may last to the end of the run. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +48,25 @@ static uint64_t pick(gen *g, uint64_t n)
     return sim_choose(g->ctx, n, "nemesis");
 }
 
+/* A delay with several masters (RedLock's, MultiLock's): the link to the
+ * master of a drawn group, from client or, half the time, from every
+ * client (a busy node); by a tenth of d or, half the time, by half of it
+ * (enough to eat a RedLock's wait, or a sub-lock's lease, when d is long);
+ * for d, or, for half the busy nodes, to the end of the run. */
+static void delay_group(gen *g, scn_step *st, int client, int64_t d)
+{
+    const scenario *s = g->s;
+    int group = (int)pick(g, (uint64_t)s->nodes);
+    int busy = (int)pick(g, 2);
+    int big = (int)pick(g, 2);
+    int lasting = busy && pick(g, 2);
+    if (busy) snprintf(st->link_a, sizeof st->link_a, "clients");
+    else snprintf(st->link_a, sizeof st->link_a, "c%d", client);
+    scn_node_name(s, group * (1 + s->replicas), st->link_b, sizeof st->link_b);
+    st->by_us = big ? d / 2 + 1 : d / 10 + 1;
+    st->for_us = lasting ? 0 : d;
+}
+
 static void one(gen *g, int64_t t, int kind)
 {
     const scenario *s = g->s;
@@ -55,7 +82,9 @@ static void one(gen *g, int64_t t, int kind)
         st->for_us = d;
         break;
     case SCN_NEM_CRASH:
-        add(g, t, SCN_FAULT_CRASH)->client = client;
+        st = add(g, t, SCN_FAULT_CRASH);
+        st->client = client;
+        st->on_reply = s->nemesis_crash_on == SCN_CRASH_ON_REPLY;
         add(g, t + d, SCN_FAULT_RESTART)->client = client;
         break;
     case SCN_NEM_PARTITION: {
@@ -108,10 +137,21 @@ static void one(gen *g, int64_t t, int kind)
         break;
     case SCN_NEM_DELAY:
         st = add(g, t, SCN_FAULT_DELAY);
+        if (s->nodes > 1) {
+            delay_group(g, st, client, d);
+            break;
+        }
         snprintf(st->link_a, sizeof st->link_a, "c%d", client);
         scn_node_name(s, 0, st->link_b, sizeof st->link_b);
         st->by_us = d / 10 + 1;
         st->for_us = d;
+        break;
+    case SCN_NEM_CLIENT_CLOCK:
+        st = add(g, t, SCN_FAULT_CLOCK);
+        st->client = client;
+        st->clock_what = SCN_CLOCK_OFFSET;
+        st->clock_value = scn_dist_draw(g->ctx, &s->nemesis_jump, "nemesis");
+        if (pick(g, 2)) st->clock_value = -st->clock_value;
         break;
     }
 }
@@ -133,7 +173,8 @@ size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out)
         if (!(s->nemesis_kinds & (1 << b))) continue;
         if ((1 << b) == SCN_NEM_FAILOVER && s->replicas == 0) continue;
         if (((1 << b) & (SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY |
-                         SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY)) &&
+                         SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY |
+                         SCN_NEM_CLIENT_CLOCK)) &&
             scn_max_client(s) == 0)
             continue;
         kinds[nk++] = 1 << b;

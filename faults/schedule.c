@@ -1,7 +1,8 @@
 /* schedule.c — turns fault lines into timed events and applies them:
  *
  *   crash / restart / pause    client=N: the process dies (no unlock, no
- *                              watchdog) / a new one with a new id starts /
+ *                              watchdog; on=reply: armed, it dies at its
+ *                              next reply) / a new one with a new id starts /
  *                              stop-the-world; node=X: SIGKILL (data lost
  *                              unless persistence) / back / SIGSTOP
  *   clock node=X               offset (the clock reads true + D), drift
@@ -63,6 +64,7 @@ static void apply(sim_ctx *ctx, void *arg)
     switch (st->op) {
     case SCN_FAULT_CRASH:
         if (node >= 0) world_node_crash(f->w, node);
+        else if (f->cw && st->on_reply) cl_crash_on_reply(f->cw, st->client);
         else if (f->cw) cl_crash(f->cw, st->client);
         break;
     case SCN_FAULT_RESTART:

@@ -4,11 +4,12 @@
  * kinds with their interval, durations, window and loss probability, and
  * the workload's clients, threads, hold and think ranges, reentrancy and
  * lease, and (when [swarm] names them) lock() or tryLock(wait), the sync
- * or async API and the workload's shapes (no wait, re-entries on the
- * other side, a lease per acquire, retried releases, holds past the lease
- * or the watchdog timeout) — within the bounds of [swarm]. A random mix
- * reaches states that "every fault at once" never does (one kind of fault
- * masks another).
+ * or async API, the workload's shapes (no wait, re-entries on the other
+ * side, a lease per acquire, retried releases, holds past the lease or the
+ * watchdog timeout), the nemesis's client-clock kind, crashes on a reply
+ * and a resource that refuses stale tokens — within the bounds of
+ * [swarm]. A random mix reaches states that "every fault at once" never
+ * does (one kind of fault masks another).
  *
  * The draws come from a PRNG of their own, seeded from the seed alone, so
  * the run's own streams are untouched; integers only (no libm), so every
@@ -78,17 +79,24 @@ static scn_dist range_within(sim_rng *r, const scn_dist *d)
     return (scn_dist){a == b ? SCN_DIST_CONST : SCN_DIST_UNIFORM, a, b};
 }
 
-/* The kinds a seed draws: each kind s allows (and the topology can
- * take) with a chance of one half, and one at least. */
-static int draw_kinds(sim_rng *r, const scenario *s, int clients)
+/* The kinds s allows and the topology can take. */
+static int allowed_kinds(const scenario *s, int clients)
 {
     int allowed = s->nemesis && !s->nemesis_any ? s->nemesis_kinds : (1 << SCN_NEM_COUNT) - 1;
     if (s->replicas == 0) allowed &= ~SCN_NEM_FAILOVER;
     if (clients == 0)
         allowed &= ~(SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_DROP_REPLY | SCN_NEM_DROP_PUBSUB |
-                     SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY);
-    int kinds = 0, n = 0, v[SCN_NEM_COUNT];
-    for (int b = 0; b < SCN_NEM_COUNT; b++) {
+                     SCN_NEM_DISCONNECT | SCN_NEM_DELAY | SCN_NEM_FAIL_REPLY | SCN_NEM_CLIENT_CLOCK);
+    return allowed;
+}
+
+/* The kinds a seed draws among the first SCN_NEM_SWARM_COUNT: each
+ * allowed one with a chance of one half, and one at least. */
+static int draw_kinds(sim_rng *r, const scenario *s, int clients)
+{
+    int allowed = allowed_kinds(s, clients);
+    int kinds = 0, n = 0, v[SCN_NEM_SWARM_COUNT];
+    for (int b = 0; b < SCN_NEM_SWARM_COUNT; b++) {
         if (!(allowed & (1 << b))) continue;
         v[n++] = 1 << b;
         if (sim_rng_below(r, 2)) kinds |= 1 << b;
@@ -138,7 +146,12 @@ static void describe(const scenario *s, const scenario *c, char *desc, size_t ca
         else n += (size_t)snprintf(desc + n, cap - n, " leases=-");
     }
     if (s->swarm_retry_unlock_ppm > 0 && n < cap)
-        snprintf(desc + n, cap - n, " retry-unlock=%s", c->retry_unlock ? "yes" : "no");
+        n += (size_t)snprintf(desc + n, cap - n, " retry-unlock=%s", c->retry_unlock ? "yes" : "no");
+    /* the later nemesis keys */
+    if (s->swarm_crash_reply_ppm > 0 && n < cap)
+        n += (size_t)snprintf(desc + n, cap - n, " crash-on=%s", c->nemesis_crash_on == SCN_CRASH_ON_REPLY ? "reply" : "time");
+    if (s->swarm_reject_stale_ppm > 0 && n < cap)
+        snprintf(desc + n, cap - n, " reject-stale=%s", c->reject_stale ? "yes" : "no");
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -194,6 +207,25 @@ static void draw_shapes(sim_rng *r, const scenario *s, scenario *c)
     if (chance(r, s->swarm_long_hold_ppm) && !fixed) c->hold = hold_within(r, s->watchdog_us / 2, s->watchdog_us * 2);
 }
 
+/* The draws added after the kinds of SCN_NEM_SWARM_COUNT, in this order:
+ * the kind client-clock ([swarm] client-clock, or one half when the
+ * file's own kinds name it; a seed left with no kind gets it), when the
+ * crashes strike (crash-on-reply) and whether the resource refuses stale
+ * tokens (reject-stale). A scenario that names none of them draws
+ * nothing here. */
+static void draw_later_keys(sim_rng *r, const scenario *s, scenario *c)
+{
+    int cc = s->swarm_client_clock_ppm;
+    if (cc == 0 && s->nemesis && !s->nemesis_any && (s->nemesis_kinds & SCN_NEM_CLIENT_CLOCK)) cc = SCN_PPM / 2;
+    if (cc > 0) {
+        int hit = chance(r, cc);
+        if ((allowed_kinds(s, scn_max_client(c)) & SCN_NEM_CLIENT_CLOCK) && (hit || c->nemesis_kinds == 0))
+            c->nemesis_kinds |= SCN_NEM_CLIENT_CLOCK;
+    }
+    if (chance(r, s->swarm_crash_reply_ppm)) c->nemesis_crash_on = SCN_CRASH_ON_REPLY;
+    if (s->swarm_reject_stale_ppm > 0) c->reject_stale = chance(r, s->swarm_reject_stale_ppm);
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -244,6 +276,10 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     }
     if (s->swarm_async_ppm > 0) c->async = (int64_t)sim_rng_below(&r, 1000000) < s->swarm_async_ppm;
     draw_shapes(&r, s, c);
+
+    /* [swarm] client-clock, crash-on-reply, reject-stale: after every
+     * draw above, each only when the scenario asks for it. */
+    draw_later_keys(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);

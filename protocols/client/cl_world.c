@@ -341,9 +341,23 @@ void cl_crash(cl_world *cw, int client)
     cl_proc_free(p);
 }
 
+void cl_crash_on_reply(cl_world *cw, int client)
+{
+    cl_proc *p = cl_world_proc(cw, client);
+    if (p == NULL) return;
+    p->crash_on_reply = 1;
+    cl_trace(p, p->name, "crash armed: at the next reply");
+}
+
 void cl_restart(cl_world *cw, int client)
 {
-    if (client < 1 || client > cw->nprocs || cw->procs[client - 1] || cw->stopping) return;
+    if (client < 1 || client > cw->nprocs) return;
+    cl_proc *live = cw->procs[client - 1];
+    if (live && live->crash_on_reply) { /* the window of the crash closed before a reply came */
+        live->crash_on_reply = 0;
+        cl_trace(live, live->name, "crash on reply disarmed: no reply came before the restart");
+    }
+    if (live || cw->stopping) return;
     int inc = cw->last_inc_of[client - 1] + 1;
     start_proc(cw, client, inc);
     hist_event e = {.t_us = sim_now(cw->ctx), .kind = HIST_INFO, .op = HOP_RESTART, .client = client, .inc = inc};

@@ -363,6 +363,14 @@ void cl_world_start(cl_world *cw);
 void cl_world_stop(cl_world *cw);
 /* Client faults (client is 1-based). */
 void cl_crash(cl_world *cw, int client);
+/* Arms a crash of client's live process (none: nothing) at the next reply
+ * that reaches it through its gate, a NOSCRIPT excepted: the server ran
+ * the command, the process dies before it sees the reply, so it never
+ * sends what it would have sent next. The arming dies with the process;
+ * a restart of the client while the process lives disarms it. */
+void cl_crash_on_reply(cl_world *cw, int client);
+/* A new process of a crashed client; a live process is left running (a
+ * crash on=reply still armed is disarmed). */
 void cl_restart(cl_world *cw, int client);
 void cl_pause(cl_world *cw, int client, int64_t for_us);
 /* The kinds of script a fail-reply fault names, told from the script's

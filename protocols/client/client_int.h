@@ -80,6 +80,7 @@ struct cl_proc {
     char name[16];      /* "c3" */
     sim_clock *clock;   /* its machine's clock (cl_world's, per client) */
     int alive, paused;
+    int crash_on_reply; /* a crash on=reply is armed: the next reply kills it */
     cl_event *armed;                   /* events in the sim heap */
     cl_event *queue_head, *queue_tail; /* events held while paused */
     sim_timer pause_end;

@@ -378,11 +378,26 @@ static void lost(cl_node *n, int ps)
         cl_timer_arm(p, &n->reconnect, RECONNECT_US, "reconnect", on_reconnect, n);
 }
 
+/* A crash on=reply strikes at a reply to a command that ran (a NOSCRIPT
+ * ran nothing): the process dies before it reads it. */
+static int crash_strikes(cl_proc *p, const delivery *d)
+{
+    if (!p->crash_on_reply || d->kind != 0 || d->reply == NULL || is_noscript(d->reply)) return 0;
+    cl_trace(p, p->name, "crash on reply: the reply to request %llu arrives", (unsigned long long)d->req);
+    cl_crash(p->cw, p->client); /* p is gone */
+    return 1;
+}
+
 static void on_gated(cl_proc *p, void *arg)
 {
     delivery *d = arg;
     cl_node *n = d->n;
     sim_assert(n->p == p && d->cw == p->cw && d->kind >= 0 && d->kind <= 3); /* its own gate */
+    if (crash_strikes(p, d)) {
+        cl_world_observe_all(d->cw);
+        delivery_free(d);
+        return;
+    }
     switch (d->kind) {
     case 0: on_reply_entry(n, d->req, d->reply); break;
     case 1: cl_sub_on_push(p, n->group, d->reply); break;

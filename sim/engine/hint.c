@@ -11,6 +11,9 @@
 
 #define LOOK_BACK_US SIM_SEC(60) /* the faults a violation may come from */
 #define V_CURRENT 40700          /* a name without @: the current client */
+/* A clock line of a node or of a client machine (the hunt tells the two
+ * kinds apart; the hints were written for both, and stay so). */
+#define ANY_CLOCK (SCN_NEM_CLOCK | SCN_NEM_CLIENT_CLOCK)
 
 static const char PERMITS_OF_THE_DEAD[] = "permits held by a crashed process are never given back (RSemaphore keeps "
                                           "no owner): RPermitExpirableSemaphore gives each permit a lease";
@@ -69,10 +72,10 @@ size_t run_hint(const run_result *r, const check_violation *v, char *buf, size_t
             n = snprintf(buf, cap, "the pause outlasted lockWatchdogTimeout (%s): the watchdog stops with the process, "
                                    "so the lock expired; a larger lockWatchdogTimeout narrows this, a fencing token "
                                    "(redisson.fencedlock) closes it", wd);
-        else if ((k & SCN_NEM_CLOCK) && (is(s, "redisson.redlock") || is(s, "node-redlock") || is(s, "redsync")))
+        else if ((k & ANY_CLOCK) && (is(s, "redisson.redlock") || is(s, "node-redlock") || is(s, "redsync")))
             n = snprintf(buf, cap, "a member's clock moved: this RedLock counts no validity against clock jumps, and a "
                                    "quorum that loses one member's key by a jump is no longer a quorum");
-        else if (k & SCN_NEM_CLOCK)
+        else if (k & ANY_CLOCK)
             n = snprintf(buf, cap, "a node's clock jumped: Redis expires keys on its own clock and no client setting "
                                    "prevents it; with the watchdog the expiry is at most lockWatchdogTimeout (%s) "
                                    "ahead, so smaller jumps are absorbed", wd);
@@ -103,12 +106,12 @@ size_t run_hint(const run_result *r, const check_violation *v, char *buf, size_t
         else if (k & (SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY))
             n = snprintf(buf, cap, "a reply was lost: the client counted the call as failed while Redis ran it "
                                    "(timeout, retryAttempts and retryInterval decide what it does next)");
-        else if (k & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER | SCN_NEM_PARTITION | SCN_NEM_CLOCK))
+        else if (k & (SCN_NEM_NODE_CRASH | SCN_NEM_FAILOVER | SCN_NEM_PARTITION | ANY_CLOCK))
             n = snprintf(buf, cap, "the store lost or expired the hold the thread still counts (a failover, a "
                                    "partition past the lease, a clock jump): the client is not told");
         break;
     case SCN_INV_LIVENESS:
-        if ((k & SCN_NEM_CLOCK) && is(s, "redisson.fairlock"))
+        if ((k & ANY_CLOCK) && is(s, "redisson.fairlock"))
             n = snprintf(buf, cap, "the fair lock's queue deadlines are written with each client's own clock "
                                    "(threadWaitTime): a client clock ahead or behind keeps a waiter out");
         else if ((k & SCN_NEM_DROP_PUBSUB) || (k & SCN_NEM_DISCONNECT))
@@ -135,7 +138,7 @@ size_t run_hint(const run_result *r, const check_violation *v, char *buf, size_t
         break;
     case SCN_INV_FIFO:
     case SCN_INV_STARVATION:
-        if (k & SCN_NEM_CLOCK)
+        if (k & ANY_CLOCK)
             n = snprintf(buf, cap, "the fair lock's queue deadlines are written with each client's own clock "
                                    "(threadWaitTime): a client clock ahead or behind reorders them");
         else if (k & (SCN_NEM_DROP_PUBSUB | SCN_NEM_PAUSE))

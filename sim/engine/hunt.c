@@ -55,6 +55,10 @@ char *hunt_template(const char *target, scn_error *err)
     } else if (strstr(pd->name, "multilock") || strstr(pd->name, "redlock")) {
         nodes = members = 3;
     }
+    /* A protocol with fencing tokens writes to the fenced resource in
+     * every critical section; half the seeds' resources refuse stale
+     * tokens (a refused write keeps fencing), half accept them. */
+    int fenced = (inv & PROTO_INV(SCN_INV_FENCING)) && pd->impl.token != NULL;
     if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
     else if (inv & PROTO_INV(SCN_INV_LATCH)) extra = "count = 2\n";
     else if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) clients_extra = "read-ratio = 0.5\n";
@@ -76,10 +80,15 @@ char *hunt_template(const char *target, scn_error *err)
             /* Half the seeds wait by tryLock(wait), whose timeouts have
              * bugs of their own; half wait through the async API where
              * the protocol has one. */
-            "trylock = 50%%\nwait = 10ms..10s\n%s",
+            "trylock = 50%%\nwait = 10ms..10s\n%s"
+            /* Faults a time-drawn nemesis cannot aim: a client machine's
+             * clock set off, a crash between a command's reply and the
+             * next command. */
+            "client-clock = 30%%\ncrash-on-reply = 30%%\n%s",
             pd->name, nodes, pd->name, members_line, extra, clients_extra,
-            (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "");
+            (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
     template_shapes(f, inv);
+    if (fenced) fprintf(f, "\n[resource]\nenabled = yes\n");
     fclose(f);
     return text;
 }
@@ -92,7 +101,7 @@ unsigned hunt_kind_of(const scn_step *st)
     switch (st->op) {
     case SCN_FAULT_PAUSE: return node ? SCN_NEM_NODE_PAUSE : SCN_NEM_PAUSE;
     case SCN_FAULT_CRASH: return node ? SCN_NEM_NODE_CRASH : SCN_NEM_CRASH;
-    case SCN_FAULT_CLOCK: return SCN_NEM_CLOCK;
+    case SCN_FAULT_CLOCK: return st->client > 0 ? SCN_NEM_CLIENT_CLOCK : SCN_NEM_CLOCK; /* a machine's or a node's */
     case SCN_FAULT_PARTITION: return SCN_NEM_PARTITION;
     case SCN_FAULT_DELAY: return SCN_NEM_DELAY;
     case SCN_FAULT_DROP: return HUNT_KIND_DROP;
@@ -149,6 +158,10 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     sig->invs = f.invs;
     int64_t to = f.at_us >= 0 ? f.at_us : r->virtual_us;
     int64_t from = to > HUNT_WINDOW_US ? to - HUNT_WINDOW_US : 0;
+    /* A verdict judged at the end of the run (deadlock: who still waits
+     * then) may come from a fault of any time, and the nemesis stops long
+     * before the end: the window is the whole run. */
+    if (f.at_us >= r->virtual_us) from = 0;
     sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
                  cause_kinds(f.cause);
     sig->held = 0;

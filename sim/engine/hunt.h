@@ -57,9 +57,12 @@ typedef struct hunt_sig {
  * [swarm] bounds that keep hold times under the shortest lease (so what
  * fails, fails by a fault; holds outlast a lease only where a checker
  * tells that from a bug), lock() or tryLock(wait), the sync or async
- * API, the workload shapes (hunt.c: template_shapes), replicas for
- * failovers, the masters, members, permits or count the protocol needs.
- * malloc'd; NULL with err set when the name is not in the catalogue. */
+ * API, the workload shapes (hunt.c: template_shapes), client-clock faults
+ * and crashes on a reply for a share of the seeds, replicas for
+ * failovers, the masters, members, permits or count the protocol needs,
+ * and for a protocol with fencing tokens the fenced resource (refusing
+ * stale tokens in half the seeds). malloc'd; NULL with err set when the
+ * name is not in the catalogue. */
 char *hunt_template(const char *target, scn_error *err);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as
@@ -86,7 +89,8 @@ int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kind
 
 /* 1 when r fails (shrink_classify), with its run signature in *sig: the
  * invariant and the kinds of the faults (the scenario's and the
- * nemesis's) in the window before the first violation. */
+ * nemesis's) in the window before the first violation (the whole run
+ * when that violation is judged at the end of the run: a deadlock). */
 int hunt_run_sig(const run_result *r, hunt_sig *sig);
 /* The signature of a shrunk scenario: its failure's invariant, the kinds
  * of all its fault lines. */

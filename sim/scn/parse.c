@@ -76,6 +76,7 @@ static const key_def keys[] = {
     {"nemesis", "start", K_DURATION, F(nemesis_start_us), 0, 0},
     {"nemesis", "stop", K_DURATION, F(nemesis_stop_us), 0, 0},
     {"nemesis", "p", K_PROB, F(nemesis_p_ppm), 0, 0},
+    {"nemesis", "crash-on", K_CRASH_ON, F(nemesis_crash_on), 0, 0},
     {"swarm", "clients", K_COUNTS, F(swarm_clients), 0, 0},
     {"swarm", "threads", K_COUNTS, F(swarm_threads), 0, 0},
     {"swarm", "hold", K_DIST, F(swarm_hold), 0, 0},
@@ -94,6 +95,9 @@ static const key_def keys[] = {
     {"swarm", "retry-unlock", K_PROB, F(swarm_retry_unlock_ppm), 0, 0},
     {"swarm", "overrun", K_PROB, F(swarm_overrun_ppm), 0, 0},
     {"swarm", "long-hold", K_PROB, F(swarm_long_hold_ppm), 0, 0},
+    {"swarm", "client-clock", K_PROB, F(swarm_client_clock_ppm), 0, 0},
+    {"swarm", "crash-on-reply", K_PROB, F(swarm_crash_reply_ppm), 0, 0},
+    {"swarm", "reject-stale", K_PROB, F(swarm_reject_stale_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -104,7 +108,8 @@ static const char *const sections[] = {"scenario", "redis", "protocol", "clients
 
 static const char *const nemesis_kinds[] = {"pause",      "crash",      "partition",   "clock",
                                             "node-crash", "node-pause", "failover",    "drop-reply",
-                                            "drop-pubsub", "disconnect", "delay",      "fail-reply", NULL};
+                                            "drop-pubsub", "disconnect", "delay",      "fail-reply",
+                                            "client-clock", NULL};
 
 const char *scn_nemesis_kind_name(int bit)
 {
@@ -387,7 +392,8 @@ static int set_key(parser *p, const key_def *k, const char *v)
                     return 0;
                 }
                 fail(p, p->line, "unknown nemesis kind %s (pause, crash, partition, clock, node-crash, "
-                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, fail-reply, or any)",
+                                 "node-pause, failover, drop-reply, drop-pubsub, disconnect, delay, fail-reply, "
+                                 "client-clock, or any)",
                      tok(w, t, sizeof t));
                 return 0;
             }
@@ -396,6 +402,14 @@ static int set_key(parser *p, const key_def *k, const char *v)
         *(int *)(base + k->off) = bits;
         return 1;
     }
+    case K_CRASH_ON:
+        if (!strcmp(v, "time")) *(int *)(base + k->off) = SCN_CRASH_ON_TIME;
+        else if (!strcmp(v, "reply")) *(int *)(base + k->off) = SCN_CRASH_ON_REPLY;
+        else {
+            fail(p, p->line, "'%s' is time or reply (got %s)", k->name, tok(v, t, sizeof t));
+            return 0;
+        }
+        return 1;
     case K_SEED: {
         char *end;
         unsigned long long n = strtoull(v, &end, 10);

@@ -159,6 +159,8 @@ typedef struct scn_step {
     int reply_cmd;     /* fail-reply: SCN_REPLY_ACQUIRE / _UNLOCK / _RENEW */
     int reply_count;   /* fail-reply: how many replies (0: 1) */
     int reply_error;   /* fail-reply: 1 = an error reply, 0 = the reply is lost */
+    int on_reply;      /* crash client=N on=reply: armed at at_us, the process
+                          dies when its next reply arrives */
     int generated;     /* written by the nemesis */
     /* The names above resolved against the topology (scn_step_resolve):
      * what runs use; the names are what traces and files show. */
@@ -231,7 +233,17 @@ const char *scn_invariant_name(scn_invariant inv);
 #define SCN_NEM_DISCONNECT (1 << 9)  /* a client's connections drop */
 #define SCN_NEM_DELAY (1 << 10)      /* a client's link slows down for a while */
 #define SCN_NEM_FAIL_REPLY (1 << 11) /* a client's next replies to one kind of script are spoilt */
-#define SCN_NEM_COUNT 12
+#define SCN_NEM_CLIENT_CLOCK (1 << 12) /* a client machine's clock offset is set to +-D */
+#define SCN_NEM_COUNT 13
+/* The kinds a swarm draws one by one, each with a chance of one half (the
+ * first 12). Kinds added after them are drawn after every older draw,
+ * each with the share its [swarm] key gives, so that the scenarios
+ * written before them draw what they always drew. */
+#define SCN_NEM_SWARM_COUNT 12
+
+/* When a nemesis crash of a client strikes ([nemesis] crash-on). */
+#define SCN_CRASH_ON_TIME 0  /* at its time */
+#define SCN_CRASH_ON_REPLY 1 /* armed at its time, at the process's next reply */
 
 /* The name of nemesis kind bit k ("pause", "node-crash", ...). */
 const char *scn_nemesis_kind_name(int bit);
@@ -314,6 +326,7 @@ struct scenario {
     int64_t nemesis_start_us, nemesis_stop_us;
     int nemesis_p_ppm;         /* loss probability of drop-reply / drop-pubsub */
     int nemesis_any;           /* kinds = any: each seed draws its kinds (swarm) */
+    int nemesis_crash_on;      /* SCN_CRASH_ON_*: when a client crash strikes */
 
     /* [swarm]: swarm testing. Each seed draws, before its run, its own mix
      * within these bounds (faults/swarm.c): the nemesis's kinds, interval,
@@ -341,6 +354,10 @@ struct scenario {
     int swarm_retry_unlock_ppm;/* this share retries a failed release */
     int swarm_overrun_ppm;     /* this share of fixed-lease seeds holds past the lease */
     int swarm_long_hold_ppm;   /* this share of watchdog seeds holds past the watchdog timeout */
+    int swarm_client_clock_ppm; /* this share of the seeds has the kind client-clock */
+    int swarm_crash_reply_ppm; /* this share of the seeds crashes clients on a reply */
+    int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
+                                   tokens (0: [resource] reject-stale decides) */
 
     /* [expect] */
     scn_expect expect[SCN_INV_COUNT];

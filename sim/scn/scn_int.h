@@ -22,7 +22,8 @@ typedef enum key_kind {
     K_MODE,     /* scn_mode */
     K_LOCKS,    /* comma-separated lock names */
     K_SEED,     /* uint64 + has_seed */
-    K_KINDS     /* comma list of nemesis kinds -> bits */
+    K_KINDS,    /* comma list of nemesis kinds -> bits */
+    K_CRASH_ON  /* int SCN_CRASH_ON_*: "time" or "reply" */
 } key_kind;
 
 typedef struct key_def {

@@ -26,6 +26,7 @@
 #define O_REPLY 4096 /* command=, count=, as= (fail-reply) */
 #define O_ASYNC 8192 /* api=sync|async */
 #define O_SIGNED 16384 /* permits=N may be 0 or negative (addPermits) */
+#define O_ON 32768 /* on=time|reply (crash) */
 
 typedef struct op_def {
     const char *name;
@@ -47,8 +48,10 @@ static const op_def ops[] = {
     {"await", SCN_OP_AWAIT, O_WAIT | O_LOCK | O_ASYNC, "cN await [wait=D] [lock=NAME] [api=async]",
      "latch await() (no wait=: for ever) or await(wait); api=async: awaitAsync"},
     {"getcount", SCN_OP_GETCOUNT, O_LOCK, "cN getcount [lock=NAME]", "latch getCount()"},
-    {"crash", SCN_FAULT_CRASH, O_CLIENT | O_NODE, "crash client=N | node=X",
-     "a process dies (no unlock, no watchdog) / a Redis node dies (data lost unless persistence)"},
+    {"crash", SCN_FAULT_CRASH, O_CLIENT | O_NODE | O_ON, "crash client=N [on=reply] | node=X",
+     "a process dies (no unlock, no watchdog) / a Redis node dies (data lost unless persistence); "
+     "on=reply: armed now, the process dies when its next reply arrives (the server ran the command, the "
+     "client never learns it nor sends its next one)"},
     {"restart", SCN_FAULT_RESTART, O_CLIENT | O_NODE, "restart client=N | node=X",
      "a new process (new id) / the node comes back (a failed-over master as a replica)"},
     {"pause", SCN_FAULT_PAUSE, O_CLIENT | O_NODE | O_FOR, "pause client=N | node=X for=D",
@@ -280,6 +283,11 @@ static int option(scn_step *st, const op_def *d, const char *word, const char *n
         if (!strcmp(v, "lost")) st->reply_error = 0;
         else if (!strcmp(v, "error")) st->reply_error = 1;
         else return err(msg, cap, "as is lost or error (got %s)", q(v, t, sizeof t));
+    } else if (KEY("on")) {
+        NEED(O_ON);
+        if (!strcmp(v, "reply")) st->on_reply = 1;
+        else if (!strcmp(v, "time")) st->on_reply = 0;
+        else return err(msg, cap, "on is time or reply (got %s)", q(v, t, sizeof t));
     } else if (KEY("offset") || KEY("jump")) {
         NEED(O_CLOCK);
         st->clock_what = KEY("offset") ? SCN_CLOCK_OFFSET : SCN_CLOCK_JUMP;
@@ -383,6 +391,8 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     if ((st->op == SCN_FAULT_CRASH || st->op == SCN_FAULT_RESTART || st->op == SCN_FAULT_PAUSE ||
          st->op == SCN_FAULT_CLOCK) && st->client == 0 && !st->node[0])
         return err(msg, cap, "'%s' needs client=N or node=NAME", d->name);
+    if (st->on_reply && (st->client == 0 || st->node[0]))
+        return err(msg, cap, "crash on=reply strikes a client process: write client=N, not node=");
     if (st->op == SCN_FAULT_PAUSE && st->for_us == 0) return err(msg, cap, "pause needs for=DURATION");
     if (st->op == SCN_FAULT_CLOCK && st->clock_what == 0)
         return err(msg, cap, "clock needs offset=, drift= or jump=");
@@ -422,6 +432,7 @@ size_t scn_step_format(const scn_step *st, const scenario *s, char *buf, size_t 
     if (st->op == SCN_FAULT_PARTITION) PUT(" %s%s%s", st->side_a, st->directed ? "->" : "|", st->side_b);
     if (st->op == SCN_FAULT_FIU) PUT(" %s", st->point);
     if (scn_op_is_fault(st->op) && st->client) PUT(" client=c%d", st->client);
+    if (st->on_reply) PUT(" on=reply");
     if (st->reply_cmd > 0 && st->reply_cmd <= SCN_REPLY_RENEW) PUT(" command=%s", reply_cmds[st->reply_cmd]);
     if (st->reply_count > 0) PUT(" count=%d", st->reply_count);
     if (st->reply_error) PUT(" as=error");

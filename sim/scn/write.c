@@ -70,6 +70,7 @@ static int value_format(const key_def *k, const scenario *s, char *buf, size_t c
         }
         return 1;
     }
+    case K_CRASH_ON: snprintf(buf, cap, "%s", *(const int *)f == SCN_CRASH_ON_REPLY ? "reply" : "time"); return 1;
     }
     return 0;
 }

@@ -440,7 +440,16 @@ static void gen_fault(gen *g)
     text *t = g->t;
     put_at(g);
     switch (pick(s, 15)) {
-    case 0: put(t, " crash"); put_target(g); break;
+    case 0:
+        put(t, " crash");
+        if (one_in(s, 4)) { /* armed, it strikes at the client's next reply */
+            put(t, " client=");
+            put_client(g);
+            put(t, " on=%s", one_in(s, 4) ? "time" : "reply");
+        } else {
+            put_target(g);
+        }
+        break;
     case 1: put(t, " restart"); put_target(g); break;
     case 2: put(t, " pause"); put_target(g); put_for(g, 1); break;
     case 3:
@@ -546,6 +555,9 @@ static void gen_swarm(gen *g)
     if (one_in(s, 3)) key_prob(t, s, "retry-unlock");
     if (one_in(s, 3)) key_prob(t, s, "overrun");
     if (one_in(s, 3)) key_prob(t, s, "long-hold");
+    if (one_in(s, 3)) key_prob(t, s, "client-clock");
+    if (one_in(s, 3)) key_prob(t, s, "crash-on-reply");
+    if (one_in(s, 3)) key_prob(t, s, "reject-stale");
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 
@@ -555,15 +567,16 @@ static void gen_nemesis(gen *g)
     text *t = g->t;
     static const char *const kinds[] = {"pause",      "crash",    "partition",  "clock",
                                         "node-crash", "node-pause", "failover", "drop-reply",
-                                        "drop-pubsub", "disconnect", "delay", "fail-reply"};
+                                        "drop-pubsub", "disconnect", "delay", "fail-reply",
+                                        "client-clock"};
     put(t, "[nemesis]\n");
     if (one_in(s, 6)) {
         put(t, "kinds = any\n"); /* swarm: the seed draws the kinds, and [swarm]'s bounds the rest */
         gen_swarm(g);
     } else if (!one_in(s, 4)) {
         put(t, "kinds =");
-        unsigned bits = pick(s, 1u << 12) | 1u << pick(s, 12);
-        for (int i = 0; i < 12; i++)
+        unsigned bits = pick(s, 1u << 13) | 1u << pick(s, 13);
+        for (int i = 0; i < 13; i++)
             if ((bits >> i & 1) && (i != 6 || g->replicas > 0)) put(t, " %s", kinds[i]);
         if (g->replicas == 0 && bits == 1u << 6) put(t, " pause");
         put(t, "\n");
@@ -582,6 +595,7 @@ static void gen_nemesis(gen *g)
     if (one_in(s, 2)) put(t, "start = %ums\n", pick(s, g->dur_ms + 1));
     if (one_in(s, 3)) put(t, "stop = %ums\n", pick(s, g->dur_ms + 1));
     if (one_in(s, 3)) key_prob(t, s, "p");
+    if (one_in(s, 3)) put(t, "crash-on = %s\n", one_in(s, 3) ? "time" : "reply");
 }
 
 static void gen_expect(gen *g)

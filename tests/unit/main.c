@@ -6,7 +6,26 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "sim/engine/run.h"
 #include "tests/unit/tests.h"
+
+trun trun_text(const char *text)
+{
+    scenario s;
+    scn_error err;
+    ck_assert_msg(scn_load_string("t.scn", text, &s, &err) == 0, "%s", err.msg);
+    history h;
+    hist_init(&h);
+    run_result r;
+    run_opts o = {0};
+    ck_assert_msg(run_scenario(&s, 1, &o, &r, &h, &err) == 0, "%s", err.msg);
+    trun out = {.acquisitions = r.acquisitions};
+    memcpy(out.verdict, r.checks.verdict, sizeof out.verdict);
+    run_result_free(&r);
+    hist_free(&h);
+    scn_free(&s);
+    return out;
+}
 
 void tnode_init(tnode *t)
 {

@@ -3,12 +3,15 @@
  * (symmetric, directed, by group) and heal, lossy links, lost replies (the
  * command still runs), lost pub/sub messages (confirmations still arrive),
  * delays, a raw libfiu point stalling replication, node clocks (offset,
- * drift, jump) as Redis expiry sees them, and the nemesis's determinism. */
+ * drift, jump) as Redis expiry sees them, the nemesis's determinism and
+ * its aimed faults (delays to one of several masters, client clocks,
+ * crashes on a reply), and a crash on=reply striking at the reply. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "faults/fault.h"
+#include "sim/engine/hunt.h"
 #include "tests/unit/tests.h"
 #include "tests/unit/world_fixture.h"
 
@@ -241,6 +244,109 @@ START_TEST(nemesis_is_a_function_of_the_seed)
 }
 END_TEST
 
+/* The nemesis's draws of one scenario over seeds 1..n, as lines. */
+static size_t nemesis_lines(const scenario *s, uint64_t n, scn_step *out, size_t cap)
+{
+    size_t k = 0;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        sim_ctx *ctx = sim_new(seed);
+        scn_step *steps = NULL;
+        size_t m = fault_nemesis(ctx, s, &steps);
+        for (size_t i = 0; i < m && k < cap; i++) out[k++] = steps[i];
+        free(steps);
+        sim_free(ctx);
+    }
+    return k;
+}
+
+/* With several masters a delay aims at one group's master, from one
+ * client or from all (a busy node, sometimes to the end of the run), by a
+ * tenth or a half of its window; a client crash with crash-on = reply
+ * strikes on a reply; a client-clock fault sets a client's offset to +-D,
+ * D within jump, and the hunt files it apart from a node's clock. */
+START_TEST(nemesis_aims_delays_clocks_and_crashes)
+{
+    scenario s = wf_topo(0, 0, "[redis]\nnodes = 3\n[nemesis]\nkinds = delay, crash, client-clock\ncrash-on = reply\n"
+                               "interval = exp(2s)\nduration = 2s..10s\njump = 5s..20s\n");
+    static scn_step v[2000];
+    size_t n = nemesis_lines(&s, 20, v, 2000);
+    int groups = 0, busy = 0, single = 0, lasting = 0, half = 0, crashes = 0, ahead = 0, behind = 0;
+    for (size_t i = 0; i < n; i++) {
+        const scn_step *st = &v[i];
+        ck_assert(st->resolved);
+        if (st->op == SCN_FAULT_DELAY) {
+            ck_assert(!strcmp(st->link_b, "redis0") || !strcmp(st->link_b, "redis1") || !strcmp(st->link_b, "redis2"));
+            groups |= 1 << (st->link_b[5] - '0');
+            if (!strcmp(st->link_a, "clients")) busy++;
+            else single++;
+            if (st->for_us == 0) {
+                ck_assert_str_eq(st->link_a, "clients"); /* only a busy node stays slow */
+                lasting++;
+            } else {
+                ck_assert(st->by_us == st->for_us / 10 + 1 || st->by_us == st->for_us / 2 + 1);
+                half += st->by_us == st->for_us / 2 + 1;
+            }
+        } else if (st->op == SCN_FAULT_CRASH) {
+            ck_assert(st->on_reply && st->client > 0);
+            crashes++;
+        } else if (st->op == SCN_FAULT_CLOCK) {
+            ck_assert(st->client > 0 && st->node_index < 0 && st->clock_what == SCN_CLOCK_OFFSET);
+            int64_t d = st->clock_value < 0 ? -st->clock_value : st->clock_value;
+            ck_assert(d >= SIM_SEC(5) && d <= SIM_SEC(20));
+            ahead += st->clock_value > 0;
+            behind += st->clock_value < 0;
+            ck_assert_uint_eq(hunt_kind_of(st), SCN_NEM_CLIENT_CLOCK);
+        }
+    }
+    ck_assert_int_eq(groups, 7);
+    ck_assert(busy > 0 && single > 0 && lasting > 0 && half > 0 && crashes > 0 && ahead > 0 && behind > 0);
+    scn_free(&s);
+    /* One master: the delay is the one it always was, on c<k>-redis0. */
+    s = wf_topo(0, 0, "[nemesis]\nkinds = delay\nduration = 2s..10s\n");
+    n = nemesis_lines(&s, 5, v, 2000);
+    ck_assert_uint_gt(n, 0);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_str_eq(v[i].link_b, "redis0");
+        ck_assert(v[i].link_a[0] == 'c' && v[i].link_a[1] != 'l');
+        ck_assert_int_eq(v[i].by_us, v[i].for_us / 10 + 1);
+    }
+    scn_free(&s);
+    /* A node's clock line stays the kind clock. */
+    scn_step node_clock = {.op = SCN_FAULT_CLOCK, .node_index = 0};
+    ck_assert_uint_eq(hunt_kind_of(&node_clock), SCN_NEM_CLOCK);
+}
+END_TEST
+
+/* SETNX then PEXPIRE: c1 idles from 1s, locks again at 2s. A crash armed
+ * at 1.5s on=reply strikes at the SETNX's reply: the key stays without
+ * expiry and c2 waits for ever (deadlock); the same crash by time kills
+ * c1 before it locks (c2 gets the lock); a restart before any reply
+ * disarms it. */
+static const struct {
+    const char *faults;
+    check_verdict deadlock;
+    int acquisitions;
+} crash_runs[] = {
+    {"at = 1500ms crash client=1 on=reply\n", CHECK_VIOLATED, 1},
+    {"at = 1500ms crash client=1\n", CHECK_HELD, 2},
+    {"at = 1500ms crash client=1 on=reply\nat = 1800ms restart client=1\n", CHECK_HELD, 3},
+};
+
+START_TEST(crash_on_reply_strikes_between_two_commands)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[scenario]\nduration = 10s\ndrain = 2s\n[redis]\nlatency = 1ms\n[protocol]\nname = textbook-setnx-expire\n"
+             "lease = 2s\n[steps]\nat = 0s c1 lock\nat = 1s c1 unlock\nat = 2s c1 lock\nat = 3s c2 lock\n"
+             "at = 5s c1 unlock\n[faults]\n%s", crash_runs[_i].faults);
+    trun r = trun_text(text);
+    ck_assert_msg(r.verdict[SCN_INV_DEADLOCK] == crash_runs[_i].deadlock, "case %d: deadlock %s", _i,
+                  check_verdict_name(r.verdict[SCN_INV_DEADLOCK]));
+    ck_assert_msg(r.acquisitions == (uint64_t)crash_runs[_i].acquisitions, "case %d: %llu acquisitions", _i,
+                  (unsigned long long)r.acquisitions);
+}
+END_TEST
+
 Suite *faults_suite(void)
 {
     Suite *s = suite_create("faults");
@@ -257,6 +363,9 @@ Suite *faults_suite(void)
     tcase_add_test(node, fiu_point_stalls_replication);
     tcase_add_test(node, node_clock_faults_move_expiry);
     tcase_add_test(node, nemesis_is_a_function_of_the_seed);
+    tcase_add_test(node, nemesis_aims_delays_clocks_and_crashes);
+    tcase_add_loop_test(node, crash_on_reply_strikes_between_two_commands, 0,
+                        (int)(sizeof crash_runs / sizeof crash_runs[0]));
     suite_add_tcase(s, node);
     return s;
 }

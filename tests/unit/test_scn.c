@@ -138,6 +138,15 @@ static const struct {
     {"[scenario]\nduration = 277778h\n", 2, "bad duration for 'duration'"},
     {"[steps]\nat = 1s c1 trylock wait=1000000000000001us\n", 2, "bad duration in \"wait="},
     {"[swarm]\ninterval = 0ms..2s\n", 2, "'interval' must be at least 1ms"},
+    /* crash on=reply, [nemesis] crash-on, the kind client-clock, the new [swarm] shares. */
+    {"[faults]\nat = 1s crash client=1 on=answer\n", 2, "on is time or reply (got \"answer\")"},
+    {"[faults]\nat = 1s crash node=redis0 on=reply\n", 2, "crash on=reply strikes a client process"},
+    {"[faults]\nat = 1s restart client=1 on=reply\n", 2, "'restart' takes no option on="},
+    {"[nemesis]\ncrash-on = never\n", 2, "'crash-on' is time or reply (got \"never\")"},
+    {"[nemesis]\nkinds = client-clok\n", 2, "did you mean client-clock?"},
+    {"[swarm]\nclient-clock = 130%\n", 2, "'client-clock' must be a probability"},
+    {"[swarm]\ncrash-on-reply = lots\n", 2, "'crash-on-reply' must be a probability"},
+    {"[swarm]\nreject-stale = -1\n", 2, "'reject-stale' must be a probability"},
 };
 
 START_TEST(bad_input_names_file_and_line)
@@ -256,6 +265,14 @@ START_TEST(parses_counter_objects)
 }
 END_TEST
 
+/* Step i of s written back is want. */
+static void assert_line(const scenario *s, size_t i, const char *want)
+{
+    char line[256];
+    scn_step_format(&s->steps[i], s, line, sizeof line);
+    ck_assert_str_eq(line, want);
+}
+
 /* The semaphore steps (appended after the faults in the enum: still client
  * operations) and api=async, read and written back. */
 START_TEST(parses_semaphore_steps)
@@ -345,13 +362,9 @@ START_TEST(fail_reply_round_trips)
     ck_assert_int_eq(a.steps[2].reply_cmd, SCN_REPLY_UNLOCK);
     ck_assert_int_eq(a.steps[2].reply_count, 3);
     ck_assert_int_eq(a.steps[2].reply_error, 0);
-    char line[256];
-    scn_step_format(&a.steps[1], &a, line, sizeof line);
-    ck_assert_str_eq(line, "at = 5s fail-reply client=c1 command=renew as=error");
-    scn_step_format(&a.steps[2], &a, line, sizeof line);
-    ck_assert_str_eq(line, "at = 6s fail-reply client=c1 command=unlock count=3");
-    scn_step_format(&a.steps[3], &a, line, sizeof line);
-    ck_assert_str_eq(line, "at = 7s fail-reply client=c1 command=acquire count=1");
+    assert_line(&a, 1, "at = 5s fail-reply client=c1 command=renew as=error");
+    assert_line(&a, 2, "at = 6s fail-reply client=c1 command=unlock count=3");
+    assert_line(&a, 3, "at = 7s fail-reply client=c1 command=acquire count=1");
     char *t1 = tscn_written(&a);
     ck_assert_int_eq(scn_load_string("fr.scn", t1, &b, &err), 0);
     char *t2 = tscn_written(&b);
@@ -361,6 +374,52 @@ START_TEST(fail_reply_round_trips)
     free(t2);
     scn_free(&a);
     scn_free(&b);
+}
+END_TEST
+
+/* crash on=reply, [nemesis] crash-on = reply, kinds client-clock and the
+ * [swarm] shares of the new draws survive the writer; their defaults
+ * (on=time, crash-on = time, 0%) stay unwritten. */
+START_TEST(crash_on_reply_and_client_clock_round_trip)
+{
+    static const char *text = "[scenario]\nduration = 60s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n"
+                              "[faults]\nat = 5s crash client=2 on=reply\nat = 6s crash client=c1 on=time\n"
+                              "at = 7s clock client=2 offset=-3s\n"
+                              "[nemesis]\nkinds = crash, client-clock\ncrash-on = reply\n"
+                              "[swarm]\nclient-clock = 30%\ncrash-on-reply = 25%\nreject-stale = 50%\n";
+    scenario a, b;
+    scn_error err;
+    ck_assert_msg(scn_load_string("cr.scn", text, &a, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(a.steps[0].on_reply, 1);
+    ck_assert_int_eq(a.steps[1].on_reply, 0);
+    ck_assert_int_eq(a.nemesis_kinds, SCN_NEM_CRASH | SCN_NEM_CLIENT_CLOCK);
+    ck_assert_int_eq(a.nemesis_crash_on, SCN_CRASH_ON_REPLY);
+    ck_assert_int_eq(a.swarm_client_clock_ppm, 300000);
+    ck_assert_int_eq(a.swarm_crash_reply_ppm, 250000);
+    ck_assert_int_eq(a.swarm_reject_stale_ppm, 500000);
+    assert_line(&a, 0, "at = 5s crash client=c2 on=reply");
+    assert_line(&a, 1, "at = 6s crash client=c1");
+    assert_line(&a, 2, "at = 7s clock client=c2 offset=-3s");
+    char *t1 = tscn_written(&a);
+    ck_assert_ptr_nonnull(strstr(t1, "kinds = crash, client-clock\ncrash-on = reply\n"));
+    ck_assert_ptr_nonnull(strstr(t1, "client-clock = 30%\ncrash-on-reply = 25%\nreject-stale = 50%\n"));
+    ck_assert_int_eq(scn_load_string("cr.scn", t1, &b, &err), 0);
+    char *t2 = tscn_written(&b);
+    ck_assert_str_eq(t1, t2);
+    ck_assert_int_eq(b.steps[0].on_reply, 1);
+    ck_assert_int_eq(b.nemesis_crash_on, SCN_CRASH_ON_REPLY);
+    free(t1);
+    free(t2);
+    scn_free(&a);
+    scn_free(&b);
+    /* The defaults are not written. */
+    ck_assert_int_eq(scn_load_string("d.scn", "[scenario]\nduration = 9s\n[protocol]\nname = redisson.lock\n"
+                                              "[clients]\ncount = 1\n[nemesis]\ncrash-on = time\n", &a, &err), 0);
+    t1 = tscn_written(&a);
+    ck_assert_ptr_null(strstr(t1, "crash-on"));
+    ck_assert_ptr_null(strstr(t1, "client-clock"));
+    free(t1);
+    scn_free(&a);
 }
 END_TEST
 
@@ -486,6 +545,7 @@ Suite *scn_suite(void)
     tcase_add_test(core, writes_back_what_it_read);
     tcase_add_test(core, parses_workload_shapes);
     tcase_add_test(core, fail_reply_round_trips);
+    tcase_add_test(core, crash_on_reply_and_client_clock_round_trip);
     tcase_add_test(core, resolves_endpoints_against_the_topology);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");

@@ -64,13 +64,15 @@ START_TEST(draws_stay_within_the_bounds)
         ck_assert_int_ge(c->nemesis_duration.a_us, SIM_MS(200));
         if (c->lease_us == SCN_LEASE_WATCHDOG) watchdogs++;
         else ck_assert(c->lease_us >= SIM_SEC(3) && c->lease_us <= SIM_SEC(20));
-        ck_assert(c->nemesis_kinds != 0 && (c->nemesis_kinds & ~((1 << SCN_NEM_COUNT) - 1)) == 0);
+        /* the kinds added later (client-clock) only when [swarm] names them */
+        ck_assert(c->nemesis_kinds != 0 && (c->nemesis_kinds & ~((1 << SCN_NEM_SWARM_COUNT) - 1)) == 0);
+        ck_assert_int_eq(c->nemesis_crash_on, SCN_CRASH_ON_TIME);
         ck_assert(c->nemesis_start_us <= c->nemesis_stop_us && c->nemesis_stop_us <= s.duration_us);
         kinds_seen |= c->nemesis_kinds;
         fault_swarm_free(c);
     }
     ck_assert(watchdogs > 40 && watchdogs < 150); /* 30% of 300 */
-    ck_assert_int_eq(kinds_seen, (1 << SCN_NEM_COUNT) - 1);
+    ck_assert_int_eq(kinds_seen, (1 << SCN_NEM_SWARM_COUNT) - 1);
     scn_free(&s);
 }
 END_TEST
@@ -139,6 +141,59 @@ START_TEST(kinds_any_and_swarm_round_trip)
     ck_assert_int_eq(back.swarm_watchdog_ppm, 300000);
     free(text);
     scn_free(&back);
+    scn_free(&s);
+}
+END_TEST
+
+/* client-clock, crash-on-reply and reject-stale are drawn after every
+ * older draw: with them, a seed draws what it drew without them, plus
+ * their own values, each in about its share of the seeds. */
+START_TEST(later_keys_draw_after_the_older_draws)
+{
+    scenario s, x;
+    load(base_text, &s);
+    char *text = NULL;
+    if (asprintf(&text, "%sclient-clock = 30%%\ncrash-on-reply = 40%%\nreject-stale = 50%%\n", base_text) < 0)
+        ck_abort();
+    load(text, &x);
+    free(text);
+    int cc = 0, reply = 0, stale = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&x, seed, d2, sizeof d2);
+        ck_assert_int_eq(b->nemesis_kinds & ~SCN_NEM_CLIENT_CLOCK, a->nemesis_kinds);
+        ck_assert_int_eq(b->clients, a->clients);
+        ck_assert_int_eq(b->lease_us, a->lease_us);
+        ck_assert_int_eq(b->nemesis_p_ppm, a->nemesis_p_ppm);
+        ck_assert_int_eq(b->nemesis_stop_us, a->nemesis_stop_us);
+        ck_assert_int_eq(a->reject_stale, 1); /* [resource]'s, untouched */
+        /* the description of the older draws is the same, the new ones after */
+        const char *kinds_end = strchr(d1, ' ');
+        ck_assert_ptr_nonnull(strstr(d2, kinds_end));
+        ck_assert_ptr_nonnull(strstr(d2, " crash-on="));
+        ck_assert_ptr_nonnull(strstr(d2, " reject-stale="));
+        cc += (b->nemesis_kinds & SCN_NEM_CLIENT_CLOCK) != 0;
+        reply += b->nemesis_crash_on == SCN_CRASH_ON_REPLY;
+        stale += b->reject_stale;
+        fault_swarm_free(a);
+        fault_swarm_free(b);
+    }
+    ck_assert_msg(cc > 80 && cc < 160, "client-clock in %d of 400 (30%%)", cc);
+    ck_assert_msg(reply > 120 && reply < 200, "crash on reply in %d of 400 (40%%)", reply);
+    ck_assert_msg(stale > 160 && stale < 240, "reject-stale in %d of 400 (50%%)", stale);
+    scn_free(&x);
+    scn_free(&s);
+    /* A file whose own kinds name client-clock draws it in half the seeds,
+     * and where it is the only kind, in every seed. */
+    load("[scenario]\nduration = 30s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n"
+         "[nemesis]\nkinds = client-clock\n[swarm]\n", &s);
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        char d[512];
+        scenario *c = fault_swarm_draw(&s, seed, d, sizeof d);
+        ck_assert_int_eq(c->nemesis_kinds, SCN_NEM_CLIENT_CLOCK);
+        fault_swarm_free(c);
+    }
     scn_free(&s);
 }
 END_TEST
@@ -247,6 +302,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, kinds_follow_the_file_and_the_topology);
     tcase_add_test(t, the_drawn_scenario_reads_back);
     tcase_add_test(t, kinds_any_and_swarm_round_trip);
+    tcase_add_test(t, later_keys_draw_after_the_older_draws);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
     suite_add_tcase(s, t);

@@ -5,6 +5,7 @@
 
 #include <check.h>
 
+#include "sim/checkers/checkers.h"
 #include "sim/fake/fake.h"
 #include "sim/kernel/sim.h"
 #include "sim/scn/scn.h"
@@ -52,5 +53,12 @@ const char *teval(tnode *t, const char *body, int numkeys, const char *words);
 
 /* s written as scenario text by scn_write (malloc'd; the caller frees). */
 char *tscn_written(const scenario *s);
+/* What one run of scenario text with seed 1 gave: the verdicts and the
+ * acquisitions (the test fails when the text or the run is refused). */
+typedef struct trun {
+    check_verdict verdict[SCN_INV_COUNT];
+    uint64_t acquisitions;
+} trun;
+trun trun_text(const char *text);
 
 #endif /* LOCKSIM_TESTS_H */
