@@ -151,7 +151,14 @@ static void describe(const scenario *s, const scenario *c, char *desc, size_t ca
     if (s->swarm_crash_reply_ppm > 0 && n < cap)
         n += (size_t)snprintf(desc + n, cap - n, " crash-on=%s", c->nemesis_crash_on == SCN_CRASH_ON_REPLY ? "reply" : "time");
     if (s->swarm_reject_stale_ppm > 0 && n < cap)
-        snprintf(desc + n, cap - n, " reject-stale=%s", c->reject_stale ? "yes" : "no");
+        n += (size_t)snprintf(desc + n, cap - n, " reject-stale=%s", c->reject_stale ? "yes" : "no");
+    /* the protocol's own */
+    if (s->swarm_addpermits_ppm > 0 && n < cap)
+        n += (size_t)snprintf(desc + n, cap - n, " addpermits=%d%%", c->addpermits_ppm / 10000);
+    if (s->swarm_thread_wait.a_us > 0 && n < cap) {
+        scn_duration_format(c->thread_wait_us, a, sizeof a);
+        snprintf(desc + n, cap - n, " thread-wait-time=%s", a);
+    }
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -226,6 +233,21 @@ static void draw_later_keys(sim_rng *r, const scenario *s, scenario *c)
     if (s->swarm_reject_stale_ppm > 0) c->reject_stale = chance(r, s->swarm_reject_stale_ppm);
 }
 
+/* The protocol's own settings, after every draw above, each only when
+ * [swarm] names it: a share of a semaphore's seeds lends permits
+ * ([clients] addpermits = 20%: a waiter must hear of permits added), and
+ * the fair lock's threadWaitTime log-uniformly within its bounds (a dead
+ * waiter holds the queue for it). */
+static void draw_protocol_keys(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (chance(r, s->swarm_addpermits_ppm)) c->addpermits_ppm = 200000;
+    if (s->swarm_thread_wait.a_us > 0) {
+        int64_t lo, hi;
+        bounds(&s->swarm_thread_wait, &lo, &hi);
+        c->thread_wait_us = log_uniform(r, lo, hi);
+    }
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -280,6 +302,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     /* [swarm] client-clock, crash-on-reply, reject-stale: after every
      * draw above, each only when the scenario asks for it. */
     draw_later_keys(&r, s, c);
+    draw_protocol_keys(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);

@@ -191,6 +191,18 @@ static int refuse_switch(const proto_def *pd, const scenario *s, scn_error *err)
     return 1;
 }
 
+/* [clients] or [swarm] addpermits lends permits by addPermits: 1 with the
+ * key's line and why in err when the protocol has no such operation. */
+static int refuse_addpermits(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    int clients = s->addpermits_ppm > 0, swarm = s->swarm && s->swarm_addpermits_ppm > 0;
+    if ((!clients && !swarm) || (pd->steps & PROTO_STEP(SCN_OP_ADDPERMITS))) return 0;
+    err->line = s->addpermits_line;
+    snprintf(err->msg, sizeof err->msg, "[%s] addpermits: %s has no addPermits (a semaphore has)",
+             clients ? "clients" : "swarm", pd->name);
+    return 1;
+}
+
 /* A [steps] line the protocol cannot run: its line and why, in err. */
 static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn_error *err)
 {
@@ -250,6 +262,6 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
                  pd->name, pol->masters, pol->masters, s->nodes);
         return NULL;
     }
-    if (refuse_switch(pd, s, err)) return NULL;
+    if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err)) return NULL;
     return refuse_steps(pd, s, err);
 }

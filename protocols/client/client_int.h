@@ -66,6 +66,7 @@ struct cl_thread {
     int release_mode;   /* the side of its last release */
     int release_failed; /* its last release failed... */
     int release_retried; /* ...and was a retry ([clients] retry-unlock) */
+    int cur_ok;         /* the operation that just ended succeeded */
     size_t *steps;      /* its steps (indexes into the scenario), by time */
     size_t nsteps, step_next;
     cl_timer wake;      /* think / hold timer */

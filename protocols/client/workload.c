@@ -19,7 +19,7 @@
 
 /* PH_SOLO: the protocol's one random operation (a latch's countDown or
  * await), then think again. */
-enum phase { PH_IDLE, PH_THINK, PH_ACQUIRE, PH_REENTER, PH_HOLD, PH_RELEASE, PH_DONE, PH_SOLO };
+enum phase { PH_IDLE, PH_THINK, PH_ACQUIRE, PH_REENTER, PH_HOLD, PH_RELEASE, PH_DONE, PH_SOLO, PH_ADD, PH_ADDED, PH_UNADD };
 
 static void next_random(cl_thread *t);
 static void next_step(cl_thread *t);
@@ -85,6 +85,7 @@ static void op_done(cl_thread *t, int ok, int64_t value, const char *err)
     }
     if (!t->scripted && hop == HOP_ACQUIRE && ok) hold_push(t);
     if (!t->scripted && hop == HOP_RELEASE) t->release_failed = !ok;
+    t->cur_ok = ok;
     cl_hist(p, t, ok ? HIST_OK : HIST_FAIL, hop, lock, value, 0, ok ? NULL : err ? err : "not acquired");
     cl_trace(p, t->name, "%s %s %s = %lld%s%s", ok ? "ok" : "fail",
              hop == HOP_ACQUIRE ? "acquire" : hop == HOP_RELEASE ? "release"
@@ -284,6 +285,14 @@ static void next_random(cl_thread *t)
         t->held_from = t->held_to = t->cycle_mixed = 0;
         t->cycle_fifo = -1;
         t->cycle_deadline_us = INT64_MAX;
+        /* [clients] addpermits: a cycle that lends the semaphore n more
+         * permits for a hold, drawn only when the key is set. */
+        if (s->addpermits_ppm && sim_choose(p->cw->ctx, SCN_PPM, "addpermits") < (uint64_t)s->addpermits_ppm) {
+            if (t->cycle_n <= 0) t->cycle_n = 1;
+            t->phase = PH_ADD;
+            start_op(t, SCN_OP_ADDPERMITS, t->cycle_lock, 0, 0, 0, t->cycle_n, 0);
+            return;
+        }
         if (p->cw->proto->random_op) {
             t->phase = PH_SOLO;
             start_op(t, p->cw->proto->random_op(t), t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0,
@@ -326,7 +335,21 @@ static void next_random(cl_thread *t)
         else think(t);
         return;
     case PH_SOLO:
+    case PH_UNADD:
         think(t);
+        return;
+    case PH_ADD: /* the permits lent (a failed call may or may not have run: none taken back) */
+        if (t->cur_ok) {
+            t->phase = PH_ADDED;
+            cl_timer_arm(p, &t->wake, scn_dist_draw(p->cw->ctx, &s->hold, "hold"), "hold", on_wake, t);
+        } else {
+            think(t);
+        }
+        return;
+    case PH_ADDED: /* and taken back */
+        sim_assert(t->cycle_n > 0);
+        t->phase = PH_UNADD;
+        start_op(t, SCN_OP_ADDPERMITS, lock, 0, 0, 0, -t->cycle_n, 0);
         return;
     default:
         return;

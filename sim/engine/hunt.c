@@ -37,6 +37,17 @@ static void template_shapes(FILE *f, unsigned inv)
     if (inv & PROTO_INV(SCN_INV_LEASES)) fprintf(f, "overrun = 25%%\n");
 }
 
+/* The protocol's own settings the swarm draws: a semaphore lends permits
+ * by addPermits in a third of the seeds (the wake-up of a waiter when
+ * permits are added, 3.16.2); the fair lock's threadWaitTime within 1 s
+ * .. 5 min (Redisson's 5 s up to 3.13.2, 5 min since: how long a dead
+ * waiter holds the queue, and its busy-polling followers with it). */
+static void template_protocol(FILE *f, const proto_def *pd)
+{
+    if (pd->steps & PROTO_STEP(SCN_OP_ADDPERMITS)) fprintf(f, "addpermits = 33%%\n");
+    if (strstr(pd->name, "fairlock")) fprintf(f, "thread-wait-time = 1s..300s\n");
+}
+
 char *hunt_template(const char *target, scn_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -62,6 +73,9 @@ char *hunt_template(const char *target, scn_error *err)
     if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
     else if (inv & PROTO_INV(SCN_INV_LATCH)) extra = "count = 2\n";
     else if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) clients_extra = "read-ratio = 0.5\n";
+    /* A latch's t1 counts down and the others await: two awaiters of one
+     * process need three threads (the ZERO message runs its listeners). */
+    const char *threads = (inv & PROTO_INV(SCN_INV_LATCH)) ? "1..4" : "1..2";
     char members_line[32] = "";
     if (members) snprintf(members_line, sizeof members_line, "members = %d\n", members);
     char *text = NULL;
@@ -76,7 +90,7 @@ char *hunt_template(const char *target, scn_error *err)
             "[nemesis]\nkinds = any\n\n"
             /* Hold times stay under the shortest lease: a section slower
              * than its lease is a finding of its own, not a fault's. */
-            "[swarm]\nclients = 2..5\nthreads = 1..2\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n"
+            "[swarm]\nclients = 2..5\nthreads = %s\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n"
             /* Half the seeds wait by tryLock(wait), whose timeouts have
              * bugs of their own; half wait through the async API where
              * the protocol has one. */
@@ -85,9 +99,10 @@ char *hunt_template(const char *target, scn_error *err)
              * clock set off, a crash between a command's reply and the
              * next command. */
             "client-clock = 30%%\ncrash-on-reply = 30%%\n%s",
-            pd->name, nodes, pd->name, members_line, extra, clients_extra,
+            pd->name, nodes, pd->name, members_line, extra, clients_extra, threads,
             (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
     template_shapes(f, inv);
+    template_protocol(f, pd);
     if (fenced) fprintf(f, "\n[resource]\nenabled = yes\n");
     fclose(f);
     return text;

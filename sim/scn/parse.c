@@ -67,6 +67,7 @@ static const key_def keys[] = {
     /* at least 1ms on average; unset is a constant 0 (scn_has_acquire_lease) */
     {"clients", "lease", K_DIST, F(acquire_lease), 1000, 0},
     {"clients", "retry-unlock", K_BOOL, F(retry_unlock), 0, 0},
+    {"clients", "addpermits", K_PROB, F(addpermits_ppm), 0, 0},
     {"resource", "enabled", K_BOOL, F(resource), 0, 0},
     {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
     {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
@@ -98,6 +99,8 @@ static const key_def keys[] = {
     {"swarm", "client-clock", K_PROB, F(swarm_client_clock_ppm), 0, 0},
     {"swarm", "crash-on-reply", K_PROB, F(swarm_crash_reply_ppm), 0, 0},
     {"swarm", "reject-stale", K_PROB, F(swarm_reject_stale_ppm), 0, 0},
+    {"swarm", "addpermits", K_PROB, F(swarm_addpermits_ppm), 0, 0},
+    {"swarm", "thread-wait-time", K_DIST, F(swarm_thread_wait), 1000, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -312,6 +315,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
         /* where a key only some protocols take was set, for their refusal */
         if (k->off == F(switch_ppm)) p->s->switch_line = p->line;
         if (k->off == F(swarm_switch_ppm)) p->s->swarm_switch_line = p->line;
+        if (k->off == F(addpermits_ppm) || k->off == F(swarm_addpermits_ppm)) p->s->addpermits_line = p->line;
         return 1;
     case K_STR: {
         char **dst = (char **)(base + k->off);

@@ -308,6 +308,9 @@ struct scenario {
     int release_fifo_ppm;      /* share of cycles that release first-in-first-out (else last-in-first-out) */
     scn_dist acquire_lease;    /* each random acquire's own lease (unset: a_us 0, [protocol] lease) */
     int retry_unlock;          /* a release that failed is called once more */
+    int addpermits_ppm;        /* semaphores: this share of the random cycles lends
+                                  addPermits(n) for a hold, then addPermits(-n) */
+    int addpermits_line;       /* where it was set (0: not set), for a refusal */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;
@@ -356,6 +359,8 @@ struct scenario {
     int swarm_long_hold_ppm;   /* this share of watchdog seeds holds past the watchdog timeout */
     int swarm_client_clock_ppm; /* this share of the seeds has the kind client-clock */
     int swarm_crash_reply_ppm; /* this share of the seeds crashes clients on a reply */
+    int swarm_addpermits_ppm;  /* this share of a semaphore's seeds lends permits ([clients] addpermits 20%) */
+    scn_dist swarm_thread_wait;/* the fair lock's threadWaitTime drawn log-uniformly within (unset: a_us 0) */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
                                    tokens (0: [resource] reject-stale decides) */
 

@@ -303,6 +303,7 @@ static void gen_clients(gen *g)
     if (one_in(s, 3)) key_prob(t, s, "release-fifo");
     if (one_in(s, 4)) key_dist(t, s, "lease", 3000);
     if (one_in(s, 4)) key_bool(t, s, "retry-unlock");
+    if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "addpermits"); /* refused without it */
 }
 
 /* A time within the run. */
@@ -558,6 +559,9 @@ static void gen_swarm(gen *g)
     if (one_in(s, 3)) key_prob(t, s, "client-clock");
     if (one_in(s, 3)) key_prob(t, s, "crash-on-reply");
     if (one_in(s, 3)) key_prob(t, s, "reject-stale");
+    if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "addpermits");
+    if ((g->kind == P_FAIR || one_in(s, 16)) && one_in(s, 3))
+        put(t, "thread-wait-time = %ums..%ums\n", 1 + pick(s, 100), 100 + pick(s, 10000));
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 

@@ -148,6 +148,45 @@ END_TEST
 /* client-clock, crash-on-reply and reject-stale are drawn after every
  * older draw: with them, a seed draws what it drew without them, plus
  * their own values, each in about its share of the seeds. */
+/* [swarm] addpermits and thread-wait-time: drawn after everything else,
+ * only when named; the fair lock's threadWaitTime within its bounds. */
+START_TEST(protocol_keys_draw_last)
+{
+    scenario s, x;
+    load(base_text, &s);
+    char *text = NULL;
+    if (asprintf(&text, "%saddpermits = 50%%\nthread-wait-time = 1s..300s\n", base_text) < 0) ck_abort();
+    load(text, &x);
+    free(text);
+    int lent = 0;
+    int64_t lo = INT64_MAX, hi = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&x, seed, d2, sizeof d2);
+        ck_assert_int_eq(b->nemesis_kinds, a->nemesis_kinds);
+        ck_assert_int_eq(b->clients, a->clients);
+        ck_assert_int_eq(b->hold.a_us, a->hold.a_us);
+        ck_assert_int_eq(a->addpermits_ppm, 0);
+        ck_assert_int_eq(a->thread_wait_us, s.thread_wait_us);
+        ck_assert(b->addpermits_ppm == 0 || b->addpermits_ppm == 200000);
+        lent += b->addpermits_ppm > 0;
+        lo = b->thread_wait_us < lo ? b->thread_wait_us : lo;
+        hi = b->thread_wait_us > hi ? b->thread_wait_us : hi;
+        ck_assert_ptr_nonnull(strstr(d2, " thread-wait-time="));
+        fault_swarm_free(a);
+        fault_swarm_free(b);
+    }
+    ck_assert_msg(lent > 110 && lent < 190, "addpermits in %d of 300 (50%%)", lent);
+    ck_assert_int_ge(lo, SIM_SEC(1));
+    ck_assert_int_le(hi, SIM_SEC(300));
+    ck_assert_int_lt(lo, SIM_SEC(4)); /* log-uniform: short ones too */
+    ck_assert_int_gt(hi, SIM_SEC(100));
+    scn_free(&x);
+    scn_free(&s);
+}
+END_TEST
+
 START_TEST(later_keys_draw_after_the_older_draws)
 {
     scenario s, x;
@@ -303,6 +342,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, the_drawn_scenario_reads_back);
     tcase_add_test(t, kinds_any_and_swarm_round_trip);
     tcase_add_test(t, later_keys_draw_after_the_older_draws);
+    tcase_add_test(t, protocol_keys_draw_last);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
     suite_add_tcase(s, t);

@@ -173,6 +173,45 @@ START_TEST(acquire_lease_bounds_each_hold)
 }
 END_TEST
 
+/* [clients] addpermits: some cycles lend n permits by addPermits(n) and
+ * take them back by addPermits(-n) after a hold; the count is what it was
+ * at the end, and a semaphore without a permit serves its waiters only
+ * through what is lent (3.16.2+: the add publishes). */
+START_TEST(addpermits_lends_and_takes_back)
+{
+    scenario s;
+    history h;
+    run_result r;
+    run_text("[scenario]\nduration = 10s\n[protocol]\nname = redisson.semaphore\npermits = 0\nwait = 200ms\n"
+             "mode = trylock\n[clients]\ncount = 3\naddpermits = 40%\nhold = 5ms..50ms\nthink = 5ms..50ms\n",
+             &h, &r, &s);
+    int lent = 0, back = 0;
+    int64_t net = 0;
+    for (size_t k = 0; k < h.n; k++) {
+        const hist_event *e = &h.ev[k];
+        if (e->op != HOP_PERMITS_ADD || e->kind != HIST_OK) continue;
+        lent += e->n > 0;
+        back += e->n < 0;
+        net += e->n;
+    }
+    ck_assert_int_gt(lent, 10);
+    ck_assert_int_ge(lent, back);
+    ck_assert_int_le(lent - back, 3); /* what the end cut short */
+    ck_assert_int_ge(net, 0);
+    ck_assert_uint_gt(r.acquisitions, 5); /* the lent permits were taken */
+    ck_assert_int_eq(r.checks.verdict[SCN_INV_PERMITS], CHECK_HELD);
+    done(&h, &r, &s);
+    /* refused where there is no addPermits, at the key's line */
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("w.scn", "[scenario]\nduration = 4s\n[protocol]\nname = redisson.lock\n"
+                                              "[clients]\ncount = 1\naddpermits = 10%\n", &s, &err), 0);
+    ck_assert_ptr_null(proto_resolve(&s, &err));
+    ck_assert_int_eq(err.line, 7);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no addPermits"));
+    scn_free(&s);
+}
+END_TEST
+
 /* switch needs read and write sides: elsewhere the scenario is refused at
  * the key's line. */
 START_TEST(switch_is_refused_without_sides)
@@ -198,6 +237,7 @@ Suite *workload_suite(void)
     tcase_add_test(t, upgrade_only_under_the_watchdog);
     tcase_add_test(t, retry_unlock_calls_a_failed_release_again);
     tcase_add_test(t, acquire_lease_bounds_each_hold);
+    tcase_add_test(t, addpermits_lends_and_takes_back);
     tcase_add_test(t, switch_is_refused_without_sides);
     suite_add_tcase(s, t);
     return s;
