@@ -169,7 +169,7 @@ echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 1
 # (the signal is sent a second after the seeds begin: once the known bug's
 # own shrink has printed its signature and the workers are forked).
 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1000..100000 \
-    --jobs 2 --out "$tmp/int" > "$tmp/int.out" &
+    --jobs 2 --out "$tmp/int" > "$tmp/int.out" 2> "$tmp/int.err" &
 pid=$!
 for _ in $(seq 1 6000); do
     grep -q '^hunt redisson.lock for ' "$tmp/int.out" && break

@@ -15,7 +15,17 @@ san=${2:-0}
 bin="$build/locksim"
 failed=0
 
-stage() { printf '\n== %s\n' "$*"; }
+# Each stage's header says how long the one before it took (make test is
+# meant to stay under ten minutes on two cores: this shows where they go).
+t_start=$(date +%s)
+t_stage=
+stage() {
+    local now
+    now=$(date +%s)
+    [ -z "$t_stage" ] || printf '(%d s)\n' "$((now - t_stage))"
+    t_stage=$now
+    printf '\n== %s\n' "$*"
+}
 
 stage "tidy: layering (no upward include, no folder cycle) and determinism lint"
 bash "$here/tidy.sh" || { echo "FAIL: tidy"; exit 1; }
@@ -117,7 +127,8 @@ for seed in 1 2; do
 done
 redis_stop_all
 
+printf '(%d s)\n' "$(($(date +%s) - t_stage))"
 if [ "$failed" = 0 ]; then
-    printf '\nall tests passed\n'
+    printf '\nall tests passed in %d s\n' "$(($(date +%s) - t_start))"
 fi
 exit "$failed"
