@@ -45,7 +45,8 @@ seeds=1..50
 suites=$(ls -d scenarios/*/ | grep -v '^scenarios/bench/$' | grep -v '^scenarios/templates/$')
 stage "bundled scenarios, seeds $seeds (scenarios/bench: seed 1): every expectation met"
 out="${TMPDIR:-/tmp}/locksim-scenarios.$$"
-{ "$bin" run $suites --seeds "$seeds" && "$bin" run scenarios/bench --seed 1; } > "$out" ||
+jobs=$(nproc 2> /dev/null || echo 2)
+{ "$bin" run $suites --seeds "$seeds" --jobs "$jobs" && "$bin" run scenarios/bench --seed 1 --jobs "$jobs"; } > "$out" ||
     { grep -B2 -A12 FAIL "$out" | head -60; rm -f "$out"; echo "FAIL: bundled scenarios"; exit 1; }
 grep "^[0-9]* runs:" "$out"
 rm -f "$out"
