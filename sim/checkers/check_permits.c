@@ -149,11 +149,15 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         if (total > s->set && s->foreign)
             snprintf(why, sizeof why, "; threads released %lld they did not hold (first %s)", (long long)s->foreign,
                      s->foreign_by);
-        check_violate(r, SCN_INV_PERMITS, end_us, last,
+        /* Only the unsure operations explain it: another cause than a
+         * script or a client that loses or adds permits on its own. */
+        unsigned cause = strstr(why, "may or may not have run") ? CHECK_CAUSE_FAILED_OP : 0;
+        check_violation *v = check_violate(r, SCN_INV_PERMITS, end_us, last,
                       "%lld permits of %s %s: at the end %lld available + %lld held by live threads, %lld set%s",
                       (long long)(total < s->set ? s->set - total : total - s->set), names[l],
                       total < s->set ? "lost" : "created", (long long)s->available, (long long)s->held,
                       (long long)s->set, why);
+        if (v != NULL) v->cause |= cause;
     }
 }
 

@@ -158,12 +158,13 @@ static unsigned cause_kinds(unsigned cause)
            ((cause & CHECK_CAUSE_MIXED_N) ? HUNT_KIND_MIXED_N : 0) |
            ((cause & CHECK_CAUSE_ASYNC) ? HUNT_KIND_ASYNC_WAIT : 0) |
            ((cause & (CHECK_CAUSE_SIBLING | CHECK_CAUSE_MIXED_N)) == CHECK_CAUSE_SIBLING ? HUNT_KIND_SIBLING : 0) |
-           ((cause & CHECK_CAUSE_RETRIED_RELEASE) ? HUNT_KIND_RETRY_UNLOCK : 0);
+           ((cause & CHECK_CAUSE_RETRIED_RELEASE) ? HUNT_KIND_RETRY_UNLOCK : 0) |
+           ((cause & CHECK_CAUSE_FAILED_OP) ? HUNT_KIND_FAILED_OP : 0);
 }
 
 /* The kinds a run and a target must share exactly: how the violation came
  * about, not a fault other faults may come with. */
-#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK)
+#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -244,7 +245,9 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
         if (!(faults & (1u << b))) continue;
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
-                                           "fail-reply:renew", "retry-unlock"};
+                                           "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
+                                           "failed-op"};
+        _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);
         first = 0;

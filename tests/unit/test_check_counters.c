@@ -136,6 +136,34 @@ START_TEST(permits_lost_with_a_crashed_holder)
 }
 END_TEST
 
+/* An acquire whose reply timed out ran in the store: its permit is lost,
+ * and the client was told (CHECK_CAUSE_FAILED_OP), unlike a lost holder. */
+START_TEST(permits_lost_by_a_failed_acquire_is_told)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    op(&h, 9, HIST_INVOKE, HOP_ACQUIRE, 1, 0, 0);
+    hist_event e = {.t_us = MS(10), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 1, .inc = 1, .thread = 1,
+                    .err = "RedisResponseTimeoutException"};
+    hist_add(&h, &e);
+    counter(&h, 10, 0, 1);
+    permits(&h, 100, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_VIOLATED);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "lost"));
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "may or may not have run"));
+    ck_assert_uint_eq(r.v[0].cause & CHECK_CAUSE_FAILED_OP, CHECK_CAUSE_FAILED_OP);
+    finish(&h, &r);
+    start(&h, 1); /* a crashed holder's permit: no failed operation told of it */
+    took(&h, 10, 1, 0, 0);
+    crash(&h, 20, 1);
+    permits(&h, 100, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.v[0].cause & CHECK_CAUSE_FAILED_OP, 0);
+    finish(&h, &r);
+}
+END_TEST
+
 START_TEST(permits_liveness_needs_enough_available)
 {
     history h;
@@ -291,6 +319,7 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_held_within_the_bound);
     tcase_add_test(tc, permits_release_by_non_holder_creates_one);
     tcase_add_test(tc, permits_lost_with_a_crashed_holder);
+    tcase_add_test(tc, permits_lost_by_a_failed_acquire_is_told);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
