@@ -114,6 +114,9 @@ unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64
                      (w->async ? CHECK_CAUSE_ASYNC : 0);
     for (size_t i = 0; i < hi->n && hi->ev[i].t_us <= at; i++) {
         const hist_event *o = &hi->ev[i];
+        if (o->op == HOP_PERMITS_ADD && o->kind == HIST_INVOKE && o->n > 0 && o->lock == w->lock &&
+            (ends[i] == (size_t)-1 || hi->ev[ends[i]].t_us >= at))
+            shape |= CHECK_CAUSE_ADDED;
         if (i == k || o->op != w->op || o->kind != HIST_INVOKE || o->client != w->client || o->inc != w->inc ||
             o->lock != w->lock || (ends[i] != (size_t)-1 && hi->ev[ends[i]].t_us <= at))
             continue;

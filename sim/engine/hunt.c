@@ -159,12 +159,13 @@ static unsigned cause_kinds(unsigned cause)
            ((cause & CHECK_CAUSE_ASYNC) ? HUNT_KIND_ASYNC_WAIT : 0) |
            ((cause & (CHECK_CAUSE_SIBLING | CHECK_CAUSE_MIXED_N)) == CHECK_CAUSE_SIBLING ? HUNT_KIND_SIBLING : 0) |
            ((cause & CHECK_CAUSE_RETRIED_RELEASE) ? HUNT_KIND_RETRY_UNLOCK : 0) |
-           ((cause & CHECK_CAUSE_FAILED_OP) ? HUNT_KIND_FAILED_OP : 0);
+           ((cause & CHECK_CAUSE_FAILED_OP) ? HUNT_KIND_FAILED_OP : 0) |
+           ((cause & CHECK_CAUSE_ADDED) ? HUNT_KIND_ADDED : 0);
 }
 
 /* The kinds a run and a target must share exactly: how the violation came
  * about, not a fault other faults may come with. */
-#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP)
+#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP | HUNT_KIND_ADDED)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -246,7 +247,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
         if (!(faults & (1u << b))) continue;
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
                                            "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
-                                           "failed-op"};
+                                           "failed-op", "add-permits"};
         _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);

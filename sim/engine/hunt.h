@@ -46,7 +46,10 @@
  * explain it (CHECK_CAUSE_FAILED_OP): a lost reply the application was
  * told of, not a resend that ran twice behind a success. */
 #define HUNT_KIND_FAILED_OP (1u << (SCN_NEM_COUNT + 11))
-#define HUNT_KINDS (SCN_NEM_COUNT + 12)
+/* A waiter slept through permits an addPermits made (CHECK_CAUSE_ADDED):
+ * the wake-up addPermits owes, not a release's. */
+#define HUNT_KIND_ADDED (1u << (SCN_NEM_COUNT + 12))
+#define HUNT_KINDS (SCN_NEM_COUNT + 13)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */

@@ -189,7 +189,7 @@ END_TEST
  * that wants another n, the async API. */
 START_TEST(permits_liveness_tells_the_wait_shape)
 {
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         history h;
         check_result r;
         start(&h, 2);
@@ -205,13 +205,22 @@ START_TEST(permits_liveness_tells_the_wait_shape)
             o.t_us = MS(300), o.kind = HIST_FAIL, o.err = "not acquired";
             hist_add(&h, &o);
         }
-        op(&h, 200, HIST_INVOKE, HOP_RELEASE, 1, 2, 0);
-        counter(&h, 201, 2, 1);
+        if (variant == 4) { /* the 2 permits come from c3's addPermits(2), in flight at 201 ms */
+            hist_event a = {.t_us = MS(200), .kind = HIST_INVOKE, .op = HOP_PERMITS_ADD, .client = 3, .inc = 1,
+                            .thread = 1, .n = 2};
+            hist_add(&h, &a);
+            counter(&h, 201, 2, 1);
+            a.t_us = MS(202), a.kind = HIST_OK;
+            hist_add(&h, &a);
+        } else {
+            op(&h, 200, HIST_INVOKE, HOP_RELEASE, 1, 2, 0);
+            counter(&h, 201, 2, 1);
+        }
         permits(&h, 5000, &r);
         ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
         ck_assert_uint_eq(r.nv, 1);
         static const unsigned want[] = {0, CHECK_CAUSE_WAIT_MANY, CHECK_CAUSE_MIXED_N | CHECK_CAUSE_SIBLING,
-                                        CHECK_CAUSE_ASYNC};
+                                        CHECK_CAUSE_ASYNC, CHECK_CAUSE_ADDED};
         ck_assert_uint_eq(r.v[0].cause, want[variant]);
         finish(&h, &r);
     }
