@@ -42,6 +42,6 @@ if [ "$status" != 0 ] || [ "$found" != 0 ]; then
     exit 1
 fi
 t1=$(date +%s)
-build-fuzz/replay_sim "$corpus" > /dev/null 2> build-fuzz/replay_sim.log || {
+build-fuzz/replay_sim "$corpus" > build-fuzz/replay_sim.log 2>&1 || {
     echo "fuzz_sim: the corpus fails under ASan: build-fuzz/replay_sim.log"; tail -5 build-fuzz/replay_sim.log; exit 1; }
 echo "the corpus under the ASan build: $(tail -1 build-fuzz/replay_sim.log), no error, $(( $(date +%s) - t1 ))s"
