@@ -169,17 +169,35 @@ grep -q '^not found in seeds 16..16: 1 runs, 1 failed, ' "$tmp/f3.out" ||
     fail "redisson.expirable-semaphore@3.51 seed 16 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f3.out")"
 echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108) nor tryAcquire(n) (3.51 seed 55), a run that breaks permits is not tryAcquire(n) (3.51 seed 16)"
 
+# until_or_gone PID CMD...: polls CMD (every 50 ms, up to 5 minutes) until it
+# succeeds or process PID is gone.
+until_or_gone() {
+    local pid=$1 i
+    shift
+    for i in $(seq 1 6000); do
+        "$@" && return 0
+        kill -0 "$pid" 2> /dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+# child_of PID: some process has PID for parent.
+child_of() {
+    local f pid comm state ppid
+    for f in /proc/[0-9]*/stat; do
+        read -r pid comm state ppid _ < "$f" 2> /dev/null && [ "$ppid" = "$1" ] && return 0
+    done
+    return 1
+}
+shrinking() { [ -d "$tmp/int2" ] && child_of "$1"; }
+
 # An interrupted hunt says how far it got, and exits 130: while it runs seeds...
 # (the signal is sent a second after the seeds begin: once the known bug's
 # own shrink has printed its signature and the workers are forked).
 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1000..100000 \
     --jobs 2 --out "$tmp/int" > "$tmp/int.out" 2> "$tmp/int.err" &
 pid=$!
-for _ in $(seq 1 6000); do
-    grep -q '^hunt redisson.lock for ' "$tmp/int.out" && break
-    kill -0 "$pid" 2> /dev/null || break
-    sleep 0.05
-done
+until_or_gone "$pid" grep -q '^hunt redisson.lock for ' "$tmp/int.out"
 sleep 1
 kill -INT "$pid" 2> /dev/null
 wait "$pid"; rc=$?
@@ -191,21 +209,10 @@ echo "ok   hunt stopped by SIGINT: exit 130, $(sed -n "s/^not found in the seeds
 # the shrinks have begun (the out folder is made and the shrink's workers
 # are forked), not after a fixed time: how long the 28 seeds take to run
 # depends on the machine.
-child_of() { # a process whose parent is $1
-    local f pid comm state ppid
-    for f in /proc/[0-9]*/stat; do
-        read -r pid comm state ppid _ < "$f" 2> /dev/null && [ "$ppid" = "$1" ] && return 0
-    done
-    return 1
-}
 "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 230..257 \
     --jobs 2 --out "$tmp/int2" > "$tmp/int2.out" 2> /dev/null &
 pid=$!
-for _ in $(seq 1 6000); do
-    [ -d "$tmp/int2" ] && child_of "$pid" && break
-    kill -0 "$pid" 2> /dev/null || break
-    sleep 0.05
-done
+until_or_gone "$pid" shrinking "$pid"
 kill -INT "$pid" 2> /dev/null
 wait "$pid"; rc=$?
 [ $rc = 130 ] && grep -q '^not found in the seeds run of 230..257: 28 runs, .* 0 shrunk (interrupted)$' "$tmp/int2.out" &&

@@ -19,11 +19,10 @@ failed=0
 # meant to stay under ten minutes on two cores: this shows where they go).
 t_start=$(date +%s)
 t_stage=
+stage_done() { [ -z "$t_stage" ] || printf '(%d s)\n' "$(($(date +%s) - t_stage))"; }
 stage() {
-    local now
-    now=$(date +%s)
-    [ -z "$t_stage" ] || printf '(%d s)\n' "$((now - t_stage))"
-    t_stage=$now
+    stage_done
+    t_stage=$(date +%s)
     printf '\n== %s\n' "$*"
 }
 
@@ -128,7 +127,7 @@ for seed in 1 2; do
 done
 redis_stop_all
 
-printf '(%d s)\n' "$(($(date +%s) - t_stage))"
+stage_done
 if [ "$failed" = 0 ]; then
     printf '\nall tests passed in %d s\n' "$(($(date +%s) - t_start))"
 fi

@@ -140,18 +140,20 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         int64_t total = s->available + s->held;
         if (total == s->set) continue;
         char why[320] = "";
-        if (total < s->set && s->lost)
-            snprintf(why, sizeof why, "; %lld held by crashed processes (first %s) never came back", (long long)s->lost,
-                     s->lost_by);
-        else if (s->unsure)
-            snprintf(why, sizeof why, "; %lld acquire/release(s) failed with an error and may or may not have run "
-                     "(first %s)", (long long)s->unsure, s->unsure_by);
-        if (total > s->set && s->foreign)
+        unsigned cause = 0;
+        if (total > s->set && s->foreign) {
             snprintf(why, sizeof why, "; threads released %lld they did not hold (first %s)", (long long)s->foreign,
                      s->foreign_by);
-        /* Only the unsure operations explain it: another cause than a
-         * script or a client that loses or adds permits on its own. */
-        unsigned cause = strstr(why, "may or may not have run") ? CHECK_CAUSE_FAILED_OP : 0;
+        } else if (total < s->set && s->lost) {
+            snprintf(why, sizeof why, "; %lld held by crashed processes (first %s) never came back", (long long)s->lost,
+                     s->lost_by);
+        } else if (s->unsure) {
+            /* Only operations that failed with an error explain it: the
+             * client was told, unlike a script that loses or adds permits. */
+            snprintf(why, sizeof why, "; %lld acquire/release(s) failed with an error and may or may not have run "
+                     "(first %s)", (long long)s->unsure, s->unsure_by);
+            cause = CHECK_CAUSE_FAILED_OP;
+        }
         check_violation *v = check_violate(r, SCN_INV_PERMITS, end_us, last,
                       "%lld permits of %s %s: at the end %lld available + %lld held by live threads, %lld set%s",
                       (long long)(total < s->set ? s->set - total : total - s->set), names[l],

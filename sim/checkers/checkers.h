@@ -31,13 +31,13 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
                                         object at the time (any count) */
 #define CHECK_CAUSE_RETRIED_RELEASE 32u /* a thread had called a failed release once more
                                            (an application's retry) before it */
-#define CHECK_CAUSE_ADDED 128u /* the permits it slept through came from an addPermits
-                                   (in flight when they became available): a wake-up
-                                   owed by addPermits, which versions before 3.16.2
-                                   do not send */
 #define CHECK_CAUSE_FAILED_OP 64u /* permits lost or created at the end while acquires or
                                      releases had failed with an error (a timeout: it may
                                      have run): the client was told, unlike a resend */
+#define CHECK_CAUSE_ADDED 128u /* the permits it slept through came from an addPermits
+                                  (in flight when they became available): a wake-up
+                                  owed by addPermits, which versions before 3.16.2
+                                  do not send */
 
 typedef struct check_violation {
     scn_invariant inv;
