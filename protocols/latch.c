@@ -108,8 +108,13 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         return;
     }
     op->w.mark_ms = cl_now_ms(p);
-    if (cl_thread_async(op->base.t)) cl_sub_listen(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
-    else cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
+    if (cl_thread_async(op->base.t)) {
+        /* The count read above was answered before the ZERO that came
+         * first was sent: the listener waits for a message already gone. */
+        if (cl_sub_listen_late(op->base.sub))
+            cl_hist(p, op->base.t, HIST_INFO, HOP_LATE_LISTENER, op->base.lock, 0, 0, NULL);
+        cl_sub_listen(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
+    } else cl_sub_wait(p, op->base.sub, counter_wait_us(&op->w), on_gate, op);
 }
 
 static void get_count(await_op *op)

@@ -265,6 +265,10 @@ int cl_sub_try_take(cl_sub *s, int64_t n);
  * CL_SUB_RUN_ALL) before it adds its permits to the latch, which the
  * listeners already waiting never look at. */
 void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud);
+/* 1 when a listener added to s now would come after the message it waits
+ * for: a latch's gate is open (a ZERO came) and no rule runs a new
+ * listener on it (CL_SUB_RECHECK). */
+int cl_sub_listen_late(const cl_sub *s);
 /* Channel kinds decide what a message does to the latch. */
 #define CL_SUB_LOCK 0      /* "0": one permit; "1": a permit per waiter */
 #define CL_SUB_SEMAPHORE 1 /* "v" (the new count): min(references, v) permits */

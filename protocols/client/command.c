@@ -32,6 +32,7 @@ struct cl_cmd {
     const cl_script *script; /* NULL for plain commands */
     int flags;         /* CL_RESEND / CL_NORESEND | CL_SYNCED */
     int attempt;       /* resends so far */
+    int rerun;         /* the resend due follows an attempt that was written */
     int done;
     uint64_t tag;
     uint64_t req, wait_req;          /* ids of the current attempt */
@@ -179,6 +180,7 @@ static void retry_or_fail(cl_cmd *c, int written, const char *why, cl_err err)
     sim_assert(!c->done && c->attempt <= p->cw->set.retry_attempts);
     if (may && c->attempt < p->cw->set.retry_attempts) {
         c->attempt++;
+        c->rerun = written;
         int64_t delay = retry_delay(p, c->attempt);
         cl_trace(p, p->name, "%s: resend %d of %s in %lldus", why, c->attempt, what, (long long)delay);
         cl_timer_arm(p, &c->retry, delay, "cmd resend", on_retry, c);
@@ -241,8 +243,18 @@ static void send_now(cl_cmd *c)
 
 static void on_retry(cl_proc *p, void *arg)
 {
-    (void)p;
-    send_now(arg);
+    cl_cmd *c = arg;
+    /* A resend of a command that was written may run it twice: the
+     * history says so, for the checkers to tell it (an operation's tag
+     * names its thread and lock). */
+    if (c->rerun && c->tag != 0) {
+        hist_event e = {.t_us = sim_now(p->cw->ctx), .kind = HIST_INFO, .op = HOP_RESENT, .client = p->client,
+                        .inc = p->inc, .thread = hist_tag_thread(c->tag), .lock = hist_tag_lock(c->tag),
+                        .seq = c->tag};
+        hist_add(p->cw->h, &e);
+    }
+    c->rerun = 0;
+    send_now(c);
 }
 
 static void on_timeout(cl_proc *p, void *arg)

@@ -302,6 +302,11 @@ void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, vo
     if ((s->policy & CL_SUB_RECHECK) && cl_sub_try_take(s, 1)) run_listener(p, s);
 }
 
+int cl_sub_listen_late(const cl_sub *s)
+{
+    return s->kind == CL_SUB_LATCH && s->open && !(s->policy & CL_SUB_RECHECK);
+}
+
 static int64_t listening(const cl_sub *s)
 {
     int64_t n = 0;

@@ -14,6 +14,8 @@
  *           out: CHECK_CAUSE_LEASE_RAN_OUT), and at the end the store's
  *           available + acquired == the permits in all (none created, none
  *           lost: a crashed holder's permits come back with their lease);
+ *           after an addPermits resent on a reply timeout, either carries
+ *           CHECK_CAUSE_ADD_RESENT (its script may have run twice);
  * liveness: no acquire(n) waits longer than the bound while the store has
  *           n available (a lost wake-up);
  * deadlock: no thread still waits at the end for n permits when the store
@@ -111,6 +113,7 @@ static void *lookup(table *t, const int64_t k[4], int make)
 typedef struct state {
     table grants, holders;
     pool *p;
+    check_resends resends;
 } state;
 
 static grant *grant_at(state *st, size_t i1)
@@ -177,10 +180,13 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
     p->held += n;
     if (!p->has_total || p->held <= p->total || p->over) return;
     p->over = 1;
+    char why[160];
+    unsigned cause = check_resends_told(&st->resends, e->lock, why, sizeof why);
     check_violation *v = check_violate(r, SCN_INV_PERMITS, e->t_us, k,
-                                       "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)",
+                                       "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)%s",
                                        (long long)p->held, names[e->lock], (long long)p->total, e->client, e->thread,
-                                       (long long)n);
+                                       (long long)n, why);
+    if (v != NULL) v->cause |= cause;
     if (v != NULL && lapsed_held(st, e->lock, e->t_us)) v->cause |= CHECK_CAUSE_LEASE_RAN_OUT;
 }
 
@@ -241,11 +247,14 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         if (!p->has_total || !p->observed) continue;
         int64_t in_store = p->available + p->acquired;
         if (in_store == p->total) continue;
-        check_violate(r, SCN_INV_PERMITS, end_us, last,
-                      "%lld permits of %s %s: at the end %lld available + %lld acquired in the store, %lld in all",
+        char why[160];
+        unsigned cause = check_resends_told(&st->resends, l, why, sizeof why);
+        check_violation *v = check_violate(r, SCN_INV_PERMITS, end_us, last,
+                      "%lld permits of %s %s: at the end %lld available + %lld acquired in the store, %lld in all%s",
                       (long long)(in_store < p->total ? p->total - in_store : in_store - p->total), names[l],
                       in_store < p->total ? "lost" : "created", (long long)p->available, (long long)p->acquired,
-                      (long long)p->total);
+                      (long long)p->total, why);
+        if (v != NULL) v->cause |= cause;
     }
 }
 
@@ -291,6 +300,7 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
     if (in->nlocks <= 0) return;
     state st = {.grants = {.size = sizeof(grant)}, .holders = {.size = sizeof(holder)},
                 .p = sim_xcalloc((size_t)in->nlocks, sizeof *st.p)};
+    check_resends_init(&st.resends, in->nlocks);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op == HOP_CRASH) {
@@ -300,6 +310,7 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
         if (e->lock < 0 || e->lock >= in->nlocks) continue;
         pool *p = &st.p[e->lock];
         int64_t delta;
+        check_resends_feed(&st.resends, e);
         if (check_permit_total(e, &delta)) {
             p->total += delta;
             p->has_total = 1;
@@ -325,4 +336,5 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
     sim_xfree(st.holders.v);
     sim_xfree(st.holders.slots);
     sim_xfree(st.p);
+    check_resends_free(&st.resends);
 }

@@ -14,6 +14,11 @@
  * deadlock: at the end, no thread waits for n permits when fewer than n are
  *           available or held by live threads (they can never come).
  *
+ * Permits over the bound or created or lost by the end where an
+ * addPermits had been resent after its reply timed out (HOP_RESENT: the
+ * script is not idempotent, and a resend after a lost reply adds twice)
+ * carry CHECK_CAUSE_ADD_RESENT: another bug than a resent release.
+ *
  * What a thread holds is an amount here, not the shared holds' intervals
  * (check_holds): a release(n) takes up to n of all the thread holds of the
  * semaphore, whatever its acquires were, and the rest counts as created. */
@@ -46,6 +51,7 @@ typedef struct state {
     size_t nh, cap;
     size_t *slots;      /* open addressing over h: index + 1, 0 empty */
     size_t nslots;      /* a power of two, > 2 * cap */
+    check_resends resends;
 } state;
 
 static int64_t permits(const hist_event *e)
@@ -112,9 +118,12 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
     s->held += n;
     if (!s->has_set || s->held <= s->set || s->over) return;
     s->over = 1;
-    check_violate(r, SCN_INV_PERMITS, e->t_us, k,
-                  "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)",
-                  (long long)s->held, names[e->lock], (long long)s->set, e->client, e->thread, (long long)n);
+    char why[160];
+    unsigned cause = check_resends_told(&st->resends, e->lock, why, sizeof why);
+    check_violation *v = check_violate(r, SCN_INV_PERMITS, e->t_us, k,
+                  "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)%s",
+                  (long long)s->held, names[e->lock], (long long)s->set, e->client, e->thread, (long long)n, why);
+    if (v != NULL) v->cause |= cause;
 }
 
 static void on_release(state *st, const hist_event *e)
@@ -147,6 +156,8 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         } else if (total < s->set && s->lost) {
             snprintf(why, sizeof why, "; %lld held by crashed processes (first %s) never came back", (long long)s->lost,
                      s->lost_by);
+        } else if (st->resends.count[l]) {
+            cause = check_resends_told(&st->resends, l, why, sizeof why);
         } else if (s->unsure) {
             /* Only operations that failed with an error explain it: the
              * client was told, unlike a script that loses or adds permits. */
@@ -209,6 +220,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     }
     if (nlocks <= 0) return;
     state st = {.s = sim_xcalloc((size_t)nlocks, sizeof *st.s)};
+    check_resends_init(&st.resends, nlocks);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op == HOP_CRASH) {
@@ -218,6 +230,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
         if (e->lock < 0 || e->lock >= nlocks) continue;
         sem *s = &st.s[e->lock];
         int64_t delta;
+        check_resends_feed(&st.resends, e);
         if (check_permit_total(e, &delta)) {
             s->set += delta;
             s->has_set = 1;
@@ -237,6 +250,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     }
     conservation(&st, nlocks, names, end_us, hi->n ? hi->n - 1 : 0, r);
     waits(hi, nlocks, names, bound_us, end_us, &st, r);
+    check_resends_free(&st.resends);
     sim_xfree(st.s);
     sim_xfree(st.h);
     sim_xfree(st.slots);

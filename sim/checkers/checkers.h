@@ -38,6 +38,12 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
                                   (in flight when they became available): a wake-up
                                   owed by addPermits, which versions before 3.16.2
                                   do not send */
+#define CHECK_CAUSE_LATE_LISTENER 256u /* its async wait added its listener after the
+                                          message that should run it (HOP_LATE_LISTENER):
+                                          the read of the count crossed the message */
+#define CHECK_CAUSE_ADD_RESENT 512u /* permits over the bound, created or lost after an
+                                       addPermits was resent on a reply timeout (its
+                                       script is not idempotent: it may run twice) */
 
 typedef struct check_violation {
     scn_invariant inv;

@@ -76,6 +76,23 @@ int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t f
  * its process on the same object open at that time, its API. O(events
  * before at). */
 unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64_t at);
+/* The addPermits calls resent after a reply timeout (HOP_RESENT of an
+ * operation a HOP_PERMITS_ADD invoke started), per lock, fed a history's
+ * events in order: its script is not idempotent, so each may have added
+ * twice (CHECK_CAUSE_ADD_RESENT). */
+typedef struct check_resends {
+    uint64_t *adds;    /* the addPermits operations seen (seq) */
+    size_t nadds, cap;
+    int nlocks;
+    int64_t *count;    /* per lock */
+    char (*first)[64]; /* per lock: who resent the first, "cN.tM" */
+} check_resends;
+void check_resends_init(check_resends *x, int nlocks);
+void check_resends_feed(check_resends *x, const hist_event *e);
+void check_resends_free(check_resends *x);
+/* "; an addPermits was resent after its reply timed out (first cN.tM)" or
+ * "", and CHECK_CAUSE_ADD_RESENT or 0, for lock. */
+unsigned check_resends_told(const check_resends *x, int lock, char *why, size_t cap);
 /* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
  * HOP_COUNTER). Judges two invariants:
  *  latch:    no await returns released before as many countDown()s as the

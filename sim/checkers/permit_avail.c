@@ -4,6 +4,9 @@
  * trySetPermits and drainPermits steps), and the store's available count
  * over true time (HOP_COUNTER), with the longest stretch in a window
  * during which at least n were available. */
+#include <stdio.h>
+#include <string.h>
+
 #include "sim/checkers/checkers_int.h"
 
 int check_permit_total(const hist_event *e, int64_t *delta)
@@ -101,6 +104,52 @@ int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t f
     return best;
 }
 
+void check_resends_init(check_resends *x, int nlocks)
+{
+    memset(x, 0, sizeof *x);
+    x->nlocks = nlocks;
+    x->count = sim_xcalloc((size_t)(nlocks > 0 ? nlocks : 1), sizeof *x->count);
+    x->first = sim_xcalloc((size_t)(nlocks > 0 ? nlocks : 1), sizeof *x->first);
+}
+
+void check_resends_feed(check_resends *x, const hist_event *e)
+{
+    if (e->seq == 0 || e->lock < 0 || e->lock >= x->nlocks) return;
+    if (e->op == HOP_PERMITS_ADD && e->kind == HIST_INVOKE) {
+        if (x->nadds == x->cap) {
+            x->cap = x->cap ? x->cap * 2 : 16;
+            x->adds = sim_xrealloc(x->adds, x->cap * sizeof *x->adds);
+        }
+        x->adds[x->nadds++] = e->seq;
+        return;
+    }
+    if (e->op != HOP_RESENT) return;
+    for (size_t i = x->nadds; i-- > 0;) { /* resends are rare; the latest adds first */
+        if (x->adds[i] != e->seq) continue;
+        if (x->count[e->lock]++ == 0)
+            snprintf(x->first[e->lock], sizeof x->first[e->lock], "c%d.t%d", e->client, e->thread);
+        return;
+    }
+}
+
+void check_resends_free(check_resends *x)
+{
+    sim_xfree(x->adds);
+    sim_xfree(x->count);
+    sim_xfree(x->first);
+    memset(x, 0, sizeof *x);
+}
+
+unsigned check_resends_told(const check_resends *x, int lock, char *why, size_t cap)
+{
+    sim_assert(lock >= 0 && lock < x->nlocks && cap > 0);
+    why[0] = '\0';
+    if (x->count[lock] == 0) return 0;
+    snprintf(why, cap, "; %lld addPermits resent after a reply timeout (first %s) may have run twice",
+             (long long)x->count[lock], x->first[lock]);
+    return CHECK_CAUSE_ADD_RESENT;
+}
+
 static int64_t wanted(const hist_event *e)
 {
     return e->n > 0 ? e->n : 1;
@@ -122,6 +171,15 @@ unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64
             continue;
         shape |= CHECK_CAUSE_SIBLING;
         if (w->op == HOP_ACQUIRE && wanted(o) != wanted(w)) shape |= CHECK_CAUSE_MIXED_N;
+    }
+    /* Its own listener, added after the message it waited for: at any
+     * time of the wait, as the wait runs past at. */
+    size_t end = ends[k] == (size_t)-1 ? hi->n : ends[k];
+    for (size_t i = k + 1; w->async && i < end; i++) {
+        const hist_event *o = &hi->ev[i];
+        if (o->op == HOP_LATE_LISTENER && o->client == w->client && o->inc == w->inc && o->thread == w->thread &&
+            o->seq == w->seq)
+            shape |= CHECK_CAUSE_LATE_LISTENER;
     }
     return shape;
 }

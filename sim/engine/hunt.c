@@ -160,12 +160,16 @@ static unsigned cause_kinds(unsigned cause)
            ((cause & (CHECK_CAUSE_SIBLING | CHECK_CAUSE_MIXED_N)) == CHECK_CAUSE_SIBLING ? HUNT_KIND_SIBLING : 0) |
            ((cause & CHECK_CAUSE_RETRIED_RELEASE) ? HUNT_KIND_RETRY_UNLOCK : 0) |
            ((cause & CHECK_CAUSE_FAILED_OP) ? HUNT_KIND_FAILED_OP : 0) |
-           ((cause & CHECK_CAUSE_ADDED) ? HUNT_KIND_ADDED : 0);
+           ((cause & CHECK_CAUSE_ADDED) ? HUNT_KIND_ADDED : 0) |
+           ((cause & CHECK_CAUSE_LATE_LISTENER) ? HUNT_KIND_LATE_LISTENER : 0) |
+           ((cause & CHECK_CAUSE_ADD_RESENT) ? HUNT_KIND_ADD_RESENT : 0);
 }
 
 /* The kinds a run and a target must share exactly: how the violation came
  * about, not a fault other faults may come with. */
-#define CAUSE_KINDS (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP | HUNT_KIND_ADDED)
+#define CAUSE_KINDS \
+    (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP | HUNT_KIND_ADDED | \
+     HUNT_KIND_LATE_LISTENER | HUNT_KIND_ADD_RESENT)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -180,7 +184,7 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
      * before the end: the window is the whole run. */
     if (f.at_us >= r->virtual_us) from = 0;
     sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
-                 cause_kinds(f.cause);
+                 cause_kinds(f.cause | f.causes);
     sig->held = 0;
     return 1;
 }
@@ -189,7 +193,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
 {
     sig->inv = k->last.inv;
     sig->invs = k->last.invs;
-    sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX) | cause_kinds(k->last.cause);
+    sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX) | cause_kinds(k->last.cause | k->last.causes);
     sig->held = 0;
 }
 
@@ -247,7 +251,8 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
         if (!(faults & (1u << b))) continue;
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
                                            "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
-                                           "failed-op", "add-permits"};
+                                           "failed-op", "add-permits", "late-listener",
+                                           "add-resent"};
         _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);

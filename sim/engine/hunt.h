@@ -49,7 +49,14 @@
 /* A waiter slept through permits an addPermits made (CHECK_CAUSE_ADDED):
  * the wake-up addPermits owes, not a release's. */
 #define HUNT_KIND_ADDED (1u << (SCN_NEM_COUNT + 12))
-#define HUNT_KINDS (SCN_NEM_COUNT + 13)
+/* An async waiter's listener came after the message it waited for
+ * (CHECK_CAUSE_LATE_LISTENER): a race in the waiter, not a message that
+ * left listeners behind. */
+#define HUNT_KIND_LATE_LISTENER (1u << (SCN_NEM_COUNT + 13))
+/* Permits over the bound, created or lost after an addPermits was resent
+ * on a reply timeout (CHECK_CAUSE_ADD_RESENT): not a resent release. */
+#define HUNT_KIND_ADD_RESENT (1u << (SCN_NEM_COUNT + 14))
+#define HUNT_KINDS (SCN_NEM_COUNT + 15)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */

@@ -51,7 +51,10 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     memset(f, 0, sizeof *f);
     f->inv = -1;
     f->at_us = -1;
-    for (size_t i = 0; i < r->checks.nv; i++) f->invs |= 1u << r->checks.v[i].inv;
+    for (size_t i = 0; i < r->checks.nv; i++) {
+        f->invs |= 1u << r->checks.v[i].inv;
+        f->causes |= r->checks.v[i].cause & SHRINK_RUN_CAUSES;
+    }
     const check_violation *v = earliest(r, exp_held);
     if (v == NULL && !r->expectations_met) {
         /* "X expected held, was violated" / "min-acquisitions expected 5, was 2" */
@@ -73,7 +76,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
 static int same_failure(const shrink_failure *got, const shrink_failure *want)
 {
     return got->inv == want->inv && (got->inv >= 0 || !strcmp(got->expect, want->expect)) &&
-           (got->invs & want->keep) == want->keep && got->cause == want->cause;
+           (got->invs & want->keep) == want->keep && got->cause == want->cause && got->causes == want->causes;
 }
 
 void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap)

@@ -30,9 +30,15 @@ typedef struct shrink_failure {
     char expect[256];
     int64_t at_us; /* the first violation of inv (-1: none) */
     unsigned cause; /* its CHECK_CAUSE_* bits: a candidate must fail by the same cause */
+    unsigned causes; /* the SHRINK_RUN_CAUSES of any violation: a candidate must share them */
     unsigned invs; /* every invariant violated (bit i: scn_invariant i) */
     unsigned keep; /* wanted: a candidate fails the same way only if it breaks these too */
 } shrink_failure;
+
+/* Causes that mark a whole run, whichever violation told them: a permits
+ * count an addPermits resend made wrong is wrong for every later verdict
+ * (a first violation of liveness, say, does not make it another bug). */
+#define SHRINK_RUN_CAUSES CHECK_CAUSE_ADD_RESENT
 
 /* What a shrink did, step by step (sizes before and after). */
 typedef struct shrink_stats {

@@ -89,7 +89,8 @@ static const char *op_name(hist_op op)
                                         "pause",   "resume",  "store",       "store-count", "write",  "fault",
                                         "counter", "set",     "countdown",   "await",
                                         "queued",  "dequeued", "give-up",
-                                        "addpermits", "trysetpermits", "drainpermits", "permit", "permit-end"};
+                                        "addpermits", "trysetpermits", "drainpermits", "permit", "permit-end",
+                                        "late-listener", "resent"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -137,6 +138,14 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
         break;
     case HOP_GIVE_UP:
         n = snprintf(buf, cap, "%lld.%03llds %s gives up waiting for %s", (long long)(ms / 1000),
+                     (long long)(ms % 1000), who, lock);
+        break;
+    case HOP_RESENT:
+        n = snprintf(buf, cap, "%lld.%03llds %s resends a command on %s after its reply timed out",
+                     (long long)(ms / 1000), (long long)(ms % 1000), who, lock);
+        break;
+    case HOP_LATE_LISTENER:
+        n = snprintf(buf, cap, "%lld.%03llds %s listens on %s after its message came", (long long)(ms / 1000),
                      (long long)(ms % 1000), who, lock);
         break;
     case HOP_CRASH:

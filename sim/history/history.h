@@ -61,9 +61,15 @@ typedef enum hist_op {
                          from the acquire's invoke (INT64_MAX: none); recorded
                          again when updateLeaseTime moves it (value: the new
                          lease from that operation's invoke) */
-    HOP_PERMIT_END    /* info (expirable semaphore): the store answered a
+    HOP_PERMIT_END,   /* info (expirable semaphore): the store answered a
                          release of permit number aux: value 1 released
                          live, 0 refused (gone, or past its lease) */
+    HOP_LATE_LISTENER,/* info: the thread's async wait added its listener
+                         after the message it waits for had come (a latch's
+                         gate already open): no message runs it */
+    HOP_RESENT        /* info: a command of the operation seq was sent
+                         again after its reply timed out (the first may
+                         have run: a script not idempotent runs twice) */
 } hist_op;
 
 typedef struct hist_event {
@@ -172,5 +178,8 @@ void hist_observe_all(hist_observer *o);
 /* The tag a command carries to name who sent it: client, incarnation,
  * thread, lock, and the thread's operation count. */
 uint64_t hist_tag(int client, int inc, int thread, int lock, uint64_t opcount);
+/* The thread and the lock a tag names. */
+int hist_tag_thread(uint64_t tag);
+int hist_tag_lock(uint64_t tag);
 
 #endif /* LOCKSIM_HISTORY_H */

@@ -161,6 +161,16 @@ uint64_t hist_tag(int client, int inc, int thread, int lock, uint64_t opcount)
            ((uint64_t)(lock & 0xF) << 22) | (opcount & 0x3FFFFF);
 }
 
+int hist_tag_thread(uint64_t tag)
+{
+    return (int)((tag >> 26) & 0x3FF);
+}
+
+int hist_tag_lock(uint64_t tag)
+{
+    return (int)((tag >> 22) & 0xF);
+}
+
 /* ------------------------------------------------------------- queues */
 
 static void collect(void *ud, const char *lname, size_t len)

@@ -164,6 +164,44 @@ START_TEST(permits_lost_by_a_failed_acquire_is_told)
 }
 END_TEST
 
+/* c1's addPermits(1) is resent after a reply timeout and runs twice: two
+ * threads hold the semaphore of 1 + 1 with a third, and the end counts one
+ * created; both carry CHECK_CAUSE_ADD_RESENT, which a resent release (the
+ * variant: the resend is of c1's acquire) does not. */
+START_TEST(permits_over_after_a_resent_addpermits_is_told)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        history h;
+        check_result r;
+        start(&h, 1);
+        hist_event a = {.t_us = MS(1), .kind = HIST_INVOKE, .op = variant ? HOP_ACQUIRE : HOP_PERMITS_ADD,
+                        .client = 1, .inc = 1, .thread = 1, .n = 1, .seq = 41};
+        hist_add(&h, &a);
+        counter(&h, 2, variant ? 0 : 2, 1);
+        hist_event x = {.t_us = MS(3002), .kind = HIST_INFO, .op = HOP_RESENT, .client = 1, .inc = 1, .thread = 1,
+                        .seq = 41};
+        hist_add(&h, &x);
+        counter(&h, 3003, variant ? 0 : 3, 1);
+        a.t_us = MS(3004), a.kind = HIST_OK;
+        hist_add(&h, &a);
+        if (variant == 0) {
+            took(&h, 4000, 2, 1, 2);
+            took(&h, 4010, 3, 1, 1);
+            took(&h, 4020, 4, 1, 0);
+        }
+        permits(&h, 5000, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], variant ? CHECK_HELD : CHECK_VIOLATED);
+        for (size_t i = 0; i < r.nv; i++) {
+            if (r.v[i].inv != SCN_INV_PERMITS) continue;
+            ck_assert_ptr_nonnull(strstr(r.v[i].detail, "addPermits resent after a reply timeout (first c1.t1)"));
+            ck_assert_uint_eq(r.v[i].cause & CHECK_CAUSE_ADD_RESENT, CHECK_CAUSE_ADD_RESENT);
+        }
+        ck_assert_uint_eq(r.nv, variant ? 0 : 2);
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 START_TEST(permits_liveness_needs_enough_available)
 {
     history h;
@@ -302,6 +340,36 @@ START_TEST(latch_awaiter_left_behind)
 }
 END_TEST
 
+/* An async awaiter whose listener came after the ZERO it waited for (its
+ * count read crossed the message) is told from one whose message left it
+ * behind; a late listener of another operation of the same thread is
+ * not its own. */
+START_TEST(latch_late_listener_is_told)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        history h;
+        check_result r;
+        start(&h, 1);
+        hist_event w = {.t_us = 0, .kind = HIST_INVOKE, .op = HOP_AWAIT, .client = 1, .inc = 1, .thread = 1,
+                        .seq = 7, .async = 1};
+        hist_add(&h, &w);
+        op(&h, 1000, HIST_INVOKE, HOP_COUNTDOWN, 2, 0, 0);
+        counter(&h, 1000, 0, 0);
+        op(&h, 1001, HIST_OK, HOP_COUNTDOWN, 2, 0, 0);
+        if (variant > 0) { /* its listener, at 1002 ms, after the ZERO */
+            hist_event l = {.t_us = MS(1002), .kind = HIST_INFO, .op = HOP_LATE_LISTENER, .client = 1, .inc = 1,
+                            .thread = 1, .seq = variant == 1 ? 7 : 6};
+            hist_add(&h, &l);
+        }
+        latch(&h, 10000, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+        ck_assert_uint_eq(r.nv, 1);
+        ck_assert_uint_eq(r.v[0].cause, CHECK_CAUSE_ASYNC | (variant == 1 ? CHECK_CAUSE_LATE_LISTENER : 0));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 START_TEST(latch_due_when_the_countdowns_are_done)
 {
     history h;
@@ -329,12 +397,14 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_release_by_non_holder_creates_one);
     tcase_add_test(tc, permits_lost_with_a_crashed_holder);
     tcase_add_test(tc, permits_lost_by_a_failed_acquire_is_told);
+    tcase_add_test(tc, permits_over_after_a_resent_addpermits_is_told);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
     tcase_add_test(tc, latch_early_release_is_a_violation);
     tcase_add_test(tc, latch_awaiter_left_behind);
     tcase_add_test(tc, latch_due_when_the_countdowns_are_done);
+    tcase_add_test(tc, latch_late_listener_is_told);
     suite_add_tcase(s, tc);
     return s;
 }
