@@ -88,6 +88,15 @@ pairs=$(awk '/^at = / && ($5 == "lock" || $5 == "unlock") { d[$4] += $5 == "lock
              END { print (bad ? "unpaired" : n) }' "$tmp/sem.scn")
 case "$pairs" in ''|0|unpaired) fail "the shrunk $sem has an unlock before its lock: $(grep '^at' "$tmp/sem.scn" | tr '\n' ';')" ;; esac
 echo "ok   shrink of $sem: the drop-reply and $pairs lock/unlock steps, each unlock after its lock"
+# ... and a lock never loses its unlock: without it the lock would be held
+# to the end, past its lease, and the pause that breaks RedLock would go.
+rl=scenarios/known-bugs/redlock-pause-outlives-lease.scn
+"$bin" shrink "$rl" -o "$tmp/rl.scn" > "$tmp/rl.out" || { cat "$tmp/rl.out"; fail "shrink of $rl exited $?"; }
+left=$(awk '/^at = / && ($4 == "c1" || $4 == "c2") && ($5 == "lock" || $5 == "unlock") { printf "%s %s;", $4, $5 }
+            /^at = / && $4 == "pause" && $5 == "client=c1" { printf "c1 pause;" }' "$tmp/rl.scn")
+[ "$left" = "c1 lock;c1 unlock;c2 lock;c2 unlock;c1 pause;" ] ||
+    fail "the shrunk $rl should keep the pause and both holds, each with its unlock: $left"
+echo "ok   shrink of $rl: $left (no lock without its unlock)"
 
 # A run that does not fail has nothing to shrink: exit 1, no file.
 "$bin" shrink scenarios/smoke/contended.scn --seed 1 -o "$tmp/none.scn" > /dev/null

@@ -12,7 +12,10 @@
 
 /* Invariant: cur (the scenario kept so far) has step i = the step of id
  * ids[i]; a step's id never changes, and anchor[id] is the id of the step
- * it needs (-1: none), always a step no later than it. */
+ * it needs (-1: none), always a step no later than it. An unlock and the
+ * lock it releases (paired[id] of the unlock) go together: without its
+ * unlock a lock becomes a hold to the end of the run, past any lease,
+ * which is the application's error, not the failure being shrunk. */
 typedef struct shrinker {
     unsigned long long seed;
     int same;             /* keep what the input breaks */
@@ -21,6 +24,7 @@ typedef struct shrinker {
     shrink_failure last;  /* of the last candidate that failed the same way */
     unsigned runs, refused;
     int *anchor;          /* by step id */
+    unsigned char *paired; /* by step id: an unlock anchored to its lock */
     size_t nids, ids_cap;
     size_t *ids;          /* cur's steps' ids */
 } shrinker;
@@ -223,6 +227,7 @@ static void anchor_steps(shrinker *k, const scenario *s, size_t extra)
     unsigned char *taken = sim_xcalloc(n + 1, 1);
     k->ids_cap = n + extra;
     k->anchor = sim_xcalloc(k->ids_cap + 1, sizeof *k->anchor);
+    k->paired = sim_xcalloc(k->ids_cap + 1, sizeof *k->paired);
     k->ids = sim_xcalloc(k->ids_cap + 1, sizeof *k->ids);
     k->nids = n;
     for (size_t i = 0; i < n; i++) k->ids[i] = i, k->anchor[i] = -1;
@@ -238,6 +243,7 @@ static void anchor_steps(shrinker *k, const scenario *s, size_t extra)
         }
         if (lock >= 0) taken[lock] = 1;
         k->anchor[t[j]] = lock >= 0 ? lock : again;
+        k->paired[t[j]] = lock >= 0;
     }
     sim_xfree(taken);
     sim_xfree(t);
@@ -248,11 +254,13 @@ static size_t new_id(shrinker *k)
 {
     sim_assert(k->nids < k->ids_cap);
     k->anchor[k->nids] = -1;
+    k->paired[k->nids] = 0;
     return k->nids++;
 }
 
-/* Drops c's steps whose mask byte is set, and with them every step whose
- * anchor goes (the mask is updated: the closure). */
+/* Drops c's steps whose mask byte is set, with them every step whose
+ * anchor goes, and the lock of every unlock that goes (the mask is
+ * updated: the closure). */
 static void drop_steps(const shrinker *k, cand *c, unsigned char *drop)
 {
     scenario *s = &c->s;
@@ -262,10 +270,17 @@ static void drop_steps(const shrinker *k, cand *c, unsigned char *drop)
         changed = 0;
         for (size_t i = 0; i < s->nsteps; i++) {
             int a = k->anchor[c->ids[i]];
-            if (drop[i] || a < 0 || kept[a]) continue;
-            drop[i] = 1;
-            kept[c->ids[i]] = 0;
-            changed = 1;
+            if (a < 0) continue;
+            if (!drop[i] && !kept[a]) { /* its anchor went: it goes */
+                drop[i] = 1;
+                kept[c->ids[i]] = 0;
+                changed = 1;
+            } else if (drop[i] && k->paired[c->ids[i]] && kept[a]) { /* an unlock went: its lock goes */
+                for (size_t j = 0; j < s->nsteps; j++)
+                    if (c->ids[j] == (size_t)a) drop[j] = 1;
+                kept[a] = 0;
+                changed = 1;
+            }
         }
     }
     sim_xfree(kept);
@@ -623,6 +638,7 @@ static int shrink_drawn(const scenario *s, uint64_t seed, const shrink_opts *o, 
     out->last = k.last;
     sim_xfree(gen);
     sim_xfree(k.anchor);
+    sim_xfree(k.paired);
     sim_xfree(k.ids);
     return 1;
 }
