@@ -27,6 +27,7 @@ typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
+    int max_shrinks_set;
     int progress, print_base, verbose;
 } hunt_args;
 
@@ -40,7 +41,7 @@ typedef struct failure {
 typedef struct found {
     hunt_sig run;        /* the run signature of its first seed */
     hunt_sig final;      /* after shrinking (valid when shrunk) */
-    int shrunk;
+    int shrunk;          /* 1; 2: given up, its failure needs a fault kind not wanted */
     uint64_t first_seed, seeds;
     int clients, threads;
     size_t faults, steps;
@@ -91,6 +92,7 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             unsigned long n = strtoul(v, &end, 10);
             if (*v < '0' || *v > '9' || *end || n > 100000) return usage("--max-shrinks wants a count (got \"%s\")", v);
             a->max_shrinks = (unsigned)n;
+            a->max_shrinks_set = 1;
             i++;
         } else if (!strcmp(o, "--print-base")) {
             a->print_base = 1;
@@ -107,6 +109,9 @@ static int parse_args(int argc, char **argv, hunt_args *a)
         }
     }
     if (a->target == NULL) return usage("no protocol or scenario given%s", NULL);
+    /* --want shrinks every candidate of a chunk unless told: one whose
+     * failure needs a fault of a kind not wanted stops after one run. */
+    if (a->want_path && !a->max_shrinks_set) a->max_shrinks = HUNT_CHUNK;
     return 0;
 }
 
@@ -276,10 +281,10 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     shrink_result sk;
     scn_error err;
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
-    if (h->want) so.admit = hunt_keeps_kinds, so.admit_arg = (void *)&h->want->kinds;
+    if (h->want) so.admit = hunt_keeps_kinds, so.unwanted = hunt_unwanted_line, so.admit_arg = (void *)&h->want->kinds;
     /* Not 1: it ran differently here (not expected); the item is not shrunk. */
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
-        f.shrunk = 1;
+        f.shrunk = sk.stats.abandoned ? 2 : 1;
         hunt_shrunk_sig(&sk, &f.final);
         char path[sizeof f.file];
         part_file(h, &f, path, sizeof path);
@@ -327,7 +332,8 @@ static void print_shrunk(const hunt *h, const found *f)
     if (!h->a->verbose) return;
     char run[256], fin[256] = "not shrunk";
     hunt_sig_text(&f->run, run, sizeof run);
-    if (f->shrunk) hunt_sig_text(&f->final, fin, sizeof fin);
+    if (f->shrunk == 2) snprintf(fin, sizeof fin, "not without a fault of another kind (its shrink stopped there)");
+    else if (f->shrunk) hunt_sig_text(&f->final, fin, sizeof fin);
     printf("  seed %llu: %s -> %s%s\n", (unsigned long long)f->first_seed, run, fin,
            h->want && f->shrunk && hunt_sig_matches(&f->final, h->want) ? " (wanted)" : "");
     fflush(stdout);
@@ -530,9 +536,11 @@ static int hunt_want(hunt *h)
     scn_free(&want);
     /* Each chunk's candidates are shrunk in two passes: first the runs
      * that break nothing the known bug holds, then the others (their
-     * other faults may shrink away); --max-shrinks caps each pass. One
-     * batch per chunk, the first pass's candidates first, each in seed
-     * order: the first that matches in that order is the one found. */
+     * other faults may shrink away); --max-shrinks caps each pass of each
+     * chunk (a cap over the whole hunt would stop it looking after its
+     * first candidates, however many seeds it runs). One batch per chunk,
+     * the first pass's candidates first, each in seed order: the first
+     * that matches in that order is the one found. */
     size_t next = 0, shrunk[2] = {0, 0}, candidates = 0;
     found *v = sim_xcalloc(2 * (size_t)a->max_shrinks + 1, sizeof *v);
     int status = 0;
@@ -545,7 +553,7 @@ static int hunt_want(hunt *h)
                 const failure *f = &h->fails[i];
                 if (!hunt_sig_covers(&f->sig, &target) || ((f->sig.invs & target.held) != 0) != pass) continue;
                 candidates++;
-                if (shrunk[pass] + (pass ? n - first_pass : n) == a->max_shrinks) continue;
+                if ((pass ? n - first_pass : n) == a->max_shrinks) continue;
                 v[n++] = (found){.run = f->sig, .first_seed = f->seed, .seeds = 1};
             }
             if (pass == 0) first_pass = n;

@@ -148,6 +148,12 @@ int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kind
     return cand->nemesis || (hunt_kinds(cand->steps, cand->nsteps, 0, by) & want) == want;
 }
 
+int hunt_unwanted_line(const scn_step *line, void *kinds)
+{
+    unsigned k = hunt_kind_of(line);
+    return k != 0 && !(k & *(const unsigned *)kinds & HUNT_LINE_KINDS);
+}
+
 /* ---------------------------------------------------------- signatures */
 
 /* The signature bits a violation's cause adds to the fault kinds. */

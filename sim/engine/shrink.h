@@ -53,6 +53,7 @@ typedef struct shrink_stats {
     size_t anchored;          /* the input's unlock steps with an anchor */
     unsigned runs;            /* runs of candidates, the first included */
     unsigned refused;         /* candidates the admit callback refused (not run) */
+    int abandoned;            /* ended after a.: the failure needs an unwanted line */
 } shrink_stats;
 
 typedef struct shrink_result {
@@ -76,6 +77,11 @@ void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap);
  * so that ddmin still converges), and with how it failed after a run that
  * failed the same way (0: it does not count as failing the same way). */
 typedef int (*shrink_admit_fn)(const scenario *cand, const shrink_failure *got, void *arg);
+/* A fault line the caller cannot use (a kind its signature has not): the
+ * shrink first runs the scenario without every such line, and when that
+ * does not fail the same way it ends there (stats.abandoned), as what it
+ * would keep needs one. */
+typedef int (*shrink_line_fn)(const scn_step *line, void *arg);
 
 #define SHRINK_SWARM 1u
 #define SHRINK_SAME_INVARIANTS 2u
@@ -83,7 +89,8 @@ typedef struct shrink_opts {
     unsigned flags;        /* SHRINK_SWARM, SHRINK_SAME_INVARIANTS */
     unsigned keep;         /* invariants every candidate breaks (bit i: scn_invariant i) */
     shrink_admit_fn admit; /* or NULL: every candidate is run */
-    void *admit_arg;       /* borrowed for the call */
+    shrink_line_fn unwanted; /* or NULL: no line is */
+    void *admit_arg;       /* borrowed for the calls of both */
 } shrink_opts;
 
 /* Shrinks s with seed. Returns 1 with *out filled when s fails, 0 when
