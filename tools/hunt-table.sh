@@ -6,7 +6,8 @@
 # the same signature (seeds SEEDS, default 1..10000), and, where a fixed
 # version exists (tools/known-bug-fixes.txt), whether a hunt of the fixed
 # version finds it in FIXED_SEEDS (default 1..100000). One line per known
-# bug to stdout and to out/hunt/table.txt, in file order; the runs' outputs
+# bug to stdout and to out/hunt/table.txt (and a markdown table,
+# out/hunt/table.md), in file order; the runs' outputs
 # in out/hunt/logs/. The known bugs are hunted HUNT_JOBS (default: the
 # cores) at a time, each hunt on one core, so that one hunt's shrinking
 # (one core) never leaves the other cores idle. HUNT_ROW_SECONDS (default
@@ -56,6 +57,7 @@ if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS IND
         fi
     fi
     printf "$row_format" "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" > "out/hunt/rows/$i.txt"
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$b" "$proto" "${sig:--}" "$at" "${size:--}" "$fixed" > "out/hunt/rows/$i.md"
     cat "out/hunt/rows/$i.txt"
     exit 0
 fi
@@ -82,4 +84,9 @@ done | xargs -P "$jobs" -L 1 bash "$self" --row "$build" "$seeds" "$fixed_seeds"
     echo "$header"
     cat out/hunt/rows/*.txt
 } > "$table"
-echo "table: $table ($(ls out/hunt/rows | wc -l) known bugs; seeds $seeds, fixed versions $fixed_seeds)"
+{
+    echo "| known bug | protocol | signature | hunt: found at seed (wall) | shrunk: clients, faults, duration, events (not found: candidates) | fixed version: seeds without it |"
+    echo "|---|---|---|---|---|---|"
+    cat out/hunt/rows/*.md
+} > "${table%.txt}.md"
+echo "table: $table and ${table%.txt}.md ($(ls out/hunt/rows/*.txt | wc -l) known bugs; seeds $seeds, fixed versions $fixed_seeds)"
