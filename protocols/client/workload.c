@@ -398,7 +398,10 @@ static void on_step_due(sim_ctx *ctx, void *arg)
     cw->step_due[ev->index] = 1;
     cl_proc *p = cl_world_proc(cw, st->client);
     if (p == NULL) {
-        sim_trace(cw->ctx, "steps", "line %d skipped: client %d is down", st->line, st->client);
+        /* Named by what it does, not by its file line: a scenario written
+         * back (replay --print-scenario) runs the same trace. */
+        sim_trace(cw->ctx, "steps", "c%d.t%d %s skipped: client %d is down", st->client, st->thread,
+                  scn_op_name(st->op), st->client);
         return;
     }
     sim_assert(!scn_op_is_fault(st->op) && st->thread >= 1 && st->thread <= p->nthreads);

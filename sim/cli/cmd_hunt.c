@@ -27,7 +27,6 @@ typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
-    int max_shrinks_set;
     int progress, print_base, verbose;
 } hunt_args;
 
@@ -92,7 +91,6 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             unsigned long n = strtoul(v, &end, 10);
             if (*v < '0' || *v > '9' || *end || n > 100000) return usage("--max-shrinks wants a count (got \"%s\")", v);
             a->max_shrinks = (unsigned)n;
-            a->max_shrinks_set = 1;
             i++;
         } else if (!strcmp(o, "--print-base")) {
             a->print_base = 1;
@@ -109,9 +107,6 @@ static int parse_args(int argc, char **argv, hunt_args *a)
         }
     }
     if (a->target == NULL) return usage("no protocol or scenario given%s", NULL);
-    /* --want shrinks every candidate of a chunk unless told: one whose
-     * failure needs a fault of a kind not wanted stops after one run. */
-    if (a->want_path && !a->max_shrinks_set) a->max_shrinks = HUNT_CHUNK;
     return 0;
 }
 
@@ -332,7 +327,7 @@ static void print_shrunk(const hunt *h, const found *f)
     if (!h->a->verbose) return;
     char run[256], fin[256] = "not shrunk";
     hunt_sig_text(&f->run, run, sizeof run);
-    if (f->shrunk == 2) snprintf(fin, sizeof fin, "not without a fault of another kind (its shrink stopped there)");
+    if (f->shrunk == 2) snprintf(fin, sizeof fin, "not without a fault of another kind (shrink stopped before the duration)");
     else if (f->shrunk) hunt_sig_text(&f->final, fin, sizeof fin);
     printf("  seed %llu: %s -> %s%s\n", (unsigned long long)f->first_seed, run, fin,
            h->want && f->shrunk && hunt_sig_matches(&f->final, h->want) ? " (wanted)" : "");

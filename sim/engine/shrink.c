@@ -557,26 +557,16 @@ static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **ge
 }
 
 /* Steps a to e on cur, what each did into *st. */
-/* cur without every fault line the caller cannot use (shrink_opts.
- * unwanted): 1 when that still fails the same way (cur is now it), or
- * when there is no such line. */
-static int without_unwanted(shrinker *k, scenario *cur)
+/* Does cur keep a fault line the caller cannot use (shrink_opts.unwanted)
+ * that starts no later than the first violation (a later one, the
+ * duration's cut may still drop)? */
+static int keeps_unwanted(const shrinker *k, const scenario *cur)
 {
-    cand c;
-    start(k, cur, &c);
-    unsigned char *drop = sim_xcalloc(c.s.nsteps + 1, 1);
-    size_t n = 0;
-    for (size_t i = 0; i < c.s.nsteps; i++)
-        n += drop[i] = (unsigned char)(is_fault(&c.s.steps[i]) && k->o->unwanted(&c.s.steps[i], k->o->admit_arg));
-    if (n == 0) {
-        scn_free(&c.s);
-        sim_xfree(c.ids);
-        sim_xfree(drop);
-        return 1;
-    }
-    drop_steps(k, &c, drop);
-    sim_xfree(drop);
-    return try_candidate(k, cur, &c);
+    int64_t by = k->last.at_us >= 0 ? k->last.at_us : INT64_MAX;
+    for (size_t i = 0; k->o->unwanted && i < cur->nsteps; i++)
+        if (is_fault(&cur->steps[i]) && cur->steps[i].at_us <= by && k->o->unwanted(&cur->steps[i], k->o->admit_arg))
+            return 1;
+    return 0;
 }
 
 static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, shrink_stats *st)
@@ -590,9 +580,8 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->generated = ngen;
     st->explicit_ok = make_explicit(k, cur, gen, ngen, &st->late);
     st->faults_a = count(cur, is_fault);
-    st->abandoned = k->o->unwanted && !without_unwanted(k, cur);
     /* Fewer clients can make more lines unneeded: again, a few rounds. */
-    for (int round = 0; round < 3 && !st->abandoned; round++) {
+    for (int round = 0; round < 3; round++) {
         size_t f = ddmin(k, cur, is_fault), o = ddmin(k, cur, is_op);
         int c = shrink_clients(k, cur), t = shrink_threads(k, cur);
         if (f + o + (size_t)c + (size_t)t == 0) break;
@@ -602,7 +591,9 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->clients1 = max_client(cur);
     st->threads1 = cur->threads;
     st->duration1_us = cur->duration_us;
-    if (st->abandoned) return;
+    /* Fault lines the caller cannot use, before the violation, kept
+     * after the rounds: the last two steps would only make it smaller. */
+    if ((st->abandoned = keeps_unwanted(k, cur)) != 0) return;
     shrink_duration(k, cur);
     st->duration1_us = cur->duration_us;
     st->dists = shrink_dists(k, cur);

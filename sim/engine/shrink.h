@@ -53,7 +53,7 @@ typedef struct shrink_stats {
     size_t anchored;          /* the input's unlock steps with an anchor */
     unsigned runs;            /* runs of candidates, the first included */
     unsigned refused;         /* candidates the admit callback refused (not run) */
-    int abandoned;            /* ended after a.: the failure needs an unwanted line */
+    int abandoned;            /* ended before d.: the failure needs an unwanted line */
 } shrink_stats;
 
 typedef struct shrink_result {
@@ -77,10 +77,14 @@ void shrink_failure_text(const shrink_failure *f, char *buf, size_t cap);
  * so that ddmin still converges), and with how it failed after a run that
  * failed the same way (0: it does not count as failing the same way). */
 typedef int (*shrink_admit_fn)(const scenario *cand, const shrink_failure *got, void *arg);
-/* A fault line the caller cannot use (a kind its signature has not): the
- * shrink first runs the scenario without every such line, and when that
- * does not fail the same way it ends there (stats.abandoned), as what it
- * would keep needs one. */
+/* A fault line the caller cannot use (a kind its signature has not): when
+ * the rounds of ddmin keep one that starts before the first violation,
+ * the shrink ends there (stats.abandoned) without its duration and
+ * distribution steps, which would only make the scenario smaller, never
+ * what the caller wants. (Earlier is no test: a run without such lines
+ * draws its latencies differently, and fewer clients can make one
+ * unneeded; stopping after the first ddmin of the faults, or after one
+ * run without them all, lost finds the whole shrink made.) */
 typedef int (*shrink_line_fn)(const scn_step *line, void *arg);
 
 #define SHRINK_SWARM 1u
