@@ -70,11 +70,13 @@ void check_avail_free(check_avail *a);
  * available; *at gets its start (untouched when 0). O(log points + points
  * in the window). */
 int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at);
-/* The CHECK_CAUSE_WAIT_MANY / MIXED_N / SIBLING / ASYNC bits of the wait
- * (a semaphore's acquire, a latch's await) whose invoke is hi->ev[k], as
- * it stood at time at (ends: hist_op_ends): its count, the other waits of
- * its process on the same object open at that time, its API. O(events
- * before at). */
+/* The CHECK_CAUSE_WAIT_MANY / MIXED_N / SIBLING / ASYNC / ADDED bits of
+ * the wait (a semaphore's acquire, a latch's await) whose invoke is
+ * hi->ev[k], as it stood at time at (ends: hist_op_ends): its count, the
+ * other waits of its process on the same object open at that time, an
+ * addPermits in flight then, its API; and LATE_LISTENER when its own
+ * listener came after its message (at any time of the wait). O(events
+ * before at, and of the wait when it is async). */
 unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64_t at);
 /* The addPermits calls resent after a reply timeout (HOP_RESENT of an
  * operation a HOP_PERMITS_ADD invoke started), per lock, fed a history's
@@ -90,8 +92,8 @@ typedef struct check_resends {
 void check_resends_init(check_resends *x, int nlocks);
 void check_resends_feed(check_resends *x, const hist_event *e);
 void check_resends_free(check_resends *x);
-/* "; an addPermits was resent after its reply timed out (first cN.tM)" or
- * "", and CHECK_CAUSE_ADD_RESENT or 0, for lock. */
+/* For lock: "; N addPermits resent after a reply timeout (first cN.tM)
+ * may have run twice" and CHECK_CAUSE_ADD_RESENT, or "" and 0. */
 unsigned check_resends_told(const check_resends *x, int lock, char *why, size_t cap);
 /* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
  * HOP_COUNTER). Judges two invariants:

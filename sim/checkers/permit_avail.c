@@ -1,9 +1,11 @@
 /* permit_avail.c — what both semaphore checkers (check_permits.c,
  * check_leases.c) read of a history: the permits a semaphore counts in
  * all (set by the runtime's trySetPermits, moved by addPermits,
- * trySetPermits and drainPermits steps), and the store's available count
+ * trySetPermits and drainPermits steps), the store's available count
  * over true time (HOP_COUNTER), with the longest stretch in a window
- * during which at least n were available. */
+ * during which at least n were available, the addPermits calls resent
+ * (check_resends), and the shape of a wait that starved (also the
+ * latch checker's). */
 #include <stdio.h>
 #include <string.h>
 
@@ -172,14 +174,15 @@ unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64
         shape |= CHECK_CAUSE_SIBLING;
         if (w->op == HOP_ACQUIRE && wanted(o) != wanted(w)) shape |= CHECK_CAUSE_MIXED_N;
     }
+    if (!w->async) return shape;
     /* Its own listener, added after the message it waited for: at any
      * time of the wait, as the wait runs past at. */
     size_t end = ends[k] == (size_t)-1 ? hi->n : ends[k];
-    for (size_t i = k + 1; w->async && i < end; i++) {
+    for (size_t i = k + 1; i < end; i++) {
         const hist_event *o = &hi->ev[i];
         if (o->op == HOP_LATE_LISTENER && o->client == w->client && o->inc == w->inc && o->thread == w->thread &&
             o->seq == w->seq)
-            shape |= CHECK_CAUSE_LATE_LISTENER;
+            return shape | CHECK_CAUSE_LATE_LISTENER;
     }
     return shape;
 }

@@ -37,10 +37,14 @@ typedef struct failure {
 } failure;
 
 /* One signature found: its shrunk scenario, and the seeds behind it. */
+/* found.shrunk of a shrink that stopped early: its failure needs a fault
+ * kind the hunt does not want (shrink_stats.abandoned). */
+#define SHRUNK_STOPPED 2
+
 typedef struct found {
     hunt_sig run;        /* the run signature of its first seed */
     hunt_sig final;      /* after shrinking (valid when shrunk) */
-    int shrunk;          /* 1; 2: given up, its failure needs a fault kind not wanted */
+    int shrunk;          /* 1, or SHRUNK_STOPPED */
     uint64_t first_seed, seeds;
     int clients, threads;
     size_t faults, steps;
@@ -279,7 +283,7 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     if (h->want) so.admit = hunt_keeps_kinds, so.unwanted = hunt_unwanted_line, so.admit_arg = (void *)&h->want->kinds;
     /* Not 1: it ran differently here (not expected); the item is not shrunk. */
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
-        f.shrunk = sk.stats.abandoned ? 2 : 1;
+        f.shrunk = sk.stats.abandoned ? SHRUNK_STOPPED : 1;
         hunt_shrunk_sig(&sk, &f.final);
         char path[sizeof f.file];
         part_file(h, &f, path, sizeof path);
@@ -327,7 +331,7 @@ static void print_shrunk(const hunt *h, const found *f)
     if (!h->a->verbose) return;
     char run[256], fin[256] = "not shrunk";
     hunt_sig_text(&f->run, run, sizeof run);
-    if (f->shrunk == 2) snprintf(fin, sizeof fin, "not without a fault of another kind (shrink stopped before the duration)");
+    if (f->shrunk == SHRUNK_STOPPED) snprintf(fin, sizeof fin, "not without a fault of another kind (shrink stopped before the duration)");
     else if (f->shrunk) hunt_sig_text(&f->final, fin, sizeof fin);
     printf("  seed %llu: %s -> %s%s\n", (unsigned long long)f->first_seed, run, fin,
            h->want && f->shrunk && hunt_sig_matches(&f->final, h->want) ? " (wanted)" : "");

@@ -99,8 +99,8 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
 int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds);
 /* A shrink_line_fn for a hunt that wants *kinds: a fault line of another
  * kind (restart and heal lines, no kind, are not). A candidate whose
- * failure needs one can never have the wanted signature: its shrink ends
- * after one run. */
+ * failure needs one can never have the wanted signature: its shrink stops
+ * before its duration and distribution steps. */
 int hunt_unwanted_line(const scn_step *line, void *kinds);
 
 /* How far back from a first violation a run's signature looks. */

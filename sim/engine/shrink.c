@@ -556,7 +556,6 @@ static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **ge
     return fails;
 }
 
-/* Steps a to e on cur, what each did into *st. */
 /* Does cur keep a fault line the caller cannot use (shrink_opts.unwanted)
  * that starts no later than the first violation (a later one, the
  * duration's cut may still drop)? */
@@ -569,6 +568,7 @@ static int keeps_unwanted(const shrinker *k, const scenario *cur)
     return 0;
 }
 
+/* Steps a to e on cur, what each did into *st. */
 static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, shrink_stats *st)
 {
     st->faults0 = count(cur, is_fault);
