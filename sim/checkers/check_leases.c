@@ -114,6 +114,7 @@ typedef struct state {
     table grants, holders;
     pool *p;
     check_resends resends;
+    check_peaks peaks;
 } state;
 
 static grant *grant_at(state *st, size_t i1)
@@ -178,13 +179,14 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
         h->pending = 0;
     }
     p->held += n;
-    if (!p->has_total || p->held <= p->total || p->over) return;
+    int64_t bound = check_peaks_bound(&st->peaks, e);
+    if (!p->has_total || p->held <= bound || p->over) return;
     p->over = 1;
     char why[160];
     unsigned cause = check_resends_told(&st->resends, e->lock, why, sizeof why);
     check_violation *v = check_violate(r, SCN_INV_PERMITS, e->t_us, k,
                                        "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)%s",
-                                       (long long)p->held, names[e->lock], (long long)p->total, e->client, e->thread,
+                                       (long long)p->held, names[e->lock], (long long)bound, e->client, e->thread,
                                        (long long)n, why);
     if (v != NULL) v->cause |= cause;
     if (v != NULL && lapsed_held(st, e->lock, e->t_us)) v->cause |= CHECK_CAUSE_LEASE_RAN_OUT;
@@ -301,6 +303,7 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
     state st = {.grants = {.size = sizeof(grant)}, .holders = {.size = sizeof(holder)},
                 .p = sim_xcalloc((size_t)in->nlocks, sizeof *st.p)};
     check_resends_init(&st.resends, in->nlocks);
+    check_peaks_init(&st.peaks, in->nlocks);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op == HOP_CRASH) {
@@ -311,6 +314,7 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
         pool *p = &st.p[e->lock];
         int64_t delta;
         check_resends_feed(&st.resends, e);
+        check_peaks_feed(&st.peaks, e);
         if (check_permit_total(e, &delta)) {
             p->total += delta;
             p->has_total = 1;
@@ -337,4 +341,5 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
     sim_xfree(st.holders.slots);
     sim_xfree(st.p);
     check_resends_free(&st.resends);
+    check_peaks_free(&st.peaks);
 }

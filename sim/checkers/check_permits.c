@@ -5,7 +5,8 @@
  * runtime's trySetPermits (HOP_SET) and the steps that add, set and drain
  * them (permit_avail.c), the store's count from HOP_COUNTER.
  *
- * permits:  the permits held never exceed the permits set, and at the end
+ * permits:  the permits held never exceed the permits set (the most set
+ *           while the acquire was in flight: check_peaks), and at the end
  *           available + held by live threads == set (none created: a release
  *           by a thread that held nothing; none lost: a crashed holder, an
  *           acquire whose reply was lost);
@@ -52,6 +53,7 @@ typedef struct state {
     size_t *slots;      /* open addressing over h: index + 1, 0 empty */
     size_t nslots;      /* a power of two, > 2 * cap */
     check_resends resends;
+    check_peaks peaks;
 } state;
 
 static int64_t permits(const hist_event *e)
@@ -116,13 +118,14 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
     int64_t n = permits(e);
     holder_of(st, e)->held += n;
     s->held += n;
-    if (!s->has_set || s->held <= s->set || s->over) return;
+    int64_t bound = check_peaks_bound(&st->peaks, e);
+    if (!s->has_set || s->held <= bound || s->over) return;
     s->over = 1;
     char why[160];
     unsigned cause = check_resends_told(&st->resends, e->lock, why, sizeof why);
     check_violation *v = check_violate(r, SCN_INV_PERMITS, e->t_us, k,
                   "threads hold %lld permits of %s, which has %lld (c%d.t%d just acquired %lld)%s",
-                  (long long)s->held, names[e->lock], (long long)s->set, e->client, e->thread, (long long)n, why);
+                  (long long)s->held, names[e->lock], (long long)bound, e->client, e->thread, (long long)n, why);
     if (v != NULL) v->cause |= cause;
 }
 
@@ -221,6 +224,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     if (nlocks <= 0) return;
     state st = {.s = sim_xcalloc((size_t)nlocks, sizeof *st.s)};
     check_resends_init(&st.resends, nlocks);
+    check_peaks_init(&st.peaks, nlocks);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op == HOP_CRASH) {
@@ -231,6 +235,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
         sem *s = &st.s[e->lock];
         int64_t delta;
         check_resends_feed(&st.resends, e);
+        check_peaks_feed(&st.peaks, e);
         if (check_permit_total(e, &delta)) {
             s->set += delta;
             s->has_set = 1;
@@ -251,6 +256,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     conservation(&st, nlocks, names, end_us, hi->n ? hi->n - 1 : 0, r);
     waits(hi, nlocks, names, bound_us, end_us, &st, r);
     check_resends_free(&st.resends);
+    check_peaks_free(&st.peaks);
     sim_xfree(st.s);
     sim_xfree(st.h);
     sim_xfree(st.slots);

@@ -95,6 +95,28 @@ void check_resends_free(check_resends *x);
 /* For lock: "; N addPermits resent after a reply timeout (first cN.tM)
  * may have run twice" and CHECK_CAUSE_ADD_RESENT, or "" and 0. */
 unsigned check_resends_told(const check_resends *x, int lock, char *why, size_t cap);
+/* The bound an acquire's ok is judged against: the most permits the
+ * semaphore counted at any time the acquire was in flight. A reduction
+ * (addPermits(-n), drainPermits) counts from its ok, but an acquire that
+ * overlaps it may have been granted before it ran: Redisson's reduce
+ * takes the count below zero and takes no permit back from its holders.
+ * Fed every event in order (after the checker's own total moved). */
+typedef struct check_peak_open check_peak_open;
+typedef struct check_peaks {
+    int nlocks;
+    int64_t *total;            /* per lock, as check_permit_total moves it */
+    struct check_peak_cut {
+        int64_t t_us, before;  /* a reduction's ok, the total before it */
+    } **cuts;                  /* per lock, in time order */
+    size_t *ncuts, *capcuts;
+    check_peak_open *open;     /* acquires in flight: seq -> invoke time */
+} check_peaks;
+void check_peaks_init(check_peaks *x, int nlocks);
+void check_peaks_feed(check_peaks *x, const hist_event *e);
+/* For the acquire ok e (fed): the most permits e->lock counted from its
+ * invoke on; forgets the invoke. O(reductions since then). */
+int64_t check_peaks_bound(check_peaks *x, const hist_event *e);
+void check_peaks_free(check_peaks *x);
 /* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
  * HOP_COUNTER). Judges two invariants:
  *  latch:    no await returns released before as many countDown()s as the

@@ -4,12 +4,14 @@
  * trySetPermits and drainPermits steps), the store's available count
  * over true time (HOP_COUNTER), with the longest stretch in a window
  * during which at least n were available, the addPermits calls resent
- * (check_resends), and the shape of a wait that starved (also the
+ * (check_resends), the most permits counted while an acquire was in
+ * flight (check_peaks), and the shape of a wait that starved (also the
  * latch checker's). */
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/checkers/checkers_int.h"
+#include "sim/kernel/ut.h"
 
 int check_permit_total(const hist_event *e, int64_t *delta)
 {
@@ -150,6 +152,85 @@ unsigned check_resends_told(const check_resends *x, int lock, char *why, size_t 
     snprintf(why, cap, "; %lld addPermits resent after a reply timeout (first %s) may have run twice",
              (long long)x->count[lock], x->first[lock]);
     return CHECK_CAUSE_ADD_RESENT;
+}
+
+struct check_peak_open {
+    uint64_t seq;
+    int64_t t_us;
+    UT_hash_handle hh;
+};
+
+void check_peaks_init(check_peaks *x, int nlocks)
+{
+    size_t n = (size_t)(nlocks > 0 ? nlocks : 1);
+    memset(x, 0, sizeof *x);
+    x->nlocks = nlocks;
+    x->total = sim_xcalloc(n, sizeof *x->total);
+    x->cuts = sim_xcalloc(n, sizeof *x->cuts);
+    x->ncuts = sim_xcalloc(n, sizeof *x->ncuts);
+    x->capcuts = sim_xcalloc(n, sizeof *x->capcuts);
+}
+
+void check_peaks_feed(check_peaks *x, const hist_event *e)
+{
+    if (e->lock < 0 || e->lock >= x->nlocks) return;
+    int l = e->lock;
+    int64_t delta;
+    if (check_permit_total(e, &delta)) {
+        if (delta < 0) {
+            if (x->ncuts[l] == x->capcuts[l]) {
+                x->capcuts[l] = x->capcuts[l] ? x->capcuts[l] * 2 : 16;
+                x->cuts[l] = sim_xrealloc(x->cuts[l], x->capcuts[l] * sizeof *x->cuts[l]);
+            }
+            x->cuts[l][x->ncuts[l]++] = (struct check_peak_cut){e->t_us, x->total[l]};
+        }
+        x->total[l] += delta;
+        return;
+    }
+    if (e->op != HOP_ACQUIRE || e->seq == 0) return;
+    check_peak_open *o;
+    HASH_FIND(hh, x->open, &e->seq, sizeof e->seq, o);
+    if (e->kind == HIST_INVOKE) {
+        if (o == NULL) {
+            o = sim_xcalloc(1, sizeof *o);
+            o->seq = e->seq;
+            HASH_ADD(hh, x->open, seq, sizeof o->seq, o);
+        }
+        o->t_us = e->t_us;
+    } else if (e->kind != HIST_OK && o != NULL) { /* the ok is still to be judged */
+        HASH_DEL(x->open, o);
+        sim_xfree(o);
+    }
+}
+
+int64_t check_peaks_bound(check_peaks *x, const hist_event *e)
+{
+    sim_assert(e->op == HOP_ACQUIRE && e->kind == HIST_OK && e->lock >= 0 && e->lock < x->nlocks);
+    int l = e->lock;
+    int64_t bound = x->total[l];
+    check_peak_open *o;
+    HASH_FIND(hh, x->open, &e->seq, sizeof e->seq, o);
+    if (o == NULL) return bound;
+    for (size_t i = x->ncuts[l]; i-- > 0 && x->cuts[l][i].t_us >= o->t_us;)
+        if (x->cuts[l][i].before > bound) bound = x->cuts[l][i].before;
+    HASH_DEL(x->open, o);
+    sim_xfree(o);
+    return bound;
+}
+
+void check_peaks_free(check_peaks *x)
+{
+    check_peak_open *o, *tmp;
+    HASH_ITER(hh, x->open, o, tmp) {
+        HASH_DEL(x->open, o);
+        sim_xfree(o);
+    }
+    for (int l = 0; l < x->nlocks; l++) sim_xfree(x->cuts[l]);
+    sim_xfree(x->cuts);
+    sim_xfree(x->ncuts);
+    sim_xfree(x->capcuts);
+    sim_xfree(x->total);
+    memset(x, 0, sizeof *x);
 }
 
 static int64_t wanted(const hist_event *e)

@@ -202,6 +202,43 @@ START_TEST(permits_over_after_a_resent_addpermits_is_told)
 }
 END_TEST
 
+/* c2's addPermits(-2) takes a semaphore of 3 to 1 while c1's acquire(2)
+ * is in flight, and c1's ok comes after c2's: the store granted c1 first
+ * (3 -> 1 -> -1: a reduce takes no permit back), so c1 holds 2 of 1
+ * without a violation. An acquire invoked after the reduce's ok is judged
+ * against 1 (the variant). */
+START_TEST(permits_acquire_overlapping_a_reduce_is_judged_before_it)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        history h;
+        check_result r;
+        start(&h, 3);
+        hist_event a = {.t_us = MS(variant ? 13 : 10), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                        .thread = 1, .n = 2, .seq = 7};
+        hist_event d = {.t_us = MS(11), .kind = HIST_INVOKE, .op = HOP_PERMITS_ADD, .client = 2, .inc = 1,
+                        .thread = 1, .n = -2, .seq = 8};
+        if (!variant) hist_add(&h, &a);
+        hist_add(&h, &d);
+        counter(&h, 11, variant ? 1 : -1, 1);
+        d.t_us = MS(12), d.kind = HIST_OK;
+        hist_add(&h, &d);
+        if (variant) hist_add(&h, &a);
+        a.t_us = MS(14), a.kind = HIST_OK, a.value = 1;
+        hist_add(&h, &a);
+        if (variant) counter(&h, 14, -1, 1);
+        op(&h, 20, HIST_INVOKE, HOP_RELEASE, 1, 2, 0);
+        counter(&h, 20, 1, 1);
+        permits(&h, 100, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], variant ? CHECK_VIOLATED : CHECK_HELD);
+        if (variant) {
+            ck_assert_uint_eq(r.nv, 1);
+            ck_assert_str_eq(r.v[0].detail, "threads hold 2 permits of sem, which has 1 (c1.t1 just acquired 2)");
+        }
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 START_TEST(permits_liveness_needs_enough_available)
 {
     history h;
@@ -398,6 +435,7 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_lost_with_a_crashed_holder);
     tcase_add_test(tc, permits_lost_by_a_failed_acquire_is_told);
     tcase_add_test(tc, permits_over_after_a_resent_addpermits_is_told);
+    tcase_add_test(tc, permits_acquire_overlapping_a_reduce_is_judged_before_it);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
