@@ -154,6 +154,26 @@ int hunt_unwanted_line(const scn_step *line, void *kinds)
     return k != 0 && !(k & *(const unsigned *)kinds & HUNT_LINE_KINDS);
 }
 
+unsigned hunt_spare_kinds(const scenario *s, uint64_t seed, const shrink_failure *want, unsigned kinds)
+{
+    unsigned spare = 0, present = hunt_kinds(s->steps, s->nsteps, 0, INT64_MAX) & kinds & HUNT_LINE_KINDS;
+    scn_step *kept = sim_xmalloc((s->nsteps + 1) * sizeof *kept);
+    for (int b = 0; b < HUNT_KINDS; b++) {
+        unsigned bit = 1u << b;
+        if (!(present & bit)) continue;
+        scenario c = *s; /* shares all but its steps; run_scenario only reads */
+        size_t n = 0;
+        for (size_t i = 0; i < s->nsteps; i++)
+            if (!(hunt_kind_of(&s->steps[i]) & bit)) kept[n++] = s->steps[i];
+        sim_assert(n < s->nsteps);
+        c.steps = kept, c.nsteps = n, c.steps_cap = n;
+        shrink_failure got;
+        if (shrink_fails_same(&c, seed, want, &got)) spare |= bit;
+    }
+    sim_xfree(kept);
+    return spare;
+}
+
 /* ---------------------------------------------------------- signatures */
 
 /* The signature bits a violation's cause adds to the fault kinds. */

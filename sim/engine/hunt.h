@@ -97,6 +97,13 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
  * cannot have caused it; got NULL: at any time), or still has its nemesis
  * (it draws its faults itself). */
 int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds);
+/* The line kinds of kinds (HUNT_LINE_KINDS) that s (a --want shrink's
+ * result, run with seed) does not need: without every fault line of such
+ * a kind it still fails as want does. The shrink cannot tell, as it keeps
+ * a line of each wanted kind (hunt_keeps_kinds): a crash of a client that
+ * only waited stays in a failure that comes without it. Those kinds are
+ * not in the failure's signature. One run per kind of s in kinds. */
+unsigned hunt_spare_kinds(const scenario *s, uint64_t seed, const shrink_failure *want, unsigned kinds);
 /* A shrink_line_fn for a hunt that wants *kinds: a fault line of another
  * kind (restart and heal lines, no kind, are not). A candidate whose
  * failure needs one can never have the wanted signature: its shrink stops
