@@ -185,6 +185,50 @@ grep -q '^not found in seeds 16..16: 1 runs, 1 failed, ' "$tmp/f3.out" ||
     fail "redisson.expirable-semaphore@3.51 seed 16 (permits broken) taken for tryAcquire(n): $(cat "$tmp/f3.out")"
 echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 108) nor tryAcquire(n) (3.51 seed 55), a run that breaks permits is not tryAcquire(n) (3.51 seed 16)"
 
+# Fixed versions' seeds that were taken for their bug, each another bug
+# (tools/hunt-table.sh, fixed-version column, 240 s a row):
+#  - rwlock 3.11.1 seed 938: a waiter's crash kept by the shrink (it keeps
+#    a line of each wanted kind) in a failure that comes without it (the
+#    read unlock that stops the write watchdog): its signature has no crash;
+#  - semaphore 3.16.4 seed 505: an acquire granted before an addPermits(-2)
+#    ran, answered after it: not over the permits (a reduce takes none back);
+#  - fairlock seed 6: live waiters purged under sustained contention
+#    (fair-contention-purges-live-waiters) break fifo too, which the 3.13.2
+#    hang holds.
+"$bin" hunt redisson.rwlock@3.11.1 --want scenarios/known-bugs/rwlock-short-reader-3.10.scn --seeds 938..938 \
+    --verbose --out "$tmp/x1" > "$tmp/x1.out"
+grep -q '^  seed 938: .* -> rw-exclusion (no fault)$' "$tmp/x1.out" && grep -q '^not found in seeds 938..938' "$tmp/x1.out" ||
+    fail "redisson.rwlock@3.11.1 seed 938 (a crash it does not need) taken for the short reader: $(cat "$tmp/x1.out")"
+# (seed 505 as it shrank then: c1's acquire(2) at 13.555 s is answered
+# after c2's addPermits(-2), which the store ran second)
+cat > "$tmp/s505.scn" <<'SCN'
+[scenario]
+duration = 14s
+seed = 505
+[redis]
+replicas = 1
+replication-lag = 200us
+[protocol]
+name = redisson.semaphore@3.16.4
+permits = 3
+[clients]
+count = 3
+hold = 2.8ms..54ms
+think = 4.8ms..8.2ms
+permits = 1..2
+async = yes
+addpermits = 20%
+[faults]
+at = 9.916004s drop-reply client=c2 p=10% for=714.424ms
+SCN
+v=$("$bin" run "$tmp/s505.scn" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["invariants"]["permits"], d["acquire_failures"] + d["errors"])')
+[ "$v" = "held 1" ] || fail "redisson.semaphore@3.16.4 seed 505 shrunk: permits and failed acquires $v, not held 1"
+"$bin" hunt redisson.fairlock --want scenarios/known-bugs/fair-stale-head-hang-3.13.2.scn --seeds 6..6 --verbose \
+    --out "$tmp/x3" > "$tmp/x3.out"
+grep -q '^  seed 6: .* -> fifo+liveness (no fault)$' "$tmp/x3.out" && grep -q '^not found in seeds 6..6' "$tmp/x3.out" ||
+    fail "redisson.fairlock seed 6 (purged under contention) taken for the 3.13.2 hang: $(cat "$tmp/x3.out")"
+echo "ok   fixed versions' finds told apart: rwlock 3.11.1 seed 938 needs no crash, semaphore 3.16.4 seed 505 holds its permits, fairlock seed 6 breaks fifo"
+
 # until_or_gone PID CMD...: polls CMD (every 50 ms, up to 5 minutes) until it
 # succeeds or process PID is gone.
 until_or_gone() {
