@@ -568,6 +568,22 @@ static int keeps_unwanted(const shrinker *k, const scenario *cur)
     return 0;
 }
 
+/* cur without every fault line the caller cannot use (shrink_opts.
+ * unwanted), all at once: 1 when that still fails the same way (cur is
+ * now it). ddmin's result is 1-minimal only: two such lines may each be
+ * needed and still go together. */
+static int without_unwanted(shrinker *k, scenario *cur)
+{
+    cand c;
+    start(k, cur, &c);
+    unsigned char *drop = sim_xcalloc(c.s.nsteps + 1, 1);
+    for (size_t i = 0; i < c.s.nsteps; i++)
+        drop[i] = (unsigned char)(is_fault(&c.s.steps[i]) && k->o->unwanted(&c.s.steps[i], k->o->admit_arg));
+    drop_steps(k, &c, drop);
+    sim_xfree(drop);
+    return try_candidate(k, cur, &c);
+}
+
 /* Steps a to e on cur, what each did into *st. */
 static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, shrink_stats *st)
 {
@@ -580,6 +596,9 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->generated = ngen;
     st->explicit_ok = make_explicit(k, cur, gen, ngen, &st->late);
     st->faults_a = count(cur, is_fault);
+    /* Lines the caller cannot use all go first if they can (ddmin may
+     * take a path that keeps some of them needed); else after the rounds. */
+    if (keeps_unwanted(k, cur)) without_unwanted(k, cur);
     /* Fewer clients can make more lines unneeded: again, a few rounds. */
     for (int round = 0; round < 3; round++) {
         size_t f = ddmin(k, cur, is_fault), o = ddmin(k, cur, is_op);
@@ -592,8 +611,9 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->threads1 = cur->threads;
     st->duration1_us = cur->duration_us;
     /* Fault lines the caller cannot use, before the violation, kept
-     * after the rounds: the last two steps would only make it smaller. */
-    if ((st->abandoned = keeps_unwanted(k, cur)) != 0) return;
+     * after the rounds and needed together: the last two steps would
+     * only make it smaller. */
+    if ((st->abandoned = keeps_unwanted(k, cur) && !without_unwanted(k, cur)) != 0) return;
     shrink_duration(k, cur);
     st->duration1_us = cur->duration_us;
     st->dists = shrink_dists(k, cur);
