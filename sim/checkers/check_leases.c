@@ -179,7 +179,7 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
         h->pending = 0;
     }
     p->held += n;
-    int64_t bound = check_peaks_bound(&st->peaks, e);
+    int64_t bound = check_peaks_bound(&st->peaks, e, p->total);
     if (!p->has_total || p->held <= bound || p->over) return;
     p->over = 1;
     char why[160];
@@ -314,8 +314,7 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
         pool *p = &st.p[e->lock];
         int64_t delta;
         check_resends_feed(&st.resends, e);
-        check_peaks_feed(&st.peaks, e);
-        if (check_permit_total(e, &delta)) {
+        if (check_peaks_feed(&st.peaks, e, p->total, &delta)) {
             p->total += delta;
             p->has_total = 1;
             if (p->held <= p->total) p->over = 0;

@@ -118,7 +118,7 @@ static void on_acquired(state *st, const hist_event *e, size_t k, char *const *n
     int64_t n = permits(e);
     holder_of(st, e)->held += n;
     s->held += n;
-    int64_t bound = check_peaks_bound(&st->peaks, e);
+    int64_t bound = check_peaks_bound(&st->peaks, e, s->set);
     if (!s->has_set || s->held <= bound || s->over) return;
     s->over = 1;
     char why[160];
@@ -235,8 +235,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
         sem *s = &st.s[e->lock];
         int64_t delta;
         check_resends_feed(&st.resends, e);
-        check_peaks_feed(&st.peaks, e);
-        if (check_permit_total(e, &delta)) {
+        if (check_peaks_feed(&st.peaks, e, s->set, &delta)) {
             s->set += delta;
             s->has_set = 1;
             if (s->held <= s->set) s->over = 0;

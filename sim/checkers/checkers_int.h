@@ -100,11 +100,10 @@ unsigned check_resends_told(const check_resends *x, int lock, char *why, size_t 
  * (addPermits(-n), drainPermits) counts from its ok, but an acquire that
  * overlaps it may have been granted before it ran: Redisson's reduce
  * takes the count below zero and takes no permit back from its holders.
- * Fed every event in order (after the checker's own total moved). */
+ * The total is the checker's own. */
 typedef struct check_peak_open check_peak_open;
 typedef struct check_peaks {
     int nlocks;
-    int64_t *total;            /* per lock, as check_permit_total moves it */
     struct check_peak_cut {
         int64_t t_us, before;  /* a reduction's ok, the total before it */
     } **cuts;                  /* per lock, in time order */
@@ -112,10 +111,13 @@ typedef struct check_peaks {
     check_peak_open *open;     /* acquires in flight: seq -> invoke time */
 } check_peaks;
 void check_peaks_init(check_peaks *x, int nlocks);
-void check_peaks_feed(check_peaks *x, const hist_event *e);
-/* For the acquire ok e (fed): the most permits e->lock counted from its
- * invoke on; forgets the invoke. O(reductions since then). */
-int64_t check_peaks_bound(check_peaks *x, const hist_event *e);
+/* Every event in order, with e->lock's total so far: 1 when e moves it
+ * (check_permit_total), by *delta, which the caller adds. */
+int check_peaks_feed(check_peaks *x, const hist_event *e, int64_t total, int64_t *delta);
+/* For the acquire ok e (fed), with e->lock's total now: the most permits
+ * it counted from the acquire's invoke on; forgets the invoke.
+ * O(reductions since then). */
+int64_t check_peaks_bound(check_peaks *x, const hist_event *e, int64_t total);
 void check_peaks_free(check_peaks *x);
 /* Count-down latch histories (HOP_SET, HOP_COUNTDOWN, HOP_AWAIT,
  * HOP_COUNTER). Judges two invariants:

@@ -165,29 +165,26 @@ void check_peaks_init(check_peaks *x, int nlocks)
     size_t n = (size_t)(nlocks > 0 ? nlocks : 1);
     memset(x, 0, sizeof *x);
     x->nlocks = nlocks;
-    x->total = sim_xcalloc(n, sizeof *x->total);
     x->cuts = sim_xcalloc(n, sizeof *x->cuts);
     x->ncuts = sim_xcalloc(n, sizeof *x->ncuts);
     x->capcuts = sim_xcalloc(n, sizeof *x->capcuts);
 }
 
-void check_peaks_feed(check_peaks *x, const hist_event *e)
+int check_peaks_feed(check_peaks *x, const hist_event *e, int64_t total, int64_t *delta)
 {
-    if (e->lock < 0 || e->lock >= x->nlocks) return;
+    sim_assert(e->lock >= 0 && e->lock < x->nlocks);
     int l = e->lock;
-    int64_t delta;
-    if (check_permit_total(e, &delta)) {
-        if (delta < 0) {
+    if (check_permit_total(e, delta)) {
+        if (*delta < 0) {
             if (x->ncuts[l] == x->capcuts[l]) {
                 x->capcuts[l] = x->capcuts[l] ? x->capcuts[l] * 2 : 16;
                 x->cuts[l] = sim_xrealloc(x->cuts[l], x->capcuts[l] * sizeof *x->cuts[l]);
             }
-            x->cuts[l][x->ncuts[l]++] = (struct check_peak_cut){e->t_us, x->total[l]};
+            x->cuts[l][x->ncuts[l]++] = (struct check_peak_cut){e->t_us, total};
         }
-        x->total[l] += delta;
-        return;
+        return 1;
     }
-    if (e->op != HOP_ACQUIRE || e->seq == 0) return;
+    if (e->op != HOP_ACQUIRE || e->seq == 0) return 0;
     check_peak_open *o;
     HASH_FIND(hh, x->open, &e->seq, sizeof e->seq, o);
     if (e->kind == HIST_INVOKE) {
@@ -201,13 +198,14 @@ void check_peaks_feed(check_peaks *x, const hist_event *e)
         HASH_DEL(x->open, o);
         sim_xfree(o);
     }
+    return 0;
 }
 
-int64_t check_peaks_bound(check_peaks *x, const hist_event *e)
+int64_t check_peaks_bound(check_peaks *x, const hist_event *e, int64_t total)
 {
     sim_assert(e->op == HOP_ACQUIRE && e->kind == HIST_OK && e->lock >= 0 && e->lock < x->nlocks);
     int l = e->lock;
-    int64_t bound = x->total[l];
+    int64_t bound = total;
     check_peak_open *o;
     HASH_FIND(hh, x->open, &e->seq, sizeof e->seq, o);
     if (o == NULL) return bound;
@@ -229,7 +227,6 @@ void check_peaks_free(check_peaks *x)
     sim_xfree(x->cuts);
     sim_xfree(x->ncuts);
     sim_xfree(x->capcuts);
-    sim_xfree(x->total);
     memset(x, 0, sizeof *x);
 }
 

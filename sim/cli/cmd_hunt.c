@@ -285,11 +285,8 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
         f.shrunk = sk.stats.abandoned ? SHRUNK_STOPPED : 1;
         hunt_shrunk_sig(&sk, &f.final);
-        if (h->want && hunt_sig_matches(&f.final, h->want)) {
-            shrink_failure same = sk.last;
-            same.keep = sk.want.keep;
-            f.final.kinds &= ~hunt_spare_kinds(&sk.out, sk.out.seed, &same, h->want->kinds);
-        }
+        if (h->want && hunt_sig_matches(&f.final, h->want))
+            f.final.kinds &= ~hunt_spare_kinds(&sk.out, sk.out.seed, &sk.last, h->want->kinds);
         char path[sizeof f.file];
         part_file(h, &f, path, sizeof path);
         if (write_shrunk(h, &f, &sk, path) != 0) {

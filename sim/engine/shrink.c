@@ -143,7 +143,10 @@ static int fails_same(shrinker *k, const scenario *s)
     k->runs++;
     int same = shrink_fails_same(s, k->seed, &k->want, &f) &&
                (k->o->admit == NULL || k->o->admit(s, &f, k->o->admit_arg));
-    if (same) k->last = f;
+    if (same) {
+        k->last = f;
+        k->last.keep = k->want.keep; /* a want of its own (hunt_spare_kinds) */
+    }
     return same;
 }
 

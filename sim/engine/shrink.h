@@ -58,7 +58,7 @@ typedef struct shrink_stats {
 
 typedef struct shrink_result {
     shrink_failure want;  /* how the input fails */
-    shrink_failure last;  /* how the last kept candidate failed (same kind) */
+    shrink_failure last;  /* how the last kept candidate failed (same kind; want's keep) */
     scenario out;         /* the shrunk scenario (owned; shrink_result_free) */
     shrink_stats stats;
 } shrink_result;
