@@ -113,7 +113,7 @@ static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
 }
 
 /* The drawn values as one line: what the trace and the result carry. */
-static void describe(const scenario *s, const scenario *c, char *desc, size_t cap)
+static void describe(const scenario *s, const scenario *c, int focused, char *desc, size_t cap)
 {
     size_t n = (size_t)snprintf(desc, cap, "kinds=");
     for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
@@ -157,8 +157,9 @@ static void describe(const scenario *s, const scenario *c, char *desc, size_t ca
         n += (size_t)snprintf(desc + n, cap - n, " addpermits=%d%%", c->addpermits_ppm / 10000);
     if (s->swarm_thread_wait.a_us > 0 && n < cap) {
         scn_duration_format(c->thread_wait_us, a, sizeof a);
-        snprintf(desc + n, cap - n, " thread-wait-time=%s", a);
+        n += (size_t)snprintf(desc + n, cap - n, " thread-wait-time=%s", a);
     }
+    if (s->swarm_focus_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " focus=%s", focused ? "yes" : "no");
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -248,6 +249,30 @@ static void draw_protocol_keys(sim_rng *r, const scenario *s, scenario *c)
     }
 }
 
+/* [swarm] focus, the very last draw: a share of the seeds keeps none,
+ * one or two of the kinds drawn above (a third each), chosen among them
+ * uniformly. Every kind at a half's chance gives most seeds five or more
+ * at once, and the fault that fails first masks the rest: a lost message
+ * or a failed renewal on its own, or a workload with no fault at all,
+ * fails in ways a crowd of faults hides. A seed that keeps none runs no
+ * nemesis. */
+static int draw_focus(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_focus_ppm)) return 0;
+    int keep = (int)sim_rng_below(r, 3), v[SCN_NEM_COUNT], n = 0;
+    for (int b = 0; b < SCN_NEM_COUNT; b++)
+        if (c->nemesis_kinds & (1 << b)) v[n++] = 1 << b;
+    int kept = 0;
+    for (int i = 0; i < keep && n > 0; i++) { /* a partial Fisher-Yates: keep distinct kinds */
+        int j = (int)sim_rng_below(r, (uint64_t)n);
+        kept |= v[j];
+        v[j] = v[--n];
+    }
+    c->nemesis_kinds = kept;
+    c->nemesis = kept != 0;
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -303,10 +328,11 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
      * draw above, each only when the scenario asks for it. */
     draw_later_keys(&r, s, c);
     draw_protocol_keys(&r, s, c);
+    int focused = draw_focus(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
-    describe(s, c, desc, cap);
+    describe(s, c, focused, desc, cap);
     return c;
 }
 

@@ -8,7 +8,8 @@
 #  3. shrink --swarm of a failing seed writes a scenario of explicit lines
 #     (no [swarm], no nemesis) that fails the same way;
 #  4. hunt finds the signature of a known bug (clock-jump-expires-lock) on
-#     its protocol within 64 seeds (at seed 45 with today's base scenario),
+#     its protocol within 64 seeds (at seed 45 with the base scenario of
+#     before focus, which the seeds named below come from),
 #     and prints the same table
 #     with --jobs 1 and --jobs 2, without --want and with it (--verbose: each
 #     candidate's shrink, taken in seed order however the workers finish),
@@ -21,6 +22,7 @@
 #  6. hunt's bad input: an unknown protocol, bad seeds, a --want that does
 #     not fail: exit 2 with a message;
 #  7. the aimed faults (client-clock, crash on a reply, the fenced resource)
+#     and the focus on a few kinds
 #     are in the base scenario, drawn, written back, and find the crash
 #     between SETNX and PEXPIRE.
 set -u
@@ -33,6 +35,18 @@ field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print
 
 "$bin" hunt redisson.lock --print-base > "$tmp/base.scn" || fail "hunt --print-base failed"
 grep -q '^kinds = any' "$tmp/base.scn" || fail "the base scenario has no [nemesis] kinds = any"
+grep -q '^focus = 50%' "$tmp/base.scn" || fail "the base scenario focuses no seed on a few kinds"
+# then_base PROTOCOL: the base scenario before focus, think times up to 5 s,
+# long holds for Redisson's plain locks and the fair lock's 5 s .. 20 min
+# (a file named PROTOCOL.scn in $tmp, whose hunts write the same names):
+# the seeds the tests below name were picked from it.
+then_base() {
+    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^long-hold = 25%$/d; s/^think = 1ms..5s$/think = 1ms..1s/;
+        s/^thread-wait-time = 5s..20m$/thread-wait-time = 1s..5m/' > "$tmp/$1.scn"
+}
+for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
+    then_base $v
+done
 
 # 1. Draws from the seed alone.
 a=$("$bin" run "$tmp/base.scn" --seed 5 --json)
@@ -83,8 +97,14 @@ sed 's/redisson.rwlock/redisson.lock/; /^read-ratio/d' "$tmp/shapes.scn" > "$tmp
 [ $rc = 2 ] && grep -q 'shapes-lock.scn:[0-9]*: \[swarm\] switch' "$tmp/err" || fail "[swarm] switch on redisson.lock: exit $rc, $(cat "$tmp/err")"
 echo "ok   the workload shapes are drawn ($(echo "$d" | grep -o 'wait=.*')), written back, run the same (trace $h1 twice); switch refused without sides"
 
-# 2. The plain scenario of a seed runs as the swarm run did.
-for seed in 3 17; do
+# 2. The plain scenario of a seed runs as the swarm run did; one of them
+# focused on no kind at all (no nemesis, no fault).
+quiet=$("$bin" run "$tmp/base.scn" --seeds 1..60 --json | python3 -c 'import json,sys
+for l in sys.stdin:
+    d=json.loads(l)
+    if "kinds= " in d["swarm"] and " focus=yes" in d["swarm"] and not d["faults"]: print(d["seed"]); break')
+[ -n "$quiet" ] || fail "no seed of 1..60 focused on no fault kind"
+for seed in 3 17 $quiet; do
     "$bin" replay "$tmp/base.scn" --seed $seed --print-scenario > "$tmp/plain$seed.scn" ||
         fail "replay --print-scenario of seed $seed failed"
     grep -q '^\[swarm\]\|kinds = any' "$tmp/plain$seed.scn" && fail "the plain scenario of seed $seed still draws"
@@ -92,7 +112,8 @@ for seed in 3 17; do
     y=$("$bin" run "$tmp/plain$seed.scn" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["faults"], sorted(set(v["invariant"] for v in d["violations"])), d["acquisitions"])')
     [ "$x" = "$y" ] || fail "seed $seed: the plain scenario does not run as the swarm run did"
 done
-echo "ok   the plain scenario a seed draws makes the same faults, violations and acquisitions (seeds 3, 17)"
+grep -q '^\[nemesis\]' "$tmp/plain$quiet.scn" && fail "the plain scenario of seed $quiet, focused on no kind, has a nemesis"
+echo "ok   the plain scenario a seed draws makes the same faults, violations and acquisitions (seeds 3, 17, $quiet: no fault kind)"
 
 # 3. shrink --swarm: explicit lines only, the same first violation. The
 # first seed whose first violation is mutual exclusion, in a short run
@@ -113,9 +134,9 @@ first=$(sed -n 's/^shrink: .* fails: \([a-z-]*\) violated.*/\1/p' "$tmp/shrink.o
 echo "ok   shrink of swarm seed $seed: $(grep -c '^at = ' "$tmp/shrunk.scn") explicit line(s), no nemesis, $first broken again"
 
 # 4. hunt finds a known bug's signature; the table does not depend on --jobs.
-# (1..64, not 1..512: a hunt runs its seeds in chunks of at most 512, and
-# the 467 seeds after the find took 30 s of make test.)
-"$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..64 --jobs 2 \
+# (1..64: a hunt's first chunk of seeds, 64 of them; the seeds after the
+# find would only take make test's time.)
+"$bin" hunt "$tmp/redisson.lock.scn" --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..64 --jobs 2 \
     --out "$tmp/found" > "$tmp/want.out" || fail "hunt did not find clock-jump-expires-lock in 64 seeds: $(cat "$tmp/want.out")"
 grep -q '^found at seed' "$tmp/want.out" || fail "hunt --want printed no seed"
 ls "$tmp/found"/*.scn > /dev/null 2>&1 || fail "hunt --want wrote no shrunk scenario"
@@ -129,7 +150,7 @@ echo "ok   hunt redisson.lock seeds 1..40: the same table with --jobs 1 and 2 ($
 # --want: seed 254 shrinks to another signature, 303 to the wanted one; the
 # two shrink side by side with --jobs 2.
 for j in 1 2; do
-    "$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 250..305 --jobs $j \
+    "$bin" hunt "$tmp/redisson.lock.scn" --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 250..305 --jobs $j \
         --verbose --out "$tmp/w$j" | sed "s#$tmp/w$j#DIR#" > "$tmp/w$j.out"
     ls "$tmp/w$j" > "$tmp/w$j.files"
 done
@@ -140,19 +161,19 @@ cmp -s "$tmp/w1.out" "$tmp/w2.out" && cmp -s "$tmp/w1.files" "$tmp/w2.files" ||
     fail "hunt --want seeds 250..305: not 2 candidates, seed 303 found and its file alone: $(cat "$tmp/w1.out" "$tmp/w1.files")"
 echo "ok   hunt --want seeds 250..305: the same candidates, seed and file with --jobs 1 and 2 ($(grep -c '^  seed' "$tmp/w1.out") shrunk, $(grep '^found' "$tmp/w1.out" | cut -d'(' -f1))"
 
-# --want keeps looking: --max-shrinks caps each pass of each 512-seed
-# chunk, not the hunt (2 + 2 of the first chunk's candidates, and seed 555
-# of the second: 5; a cap over the hunt stopped at 4 and never looked at
-# the later seeds), and a candidate whose failure needs a fault kind the
+# --want keeps looking: --max-shrinks caps each pass of each chunk (1..64,
+# 65..192, 193..448, 449..560), not the hunt (2 + 2 of each chunk's
+# candidates, seed 555 of the last among them: 12; a cap over the hunt
+# stopped at 4 and never looked at the later seeds), and a candidate whose failure needs a fault kind the
 # bug has not (the fixed 3.16.4 for the resent release of 3.16.3, after
 # drop-reply alone) stops before the duration's shrink.
-"$bin" hunt redisson.semaphore@3.16.4 --want scenarios/known-bugs/semaphore-release-resent-3.16.3.scn --seeds 1..560 \
+"$bin" hunt "$tmp/redisson.semaphore@3.16.4.scn" --want scenarios/known-bugs/semaphore-release-resent-3.16.3.scn --seeds 1..560 \
     --jobs 2 --max-shrinks 2 --verbose --out "$tmp/cap" > "$tmp/cap.out"
 stopped=$(grep -c 'not without a fault of another kind' "$tmp/cap.out")
 [ "$stopped" -ge 1 ] && grep -q '^  seed 555: ' "$tmp/cap.out" &&
-    grep -q '^not found in seeds 1..560: .*, 5 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
-    fail "hunt --want seeds 1..560 --max-shrinks 2: not 5 shrunk (seed 555 last) with some stopped early: $(cat "$tmp/cap.out")"
-echo "ok   hunt --want --max-shrinks 2 over 2 chunks: 5 shrunk (seed 555 of the second), $stopped of them stopped early (a fault of another kind)"
+    grep -q '^not found in seeds 1..560: .*, 12 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
+    fail "hunt --want seeds 1..560 --max-shrinks 2: not 12 shrunk (seed 555 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
+echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 555 of the last), $stopped of them stopped early (a fault of another kind)"
 
 # 5. Finer signatures: these two seeds were reported as the known bug on
 # its fixed version before the signature had the cause and the held
@@ -160,7 +181,8 @@ echo "ok   hunt --want --max-shrinks 2 over 2 chunks: 5 shrunk (seed 555 of the 
 # scenario of then (before lock() / tryLock, the async API and the
 # workload shapes were drawn).
 for v in redisson.lock@3.24 redisson.expirable-semaphore@3.51; do
-    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time' > "$tmp/$v.scn"
+    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus' |
+        sed 's/^think = 1ms..5s$/think = 1ms..1s/' > "$tmp/$v.scn"
 done
 "$bin" run "$tmp/redisson.lock@3.24.scn" --seed 108 --json | field violations | grep -q "'mutual-exclusion'" ||
     fail "redisson.lock@3.24 seed 108 no longer breaks mutual exclusion: the test below tests nothing"
@@ -195,7 +217,7 @@ echo "ok   signatures: a lease that ran out is not a double release (3.24 seed 1
 #  - fairlock seed 6: live waiters purged under sustained contention
 #    (fair-contention-purges-live-waiters) break fifo too, which the 3.13.2
 #    hang holds.
-"$bin" hunt redisson.rwlock@3.11.1 --want scenarios/known-bugs/rwlock-short-reader-3.10.scn --seeds 938..938 \
+"$bin" hunt "$tmp/redisson.rwlock@3.11.1.scn" --want scenarios/known-bugs/rwlock-short-reader-3.10.scn --seeds 938..938 \
     --verbose --out "$tmp/x1" > "$tmp/x1.out"
 grep -q '^  seed 938: .* -> rw-exclusion (no fault)$' "$tmp/x1.out" && grep -q '^not found in seeds 938..938' "$tmp/x1.out" ||
     fail "redisson.rwlock@3.11.1 seed 938 (a crash it does not need) taken for the short reader: $(cat "$tmp/x1.out")"
@@ -223,7 +245,7 @@ at = 9.916004s drop-reply client=c2 p=10% for=714.424ms
 SCN
 v=$("$bin" run "$tmp/s505.scn" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["invariants"]["permits"], d["acquire_failures"] + d["errors"])')
 [ "$v" = "held 1" ] || fail "redisson.semaphore@3.16.4 seed 505 shrunk: permits and failed acquires $v, not held 1"
-"$bin" hunt redisson.fairlock --want scenarios/known-bugs/fair-stale-head-hang-3.13.2.scn --seeds 6..6 --verbose \
+"$bin" hunt "$tmp/redisson.fairlock.scn" --want scenarios/known-bugs/fair-stale-head-hang-3.13.2.scn --seeds 6..6 --verbose \
     --out "$tmp/x3" > "$tmp/x3.out"
 grep -q '^  seed 6: .* -> fifo+liveness (no fault)$' "$tmp/x3.out" && grep -q '^not found in seeds 6..6' "$tmp/x3.out" ||
     fail "redisson.fairlock seed 6 (purged under contention) taken for the 3.13.2 hang: $(cat "$tmp/x3.out")"
@@ -269,7 +291,7 @@ echo "ok   hunt stopped by SIGINT: exit 130, $(sed -n "s/^not found in the seeds
 # the shrinks have begun (the out folder is made and the shrink's workers
 # are forked), not after a fixed time: how long the 28 seeds take to run
 # depends on the machine.
-"$bin" hunt redisson.lock --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 230..257 \
+"$bin" hunt "$tmp/redisson.lock.scn" --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 230..257 \
     --jobs 2 --out "$tmp/int2" > "$tmp/int2.out" 2> /dev/null &
 pid=$!
 until_or_gone "$pid" shrinking "$pid"
@@ -310,7 +332,7 @@ same='import json,sys; d=json.loads(sys.stdin.readline()); print(d["faults"], so
 x=$("$bin" run "$tmp/base.scn" --seed $seed --json | python3 -c "$same")
 y=$("$bin" run "$tmp/aimed.scn" --json | python3 -c "$same")
 [ "$x" = "$y" ] || fail "seed $seed: the plain scenario does not run as the swarm run did"
-"$bin" hunt textbook-setnx-expire --want scenarios/known-bugs/textbook-setnx-crash-between.scn --seeds 1..512 --jobs 2 \
+"$bin" hunt "$tmp/textbook-setnx-expire.scn" --want scenarios/known-bugs/textbook-setnx-crash-between.scn --seeds 1..512 --jobs 2 \
     --out "$tmp/tb" > "$tmp/tb.out" || fail "hunt did not find textbook-setnx-crash-between in 512 seeds: $(cat "$tmp/tb.out")"
 grep -q 'on=reply' "$tmp/tb"/*.scn || fail "the crash between SETNX and PEXPIRE was found without a crash on a reply"
 echo "ok   aimed faults: seed $seed crashes on a reply and sets a client clock, its plain scenario runs the same faults and events; hunt textbook-setnx-expire: $(grep '^found' "$tmp/tb.out" | cut -d'(' -f1)"

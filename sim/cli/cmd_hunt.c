@@ -21,7 +21,13 @@
 #include "sim/engine/hunt.h"
 #include "sim/engine/pool.h"
 
-#define HUNT_CHUNK 512 /* seeds run between two looks at the failures */
+/* The seeds run between two looks at the failures: 64 first, twice as
+ * many each time after, up to 512. A slow protocol (the fair lock runs
+ * a few seeds a second on a core) has its first candidates shrunk within
+ * a minute; the later chunks keep the cores busy between two barriers.
+ * The bounds depend on the seeds alone, never on --jobs. */
+#define HUNT_CHUNK_FIRST 64
+#define HUNT_CHUNK 512
 
 typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
@@ -545,8 +551,9 @@ static int hunt_want(hunt *h)
     size_t next = 0, shrunk[2] = {0, 0}, candidates = 0;
     found *v = sim_xcalloc(2 * (size_t)a->max_shrinks + 1, sizeof *v);
     int status = 0;
-    for (uint64_t c0 = a->seed_a; c0 <= a->seed_b && status == 0; c0 += HUNT_CHUNK) {
-        uint64_t c1 = a->seed_b - c0 < HUNT_CHUNK - 1 ? a->seed_b : c0 + HUNT_CHUNK - 1;
+    uint64_t chunk = HUNT_CHUNK_FIRST;
+    for (uint64_t c0 = a->seed_a; c0 <= a->seed_b && status == 0; c0 += chunk, chunk = chunk < HUNT_CHUNK ? chunk * 2 : chunk) {
+        uint64_t c1 = a->seed_b - c0 < chunk - 1 ? a->seed_b : c0 + chunk - 1;
         status = run_range(h, c0, c1);
         size_t n = 0, first_pass = 0;
         for (int pass = 0; pass < 2 && status == 0; pass++) {

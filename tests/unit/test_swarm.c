@@ -256,6 +256,54 @@ START_TEST(bounds_that_are_not_bounds_are_refused)
 }
 END_TEST
 
+/* [swarm] focus: drawn after everything else, only when named; a focused
+ * seed keeps none, one or two of the kinds it drew (a third each), every
+ * other draw unchanged; one that keeps none runs no nemesis, and written
+ * out reads back without one. */
+START_TEST(focus_keeps_few_of_the_drawn_kinds)
+{
+    scenario s, f;
+    load(base_text, &s);
+    char *text = NULL;
+    if (asprintf(&text, "%sfocus = 100%%\n", base_text) < 0) ck_abort();
+    load(text, &f);
+    free(text);
+    int kept[3] = {0, 0, 0};
+    scenario *quiet = NULL;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&f, seed, d2, sizeof d2);
+        ck_assert_int_eq(b->clients, a->clients);
+        ck_assert_int_eq(b->lease_us, a->lease_us);
+        ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
+        ck_assert_int_eq(b->nemesis_interval.a_us, a->nemesis_interval.a_us);
+        ck_assert_int_eq(b->nemesis_kinds & ~a->nemesis_kinds, 0); /* a subset of its own draw */
+        int n = __builtin_popcount((unsigned)b->nemesis_kinds);
+        ck_assert_int_le(n, 2);
+        ck_assert_int_eq(b->nemesis, n > 0);
+        ck_assert_ptr_nonnull(strstr(d2, " focus=yes"));
+        ck_assert_ptr_null(strstr(d1, "focus"));
+        kept[n]++;
+        if (n == 0 && quiet == NULL) quiet = b;
+        else fault_swarm_free(b);
+        fault_swarm_free(a);
+    }
+    for (int n = 0; n < 3; n++) ck_assert_msg(kept[n] > 60, "%d kinds kept in %d of 300 seeds", n, kept[n]);
+    ck_assert_ptr_nonnull(quiet);
+    char *out = tscn_written(quiet);
+    ck_assert_ptr_null(strstr(out, "[nemesis]"));
+    scenario back;
+    load(out, &back);
+    ck_assert(!back.nemesis && !back.swarm);
+    free(out);
+    scn_free(&back);
+    fault_swarm_free(quiet);
+    scn_free(&f);
+    scn_free(&s);
+}
+END_TEST
+
 /* The workload shapes drawn last: keys at 0% draw nothing (the draws and
  * values are those of a file without them); at 100% each shape is drawn
  * within its bounds, and the drawn scenario writes and reads them back. */
@@ -343,6 +391,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, kinds_any_and_swarm_round_trip);
     tcase_add_test(t, later_keys_draw_after_the_older_draws);
     tcase_add_test(t, protocol_keys_draw_last);
+    tcase_add_test(t, focus_keeps_few_of_the_drawn_kinds);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
     suite_add_tcase(s, t);
