@@ -79,7 +79,10 @@ char *hunt_template(const char *target, scn_error *err)
      * tokens (a refused write keeps fencing), half accept them. */
     int fenced = (inv & PROTO_INV(SCN_INV_FENCING)) && pd->impl.token != NULL;
     if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
-    else if (inv & PROTO_INV(SCN_INV_LATCH)) extra = "count = 2\n";
+    /* A latch opens once, at its second countDown: threads that start
+     * within 30 s put that moment (its ZERO message) where the nemesis
+     * is, with awaiters already waiting. */
+    else if (inv & PROTO_INV(SCN_INV_LATCH)) extra = "count = 2\n", clients_extra = "start = 0ms..30s\n";
     else if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) clients_extra = "read-ratio = 0.5\n";
     /* A latch's t1 counts down and the others await: two awaiters of one
      * process need three threads (the ZERO message runs its listeners). */
