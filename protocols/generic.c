@@ -486,6 +486,7 @@ static void local_grant(cl_proc *p, gen_op *op)
     gen_local *l = &state(p)->local[op->base.lock];
     l->holder = cl_thread_index(op->base.t);
     op->start_ms = cl_now_ms(p);
+    cl_owner_register(op->base.t, op->owner);
     try_acquire(op);
 }
 
@@ -505,12 +506,15 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
     op->wait_ms = cl_wait_ms(wait_us);
     op->lease_ms = lease_us == SCN_LEASE_WATCHDOG || lease_us <= 0 ? pol->lease_us / 1000 : lease_us / 1000;
     op->start_ms = cl_now_ms(p);
-    /* The owner value of this acquire, drawn once and told to the observer. */
+    /* The owner value of this acquire, drawn once and told to the observer
+     * by the thread that sends it: with a local lock, once that thread
+     * has it (an owner per process, as Spring's, names whichever of its
+     * threads is acquiring, never one still waiting for the local lock). */
     state(p)->seq++;
     pol_expand ex;
     expansion(t, lock, op->lease_ms, op->wait_ms, NULL, &ex);
     pol_expand_into(&ex, pol->owner, op->owner, sizeof op->owner);
-    cl_owner_register(t, op->owner);
+    if (!pol->local_lock || state(p)->local[lock].holder == 0) cl_owner_register(t, op->owner);
     if (pol->local_lock) {
         gen_local *l = &state(p)->local[lock];
         if (l->holder != 0) {
