@@ -250,6 +250,46 @@ v=$("$bin" run "$tmp/s505.scn" --json | python3 -c 'import json,sys; d=json.load
 grep -q '^  seed 6: .* -> fifo+liveness (no fault)$' "$tmp/x3.out" && grep -q '^not found in seeds 6..6' "$tmp/x3.out" ||
     fail "redisson.fairlock seed 6 (purged under contention) taken for the 3.13.2 hang: $(cat "$tmp/x3.out")"
 echo "ok   fixed versions' finds told apart: rwlock 3.11.1 seed 938 needs no crash, semaphore 3.16.4 seed 505 holds its permits, fairlock seed 6 breaks fifo"
+# Spring 6.4 seed 1843 (today's base): delays broke liveness first, then a
+# lease ran out under its holder: not the 5.5 unlock that deletes the next
+# holder. Its shrunk scenario: the store names the thread that acquires
+# (c1.t1), not c1.t2 waiting for the process's local lock with the same
+# owner value, and the two holders are a lease's.
+"$bin" hunt spring-lockregistry@6.4 --want scenarios/known-bugs/spring-lockregistry-5.5-unlock-deletes-next-holder.scn \
+    --seeds 1843..1843 --out "$tmp/x4" > "$tmp/x4.out"
+grep -q '^not found in seeds 1843..1843: 1 runs, 1 failed, 0 with room' "$tmp/x4.out" ||
+    fail "spring-lockregistry@6.4 seed 1843 (a lease ran out) taken for the 5.5 unlock: $(cat "$tmp/x4.out")"
+cat > "$tmp/s1843.scn" <<'SCN'
+[scenario]
+duration = 42s
+seed = 1843
+[redis]
+replicas = 1
+latency = 100us
+replication-lag = 200us
+[protocol]
+name = spring-lockregistry@6.4
+lease = 7.2s
+[clients]
+count = 2
+threads = 2
+hold = 2.9s..16s
+think = 1ms
+reentry = 15%
+lease = 6.5s..16s
+[faults]
+at = 18.29914s delay link=c2-redis0 by=945.593ms for=9.455925s
+at = 24.932518s delay link=c1-redis0 by=947.318ms for=9.473178s
+at = 36.095509s delay link=c2-redis0 by=930.909ms for=9.309086s
+at = 38.77034s delay link=c1-redis0 by=926.729ms for=9.267285s
+SCN
+"$bin" run "$tmp/s1843.scn" --json | python3 -c 'import json,sys
+d=json.loads(sys.stdin.readline())
+v=[v for v in d["violations"] if v["invariant"] == "mutual-exclusion"][0]
+assert v["detail"].startswith("c1.t1 (holding since 42.621642s) and c2.t1"), v["detail"]
+assert any(e.endswith("store: lock held by c1.t1 (count 1, expires 48.379s)") for e in v["events"]), v["events"]' ||
+    fail "spring-lockregistry@6.4 seed 1843 shrunk: the store does not name c1.t1 as the holder whose lease ran out"
+echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not the 5.5 unlock; the store names the acquiring thread"
 
 # until_or_gone PID CMD...: polls CMD (every 50 ms, up to 5 minutes) until it
 # succeeds or process PID is gone.

@@ -46,6 +46,17 @@ static const check_violation *earliest(const run_result *r, int (*test)(scn_expe
     return best;
 }
 
+/* The earliest violation of invariant inv, or NULL. */
+static const check_violation *earliest_of(const run_result *r, scn_invariant inv)
+{
+    const check_violation *best = NULL;
+    for (size_t i = 0; i < r->checks.nv; i++) {
+        const check_violation *v = &r->checks.v[i];
+        if (v->inv == inv && (best == NULL || v->t_us < best->t_us)) best = v;
+    }
+    return best;
+}
+
 static int exp_held(scn_expect e) { return e == SCN_EXPECT_HELD; }
 static int exp_unjudged(scn_expect e) { return e != SCN_EXPECT_VIOLATED; }
 static int exp_any(scn_expect e) { return e >= SCN_EXPECT_NONE; }
@@ -70,6 +81,12 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     if (v == NULL) v = earliest(r, exp_unjudged);
     if (v == NULL) v = earliest(r, exp_any);
     if (v == NULL) return 0;
+    /* Two holders because the first one's lease ran out mark the run,
+     * whichever violation came first: a delay that breaks liveness before
+     * a lease runs out under its holder does not make that the lock's
+     * own mutual-exclusion bug. */
+    const check_violation *two = earliest_of(r, SCN_INV_MUTEX);
+    if (two != NULL) f->causes |= two->cause & CHECK_CAUSE_LEASE_RAN_OUT;
     f->inv = (int)v->inv;
     f->at_us = v->t_us;
     f->cause = v->cause;
