@@ -113,7 +113,7 @@ static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
 }
 
 /* The drawn values as one line: what the trace and the result carry. */
-static void describe(const scenario *s, const scenario *c, int focused, char *desc, size_t cap)
+static void describe(const scenario *s, const scenario *c, int focused, int idle, char *desc, size_t cap)
 {
     size_t n = (size_t)snprintf(desc, cap, "kinds=");
     for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
@@ -159,7 +159,8 @@ static void describe(const scenario *s, const scenario *c, int focused, char *de
         scn_duration_format(c->thread_wait_us, a, sizeof a);
         n += (size_t)snprintf(desc + n, cap - n, " thread-wait-time=%s", a);
     }
-    if (s->swarm_focus_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " focus=%s", focused ? "yes" : "no");
+    if (s->swarm_focus_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " focus=%s", focused ? "yes" : "no");
+    if (s->swarm_idle_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " idle=%s", idle ? "yes" : "no");
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -273,6 +274,20 @@ static int draw_focus(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* [swarm] idle, after focus: a share of the seeds draws its think range
+ * within 1 s .. 10 s, whatever [swarm] think says: a lock left idle for
+ * seconds between sections, where a waiter that missed its wake-up (a
+ * lost release or ZERO message) waits past the liveness bound instead of
+ * being woken by the next release. Elsewhere think stays short: a fault
+ * must meet a holder to matter, and holds are short. */
+static int draw_idle(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_idle_ppm)) return 0;
+    scn_dist b = {SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
+    c->think = range_within(r, &b);
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -329,10 +344,11 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     draw_later_keys(&r, s, c);
     draw_protocol_keys(&r, s, c);
     int focused = draw_focus(&r, s, c);
+    int idle = draw_idle(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
-    describe(s, c, focused, desc, cap);
+    describe(s, c, focused, idle, desc, cap);
     return c;
 }
 

@@ -35,13 +35,15 @@ field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print
 
 "$bin" hunt redisson.lock --print-base > "$tmp/base.scn" || fail "hunt --print-base failed"
 grep -q '^kinds = any' "$tmp/base.scn" || fail "the base scenario has no [nemesis] kinds = any"
-grep -q '^focus = 50%' "$tmp/base.scn" || fail "the base scenario focuses no seed on a few kinds"
-# then_base PROTOCOL: the base scenario before focus, think times up to 5 s,
-# long holds for Redisson's plain locks and the fair lock's 5 s .. 20 min
+grep -q '^focus = 50%' "$tmp/base.scn" && grep -q '^idle = 25%' "$tmp/base.scn" ||
+    fail "the base scenario focuses no seed on a few kinds or leaves none idle"
+# then_base PROTOCOL: the base scenario before focus, idle seeds, long
+# holds for Redisson's plain locks, a latch's late starts and the fair
+# lock's 5 s .. 20 min
 # (a file named PROTOCOL.scn in $tmp, whose hunts write the same names):
 # the seeds the tests below name were picked from it.
 then_base() {
-    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^long-hold = 25%$/d; s/^think = 1ms..5s$/think = 1ms..1s/;
+    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^idle = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
         s/^thread-wait-time = 5s..20m$/thread-wait-time = 1s..5m/' > "$tmp/$1.scn"
 }
 for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
@@ -181,8 +183,7 @@ echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 555 of the
 # scenario of then (before lock() / tryLock, the async API and the
 # workload shapes were drawn).
 for v in redisson.lock@3.24 redisson.expirable-semaphore@3.51; do
-    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus' |
-        sed 's/^think = 1ms..5s$/think = 1ms..1s/' > "$tmp/$v.scn"
+    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus\|^idle' > "$tmp/$v.scn"
 done
 "$bin" run "$tmp/redisson.lock@3.24.scn" --seed 108 --json | field violations | grep -q "'mutual-exclusion'" ||
     fail "redisson.lock@3.24 seed 108 no longer breaks mutual exclusion: the test below tests nothing"

@@ -100,11 +100,8 @@ char *hunt_template(const char *target, scn_error *err)
             "[clients]\ncount = 3\n%s\n"
             "[nemesis]\nkinds = any\n\n"
             /* Hold times stay under the shortest lease: a section slower
-             * than its lease is a finding of its own, not a fault's.
-             * Think times up to 5 s leave a lock idle for seconds: a
-             * waiter that missed its message then waits past the
-             * liveness bound instead of being woken by the next release. */
-            "[swarm]\nclients = 2..5\nthreads = %s\nhold = 1ms..500ms\nthink = 1ms..5s\nlease = 2s..30s\n"
+             * than its lease is a finding of its own, not a fault's. */
+            "[swarm]\nclients = 2..5\nthreads = %s\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n"
             /* Half the seeds wait by tryLock(wait), whose timeouts have
              * bugs of their own; half wait through the async API where
              * the protocol has one. */
@@ -115,7 +112,11 @@ char *hunt_template(const char *target, scn_error *err)
             "client-clock = 30%%\ncrash-on-reply = 30%%\n%s"
             /* Half the seeds keep none, one or two of their kinds: a
              * fault that fails a lock on its own is masked by a crowd. */
-            "focus = 50%%\n",
+            "focus = 50%%\n"
+            /* A quarter think for seconds: a lock left idle, where a
+             * waiter that missed its message waits past the liveness
+             * bound instead of being woken by the next release. */
+            "idle = 25%%\n",
             pd->name, nodes, pd->name, members_line, extra, clients_extra, threads,
             (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
     template_shapes(f, pd, inv);

@@ -102,6 +102,7 @@ static const key_def keys[] = {
     {"swarm", "addpermits", K_PROB, F(swarm_addpermits_ppm), 0, 0},
     {"swarm", "thread-wait-time", K_DIST, F(swarm_thread_wait), 1000, 0},
     {"swarm", "focus", K_PROB, F(swarm_focus_ppm), 0, 0},
+    {"swarm", "idle", K_PROB, F(swarm_idle_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},

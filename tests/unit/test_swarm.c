@@ -256,19 +256,20 @@ START_TEST(bounds_that_are_not_bounds_are_refused)
 }
 END_TEST
 
-/* [swarm] focus: drawn after everything else, only when named; a focused
- * seed keeps none, one or two of the kinds it drew (a third each), every
- * other draw unchanged; one that keeps none runs no nemesis, and written
- * out reads back without one. */
+/* [swarm] focus and idle: drawn after everything else, only when named;
+ * a focused seed keeps none, one or two of the kinds it drew (a third
+ * each), every other draw unchanged; one that keeps none runs no nemesis,
+ * and written out reads back without one. An idle seed thinks within
+ * 1 s .. 10 s. */
 START_TEST(focus_keeps_few_of_the_drawn_kinds)
 {
     scenario s, f;
     load(base_text, &s);
     char *text = NULL;
-    if (asprintf(&text, "%sfocus = 100%%\n", base_text) < 0) ck_abort();
+    if (asprintf(&text, "%sfocus = 100%%\nidle = 50%%\n", base_text) < 0) ck_abort();
     load(text, &f);
     free(text);
-    int kept[3] = {0, 0, 0};
+    int kept[3] = {0, 0, 0}, idle = 0;
     scenario *quiet = NULL;
     for (uint64_t seed = 1; seed <= 300; seed++) {
         char d1[512], d2[512];
@@ -278,6 +279,13 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
         ck_assert_int_eq(b->lease_us, a->lease_us);
         ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
         ck_assert_int_eq(b->nemesis_interval.a_us, a->nemesis_interval.a_us);
+        if (strstr(d2, " idle=yes")) { /* idle: think within 1s..10s, drawn after focus */
+            ck_assert(b->think.a_us >= SIM_SEC(1) && (b->think.kind == SCN_DIST_CONST || b->think.b_us <= SIM_SEC(10)));
+            idle++;
+        } else {
+            ck_assert_ptr_nonnull(strstr(d2, " idle=no"));
+            ck_assert_int_eq(b->think.a_us, a->think.a_us);
+        }
         ck_assert_int_eq(b->nemesis_kinds & ~a->nemesis_kinds, 0); /* a subset of its own draw */
         int n = __builtin_popcount((unsigned)b->nemesis_kinds);
         ck_assert_int_le(n, 2);
@@ -290,6 +298,7 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
         fault_swarm_free(a);
     }
     for (int n = 0; n < 3; n++) ck_assert_msg(kept[n] > 60, "%d kinds kept in %d of 300 seeds", n, kept[n]);
+    ck_assert_msg(idle > 110 && idle < 190, "idle in %d of 300 seeds (50%%)", idle);
     ck_assert_ptr_nonnull(quiet);
     char *out = tscn_written(quiet);
     ck_assert_ptr_null(strstr(out, "[nemesis]"));
