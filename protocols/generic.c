@@ -514,7 +514,6 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
     pol_expand ex;
     expansion(t, lock, op->lease_ms, op->wait_ms, NULL, &ex);
     pol_expand_into(&ex, pol->owner, op->owner, sizeof op->owner);
-    if (!pol->local_lock || state(p)->local[lock].holder == 0) cl_owner_register(t, op->owner);
     if (pol->local_lock) {
         gen_local *l = &state(p)->local[lock];
         if (l->holder != 0) {
@@ -528,6 +527,7 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
         }
         l->holder = cl_thread_index(t);
     }
+    cl_owner_register(t, op->owner);
     try_acquire(op);
 }
 

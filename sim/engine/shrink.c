@@ -35,24 +35,15 @@ typedef struct cand {
     size_t *ids;
 } cand;
 
-/* The earliest violation of an invariant whose expectation passes test. */
-static const check_violation *earliest(const run_result *r, int (*test)(scn_expect))
+/* The earliest violation of an invariant whose expectation passes test;
+ * of invariant inv only, when inv >= 0. */
+static const check_violation *earliest(const run_result *r, int (*test)(scn_expect), int inv)
 {
     const check_violation *best = NULL;
     for (size_t i = 0; i < r->checks.nv; i++) {
         const check_violation *v = &r->checks.v[i];
-        if (test(r->s->expect[v->inv]) && (best == NULL || v->t_us < best->t_us)) best = v;
-    }
-    return best;
-}
-
-/* The earliest violation of invariant inv, or NULL. */
-static const check_violation *earliest_of(const run_result *r, scn_invariant inv)
-{
-    const check_violation *best = NULL;
-    for (size_t i = 0; i < r->checks.nv; i++) {
-        const check_violation *v = &r->checks.v[i];
-        if (v->inv == inv && (best == NULL || v->t_us < best->t_us)) best = v;
+        if ((inv < 0 || (int)v->inv == inv) && test(r->s->expect[v->inv]) && (best == NULL || v->t_us < best->t_us))
+            best = v;
     }
     return best;
 }
@@ -70,7 +61,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
         f->invs |= 1u << r->checks.v[i].inv;
         f->causes |= r->checks.v[i].cause & SHRINK_RUN_CAUSES;
     }
-    const check_violation *v = earliest(r, exp_held);
+    const check_violation *v = earliest(r, exp_held, -1);
     if (v == NULL && !r->expectations_met) {
         /* "X expected held, was violated" / "min-acquisitions expected 5, was 2" */
         snprintf(f->expect, sizeof f->expect, "%s", r->expectation_failure);
@@ -78,14 +69,14 @@ int shrink_classify(const run_result *r, shrink_failure *f)
         if (was) *was = '\0';
         return 1;
     }
-    if (v == NULL) v = earliest(r, exp_unjudged);
-    if (v == NULL) v = earliest(r, exp_any);
+    if (v == NULL) v = earliest(r, exp_unjudged, -1);
+    if (v == NULL) v = earliest(r, exp_any, -1);
     if (v == NULL) return 0;
     /* Two holders because the first one's lease ran out mark the run,
      * whichever violation came first: a delay that breaks liveness before
      * a lease runs out under its holder does not make that the lock's
      * own mutual-exclusion bug. */
-    const check_violation *two = earliest_of(r, SCN_INV_MUTEX);
+    const check_violation *two = earliest(r, exp_any, SCN_INV_MUTEX);
     if (two != NULL) f->causes |= two->cause & CHECK_CAUSE_LEASE_RAN_OUT;
     f->inv = (int)v->inv;
     f->at_us = v->t_us;

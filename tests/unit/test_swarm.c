@@ -23,6 +23,15 @@ static void load(const char *text, scenario *s)
     if (scn_load_string("swarm.scn", text, s, &err) != 0) ck_abort_msg("%s:%d: %s", err.path, err.line, err.msg);
 }
 
+/* base_text with more [swarm] lines after it. */
+static void load_base_with(const char *more, scenario *s)
+{
+    char *text = NULL;
+    if (asprintf(&text, "%s%s", base_text, more) < 0) ck_abort();
+    load(text, s);
+    free(text);
+}
+
 START_TEST(a_seed_draws_the_same_values)
 {
     scenario s;
@@ -154,10 +163,7 @@ START_TEST(protocol_keys_draw_last)
 {
     scenario s, x;
     load(base_text, &s);
-    char *text = NULL;
-    if (asprintf(&text, "%saddpermits = 50%%\nthread-wait-time = 1s..300s\n", base_text) < 0) ck_abort();
-    load(text, &x);
-    free(text);
+    load_base_with("addpermits = 50%\nthread-wait-time = 1s..300s\n", &x);
     int lent = 0;
     int64_t lo = INT64_MAX, hi = 0;
     for (uint64_t seed = 1; seed <= 300; seed++) {
@@ -191,11 +197,7 @@ START_TEST(later_keys_draw_after_the_older_draws)
 {
     scenario s, x;
     load(base_text, &s);
-    char *text = NULL;
-    if (asprintf(&text, "%sclient-clock = 30%%\ncrash-on-reply = 40%%\nreject-stale = 50%%\n", base_text) < 0)
-        ck_abort();
-    load(text, &x);
-    free(text);
+    load_base_with("client-clock = 30%\ncrash-on-reply = 40%\nreject-stale = 50%\n", &x);
     int cc = 0, reply = 0, stale = 0;
     for (uint64_t seed = 1; seed <= 400; seed++) {
         char d1[512], d2[512];
@@ -265,10 +267,7 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
 {
     scenario s, f;
     load(base_text, &s);
-    char *text = NULL;
-    if (asprintf(&text, "%sfocus = 100%%\nidle = 50%%\n", base_text) < 0) ck_abort();
-    load(text, &f);
-    free(text);
+    load_base_with("focus = 100%\nidle = 50%\n", &f);
     int kept[3] = {0, 0, 0}, idle = 0;
     scenario *quiet = NULL;
     for (uint64_t seed = 1; seed <= 300; seed++) {
