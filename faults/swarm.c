@@ -113,7 +113,7 @@ static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
 }
 
 /* The drawn values as one line: what the trace and the result carry. */
-static void describe(const scenario *s, const scenario *c, int focused, int idle, char *desc, size_t cap)
+static void describe(const scenario *s, const scenario *c, int focused, int idle, int slow, char *desc, size_t cap)
 {
     size_t n = (size_t)snprintf(desc, cap, "kinds=");
     for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
@@ -160,7 +160,8 @@ static void describe(const scenario *s, const scenario *c, int focused, int idle
         n += (size_t)snprintf(desc + n, cap - n, " thread-wait-time=%s", a);
     }
     if (s->swarm_focus_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " focus=%s", focused ? "yes" : "no");
-    if (s->swarm_idle_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " idle=%s", idle ? "yes" : "no");
+    if (s->swarm_idle_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " idle=%s", idle ? "yes" : "no");
+    if (s->swarm_slow_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " slow=%s", slow ? "yes" : "no");
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -288,6 +289,21 @@ static int draw_idle(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* [swarm] slow, after idle: a share of the seeds draws its hold range
+ * within 1 s .. 10 s, whatever [swarm] hold and the shapes said. For a
+ * lock with no lease to outlast (a semaphore's permits are held until
+ * released): sections longer than the liveness bound, where a waiter
+ * passed over by a wake-up (one message that completes one of two
+ * futures) waits beside free permits until the next release, seconds
+ * away, and a busy resource has waiters at all while the clients idle. */
+static int draw_slow(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_slow_ppm)) return 0;
+    scn_dist b = {SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
+    c->hold = range_within(r, &b);
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -345,10 +361,11 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     draw_protocol_keys(&r, s, c);
     int focused = draw_focus(&r, s, c);
     int idle = draw_idle(&r, s, c);
+    int slow = draw_slow(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
-    describe(s, c, focused, idle, desc, cap);
+    describe(s, c, focused, idle, slow, desc, cap);
     return c;
 }
 

@@ -50,9 +50,17 @@ static void template_shapes(FILE *f, const proto_def *pd, unsigned inv)
  * about threadWaitTime (known bug fair-contention-purges-live-waiters),
  * which breaks fifo in a 60 s run below that and masks every fair-lock
  * bug that keeps fifo. */
-static void template_protocol(FILE *f, const proto_def *pd)
+static void template_protocol(FILE *f, const proto_def *pd, unsigned inv)
 {
     if (pd->steps & PROTO_STEP(SCN_OP_ADDPERMITS)) fprintf(f, "addpermits = 33%%\n");
+    /* A semaphore's permits have no lease to outlast: half its seeds hold
+     * for seconds. A wake-up that completes one of two waiters leaves the
+     * other beside the permits until the next release (known bug
+     * semaphore-async-one-listener), and a release message lost with no
+     * release after it for seconds leaves its waiter so
+     * (semaphore-lost-release-message): with holds under 500 ms the next
+     * release always came within the liveness bound. */
+    if ((inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES))) fprintf(f, "slow = 50%%\n");
     if (strstr(pd->name, "fairlock")) fprintf(f, "thread-wait-time = 5s..20m\n");
 }
 
@@ -81,8 +89,12 @@ char *hunt_template(const char *target, scn_error *err)
     if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
     /* A latch opens once, at its second countDown: threads that start
      * within 30 s put that moment (its ZERO message) where the nemesis
-     * is, with awaiters already waiting. */
-    else if (inv & PROTO_INV(SCN_INV_LATCH)) extra = "count = 2\n", clients_extra = "start = 0ms..30s\n";
+     * is, with awaiters already waiting. Three latches, each cycle on
+     * one of them, open three times a run: three ZERO messages a fault
+     * can meet (one latch: 2.8% of 400 drop-pubsub seeds failed, three:
+     * 5.5%). */
+    else if (inv & PROTO_INV(SCN_INV_LATCH))
+        extra = "count = 2\nlocks = l1, l2, l3\n", clients_extra = "start = 0ms..30s\n";
     else if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) clients_extra = "read-ratio = 0.5\n";
     /* A latch's t1 counts down and the others await: two awaiters of one
      * process need three threads (the ZERO message runs its listeners). */
@@ -120,7 +132,7 @@ char *hunt_template(const char *target, scn_error *err)
             pd->name, nodes, pd->name, members_line, extra, clients_extra, threads,
             (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
     template_shapes(f, pd, inv);
-    template_protocol(f, pd);
+    template_protocol(f, pd, inv);
     if (fenced) fprintf(f, "\n[resource]\nenabled = yes\n");
     fclose(f);
     return text;

@@ -103,6 +103,7 @@ static const key_def keys[] = {
     {"swarm", "thread-wait-time", K_DIST, F(swarm_thread_wait), 1000, 0},
     {"swarm", "focus", K_PROB, F(swarm_focus_ppm), 0, 0},
     {"swarm", "idle", K_PROB, F(swarm_idle_ppm), 0, 0},
+    {"swarm", "slow", K_PROB, F(swarm_slow_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},

@@ -363,6 +363,7 @@ struct scenario {
     scn_dist swarm_thread_wait;/* the fair lock's threadWaitTime drawn log-uniformly within (unset: a_us 0) */
     int swarm_focus_ppm;       /* this share of the seeds keeps 0, 1 or 2 of its drawn fault kinds */
     int swarm_idle_ppm;        /* this share of the seeds draws its think range within 1s..10s */
+    int swarm_slow_ppm;        /* this share of the seeds draws its hold range within 1s..10s */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
                                    tokens (0: [resource] reject-stale decides) */
 

@@ -564,6 +564,7 @@ static void gen_swarm(gen *g)
         put(t, "thread-wait-time = %ums..%ums\n", 1 + pick(s, 100), 100 + pick(s, 10000));
     if (one_in(s, 3)) key_prob(t, s, "focus");
     if (one_in(s, 3)) key_prob(t, s, "idle");
+    if (one_in(s, 3)) key_prob(t, s, "slow");
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 

@@ -258,17 +258,17 @@ START_TEST(bounds_that_are_not_bounds_are_refused)
 }
 END_TEST
 
-/* [swarm] focus and idle: drawn after everything else, only when named;
- * a focused seed keeps none, one or two of the kinds it drew (a third
- * each), every other draw unchanged; one that keeps none runs no nemesis,
- * and written out reads back without one. An idle seed thinks within
- * 1 s .. 10 s. */
+/* [swarm] focus, idle and slow: drawn after everything else, only when
+ * named; a focused seed keeps none, one or two of the kinds it drew (a
+ * third each), every other draw unchanged; one that keeps none runs no
+ * nemesis, and written out reads back without one. An idle seed thinks
+ * within 1 s .. 10 s, a slow one holds within 1 s .. 10 s. */
 START_TEST(focus_keeps_few_of_the_drawn_kinds)
 {
     scenario s, f;
     load(base_text, &s);
-    load_base_with("focus = 100%\nidle = 50%\n", &f);
-    int kept[3] = {0, 0, 0}, idle = 0;
+    load_base_with("focus = 100%\nidle = 50%\nslow = 50%\n", &f);
+    int kept[3] = {0, 0, 0}, idle = 0, slow = 0;
     scenario *quiet = NULL;
     for (uint64_t seed = 1; seed <= 300; seed++) {
         char d1[512], d2[512];
@@ -276,8 +276,15 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
         scenario *b = fault_swarm_draw(&f, seed, d2, sizeof d2);
         ck_assert_int_eq(b->clients, a->clients);
         ck_assert_int_eq(b->lease_us, a->lease_us);
-        ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
         ck_assert_int_eq(b->nemesis_interval.a_us, a->nemesis_interval.a_us);
+        if (strstr(d2, " slow=yes")) { /* slow: holds within 1s..10s, drawn after idle */
+            ck_assert(b->hold.a_us >= SIM_SEC(1) && (b->hold.kind == SCN_DIST_CONST || b->hold.b_us <= SIM_SEC(10)));
+            slow++;
+        } else {
+            ck_assert_ptr_nonnull(strstr(d2, " slow=no"));
+            ck_assert_int_eq(b->hold.a_us, a->hold.a_us);
+            ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
+        }
         if (strstr(d2, " idle=yes")) { /* idle: think within 1s..10s, drawn after focus */
             ck_assert(b->think.a_us >= SIM_SEC(1) && (b->think.kind == SCN_DIST_CONST || b->think.b_us <= SIM_SEC(10)));
             idle++;
@@ -298,6 +305,7 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
     }
     for (int n = 0; n < 3; n++) ck_assert_msg(kept[n] > 60, "%d kinds kept in %d of 300 seeds", n, kept[n]);
     ck_assert_msg(idle > 110 && idle < 190, "idle in %d of 300 seeds (50%%)", idle);
+    ck_assert_msg(slow > 110 && slow < 190, "slow in %d of 300 seeds (50%%)", slow);
     ck_assert_ptr_nonnull(quiet);
     char *out = tscn_written(quiet);
     ck_assert_ptr_null(strstr(out, "[nemesis]"));
