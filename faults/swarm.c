@@ -113,7 +113,8 @@ static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
 }
 
 /* The drawn values as one line: what the trace and the result carry. */
-static void describe(const scenario *s, const scenario *c, int focused, int idle, int slow, char *desc, size_t cap)
+static void describe(const scenario *s, const scenario *c, int focused, int idle, int slow, int huge, char *desc,
+                     size_t cap)
 {
     size_t n = (size_t)snprintf(desc, cap, "kinds=");
     for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
@@ -161,7 +162,10 @@ static void describe(const scenario *s, const scenario *c, int focused, int idle
     }
     if (s->swarm_focus_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " focus=%s", focused ? "yes" : "no");
     if (s->swarm_idle_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " idle=%s", idle ? "yes" : "no");
-    if (s->swarm_slow_ppm > 0 && n < cap) snprintf(desc + n, cap - n, " slow=%s", slow ? "yes" : "no");
+    if (s->swarm_slow_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " slow=%s", slow ? "yes" : "no");
+    if (s->swarm_huge_ppm > 0 && n < cap)
+        snprintf(desc + n, cap - n, " huge=%s permits=%lld acquire=%lld..%lld", huge ? "yes" : "no",
+                 (long long)c->init_permits, (long long)c->acquire_permits.a_us, (long long)c->acquire_permits.b_us);
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -304,6 +308,31 @@ static int draw_slow(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* [swarm] huge, after slow: a share of the seeds counts a semaphore's
+ * permits in units of u = 2^31 - 1 over [protocol] permits, so that the
+ * permits, each acquire's and release's count and the messages' counts
+ * stand near the int that Redisson's Java side keeps them in (the
+ * latch of a waiter, a java.util.concurrent.Semaphore, overflowed so up
+ * to 3.15.5). Nothing else is drawn: the units make the counts of the
+ * seed's own draws huge. */
+static int64_t in_units(int64_t v, int64_t unit)
+{
+    return v > INT32_MAX / unit ? INT32_MAX : v * unit;
+}
+
+static int draw_huge(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_huge_ppm)) return 0;
+    int64_t unit = INT32_MAX / (c->init_permits > 0 ? c->init_permits : 1);
+    scn_dist *d = &c->acquire_permits;
+    int64_t b = d->kind == SCN_DIST_UNIFORM ? d->b_us : d->a_us;
+    c->init_permits = in_units(c->init_permits, unit);
+    d->a_us = in_units(d->a_us, unit);
+    d->b_us = in_units(b, unit);
+    sim_assert(unit >= 1 && c->init_permits <= INT32_MAX && d->a_us >= 1 && d->b_us >= d->a_us);
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -362,10 +391,11 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     int focused = draw_focus(&r, s, c);
     int idle = draw_idle(&r, s, c);
     int slow = draw_slow(&r, s, c);
+    int huge = draw_huge(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
-    describe(s, c, focused, idle, slow, desc, cap);
+    describe(s, c, focused, idle, slow, huge, desc, cap);
     return c;
 }
 

@@ -203,6 +203,20 @@ static int refuse_addpermits(const proto_def *pd, const scenario *s, scn_error *
     return 1;
 }
 
+/* [swarm] huge counts a semaphore's permits near Java's int limit: 1 with
+ * its line and why in err for a protocol without permits, or whose
+ * permits are ids, one each (the expirable semaphore: leases). */
+static int refuse_huge(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    unsigned inv = proto_invariants(pd);
+    if (!s->swarm || s->swarm_huge_ppm == 0 || ((inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES))))
+        return 0;
+    err->line = s->swarm_huge_line;
+    snprintf(err->msg, sizeof err->msg, "[swarm] huge: %s %s (a semaphore's are counted)", pd->name,
+             (inv & PROTO_INV(SCN_INV_PERMITS)) ? "has a permit per id" : "has no permits");
+    return 1;
+}
+
 /* A [steps] line the protocol cannot run: its line and why, in err. */
 static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn_error *err)
 {
@@ -262,6 +276,6 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
                  pd->name, pol->masters, pol->masters, s->nodes);
         return NULL;
     }
-    if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err)) return NULL;
+    if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) || refuse_huge(pd, s, err)) return NULL;
     return refuse_steps(pd, s, err);
 }

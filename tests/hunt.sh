@@ -37,13 +37,13 @@ field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print
 grep -q '^kinds = any' "$tmp/base.scn" || fail "the base scenario has no [nemesis] kinds = any"
 grep -q '^focus = 50%' "$tmp/base.scn" && grep -q '^idle = 25%' "$tmp/base.scn" ||
     fail "the base scenario focuses no seed on a few kinds or leaves none idle"
-# then_base PROTOCOL: the base scenario before focus, idle and slow
-# seeds, long holds for Redisson's plain locks, a latch's late starts and
+# then_base PROTOCOL: the base scenario before focus, idle, slow and
+# huge seeds, long holds for Redisson's plain locks, a latch's late starts and
 # the fair lock's 5 s .. 20 min
 # (a file named PROTOCOL.scn in $tmp, whose hunts write the same names):
 # the seeds the tests below name were picked from it.
 then_base() {
-    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
+    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
         s/^thread-wait-time = 5s..20m$/thread-wait-time = 1s..5m/' > "$tmp/$1.scn"
 }
 for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
@@ -188,7 +188,21 @@ echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 555 of the
     --out "$tmp/slow" > "$tmp/slow.out" && grep -q '^found at seed 90, ' "$tmp/slow.out" &&
     grep -q '^hold = [0-9.]*s' "$tmp/slow"/*.scn ||
     fail "hunt redisson.semaphore did not find semaphore-lost-release-message at seed 90 in a slow seed: $(cat "$tmp/slow.out")"
-echo "ok   slow seeds: hunt redisson.semaphore finds semaphore-lost-release-message ($(grep '^found' "$tmp/slow.out" | cut -d'(' -f1))"
+# Huge seeds (a tenth of a semaphore's): permits counted near Java's int
+# limit, where 3.15.5's latch overflowed ("Maximum permit count exceeded"
+# in the trace of the shrunk run).
+"$bin" hunt redisson.semaphore@3.15.5 --want scenarios/known-bugs/semaphore-latch-overflow-3.15.5.scn --seeds 1..192 \
+    --jobs 2 --out "$tmp/huge" > "$tmp/huge.out" && grep -q '^found at seed 166, ' "$tmp/huge.out" &&
+    "$bin" run "$tmp/huge"/*.scn --trace "$tmp/huge.trace" > /dev/null && grep -q 'Maximum permit count exceeded' "$tmp/huge.trace" ||
+    fail "hunt redisson.semaphore@3.15.5 did not find the latch overflow at seed 166: $(cat "$tmp/huge.out")"
+printf '[scenario]\nduration = 5s\n[protocol]\nname = redisson.lock\n[clients]\ncount = 2\n[swarm]\nhuge = 20%%\n' > "$tmp/huge-lock.scn"
+sed 's/redisson.lock/redisson.expirable-semaphore/' "$tmp/huge-lock.scn" > "$tmp/huge-exp.scn"
+"$bin" run "$tmp/huge-lock.scn" > /dev/null 2> "$tmp/err"; rc=$?
+"$bin" run "$tmp/huge-exp.scn" > /dev/null 2>> "$tmp/err"; rc=$rc$?
+[ $rc = 22 ] && grep -q 'huge-lock.scn:8: \[swarm\] huge: redisson.lock has no permits' "$tmp/err" &&
+    grep -q 'huge-exp.scn:8: \[swarm\] huge: redisson.expirable-semaphore has a permit per id' "$tmp/err" ||
+    fail "[swarm] huge on a lock or an expirable semaphore: exit $rc, $(cat "$tmp/err")"
+echo "ok   slow and huge seeds: hunt redisson.semaphore finds semaphore-lost-release-message ($(grep '^found' "$tmp/slow.out" | cut -d'(' -f1)), @3.15.5 the latch overflow ($(grep '^found' "$tmp/huge.out" | cut -d'(' -f1))"
 
 # 5. Finer signatures: these two seeds were reported as the known bug on
 # its fixed version before the signature had the cause and the held

@@ -104,6 +104,7 @@ static const key_def keys[] = {
     {"swarm", "focus", K_PROB, F(swarm_focus_ppm), 0, 0},
     {"swarm", "idle", K_PROB, F(swarm_idle_ppm), 0, 0},
     {"swarm", "slow", K_PROB, F(swarm_slow_ppm), 0, 0},
+    {"swarm", "huge", K_PROB, F(swarm_huge_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -319,6 +320,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
         if (k->off == F(switch_ppm)) p->s->switch_line = p->line;
         if (k->off == F(swarm_switch_ppm)) p->s->swarm_switch_line = p->line;
         if (k->off == F(addpermits_ppm) || k->off == F(swarm_addpermits_ppm)) p->s->addpermits_line = p->line;
+        if (k->off == F(swarm_huge_ppm)) p->s->swarm_huge_line = p->line;
         return 1;
     case K_STR: {
         char **dst = (char **)(base + k->off);

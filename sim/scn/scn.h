@@ -311,6 +311,7 @@ struct scenario {
     int addpermits_ppm;        /* semaphores: this share of the random cycles lends
                                   addPermits(n) for a hold, then addPermits(-n) */
     int addpermits_line;       /* where it was set (0: not set), for a refusal */
+    int swarm_huge_line;       /* where [swarm] huge was set (0: not set), for a refusal */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;
@@ -364,6 +365,7 @@ struct scenario {
     int swarm_focus_ppm;       /* this share of the seeds keeps 0, 1 or 2 of its drawn fault kinds */
     int swarm_idle_ppm;        /* this share of the seeds draws its think range within 1s..10s */
     int swarm_slow_ppm;        /* this share of the seeds draws its hold range within 1s..10s */
+    int swarm_huge_ppm;        /* this share of a semaphore's seeds counts permits near Java's int limit */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
                                    tokens (0: [resource] reject-stale decides) */
 

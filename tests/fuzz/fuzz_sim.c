@@ -565,6 +565,7 @@ static void gen_swarm(gen *g)
     if (one_in(s, 3)) key_prob(t, s, "focus");
     if (one_in(s, 3)) key_prob(t, s, "idle");
     if (one_in(s, 3)) key_prob(t, s, "slow");
+    if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "huge"); /* refused without counted permits */
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 

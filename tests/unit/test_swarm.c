@@ -320,6 +320,59 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
 }
 END_TEST
 
+/* [swarm] huge: the last draw, only when named; a huge seed counts the
+ * semaphore's permits in units of (2^31 - 1) / permits: 3 permits and
+ * acquires of 1..2 become 2147483646 and 715827882..1431655764, within
+ * the Java int; every other value as drawn without it; written out, the
+ * counts read back. */
+START_TEST(huge_counts_permits_near_the_int_limit)
+{
+    static const char *const sem =
+        "[scenario]\nduration = 30s\n[protocol]\nname = redisson.semaphore\npermits = 3\n[clients]\ncount = 3\n"
+        "permits = 1..2\n[nemesis]\nkinds = any\n[swarm]\nclients = 2..5\nhold = 1ms..500ms\n";
+    char *text = NULL;
+    if (asprintf(&text, "%shuge = 50%%\n", sem) < 0) ck_abort();
+    scenario s, h;
+    load(sem, &s);
+    load(text, &h);
+    free(text);
+    int huge = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&h, seed, d2, sizeof d2);
+        ck_assert_int_eq(b->clients, a->clients);
+        ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
+        ck_assert_int_eq(b->nemesis_kinds, a->nemesis_kinds);
+        ck_assert_ptr_null(strstr(d1, "huge"));
+        if (strstr(d2, " huge=yes")) {
+            ck_assert_int_eq(b->init_permits, 2147483646);
+            ck_assert_int_eq(b->acquire_permits.a_us, 715827882);
+            ck_assert_int_eq(b->acquire_permits.b_us, 1431655764);
+            if (huge++ == 0) {
+                char *out = tscn_written(b);
+                scenario back;
+                load(out, &back);
+                ck_assert_int_eq(back.init_permits, 2147483646);
+                ck_assert_int_eq(back.acquire_permits.b_us, 1431655764);
+                ck_assert(!back.swarm);
+                scn_free(&back);
+                free(out);
+            }
+        } else {
+            ck_assert_ptr_nonnull(strstr(d2, " huge=no"));
+            ck_assert_int_eq(b->init_permits, 3);
+            ck_assert_int_eq(b->acquire_permits.b_us, 2);
+        }
+        fault_swarm_free(a);
+        fault_swarm_free(b);
+    }
+    ck_assert_msg(huge > 70 && huge < 130, "huge in %d of 200 seeds (50%%)", huge);
+    scn_free(&h);
+    scn_free(&s);
+}
+END_TEST
+
 /* The workload shapes drawn last: keys at 0% draw nothing (the draws and
  * values are those of a file without them); at 100% each shape is drawn
  * within its bounds, and the drawn scenario writes and reads them back. */
@@ -408,6 +461,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, later_keys_draw_after_the_older_draws);
     tcase_add_test(t, protocol_keys_draw_last);
     tcase_add_test(t, focus_keeps_few_of_the_drawn_kinds);
+    tcase_add_test(t, huge_counts_permits_near_the_int_limit);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
     suite_add_tcase(s, t);
