@@ -308,6 +308,12 @@ static int draw_slow(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* v units, at most INT32_MAX. */
+static int64_t in_units(int64_t v, int64_t unit)
+{
+    return v > INT32_MAX / unit ? INT32_MAX : v * unit;
+}
+
 /* [swarm] huge, after slow: a share of the seeds counts a semaphore's
  * permits in units of u = 2^31 - 1 over [protocol] permits, so that the
  * permits, each acquire's and release's count and the messages' counts
@@ -315,11 +321,6 @@ static int draw_slow(sim_rng *r, const scenario *s, scenario *c)
  * latch of a waiter, a java.util.concurrent.Semaphore, overflowed so up
  * to 3.15.5). Nothing else is drawn: the units make the counts of the
  * seed's own draws huge. */
-static int64_t in_units(int64_t v, int64_t unit)
-{
-    return v > INT32_MAX / unit ? INT32_MAX : v * unit;
-}
-
 static int draw_huge(sim_rng *r, const scenario *s, scenario *c)
 {
     if (!chance(r, s->swarm_huge_ppm)) return 0;
