@@ -294,15 +294,20 @@ static int draw_idle(sim_rng *r, const scenario *s, scenario *c)
 }
 
 /* [swarm] slow, after idle: a share of the seeds draws its hold range
- * within 1 s .. 10 s, whatever [swarm] hold and the shapes said. For a
- * lock with no lease to outlast (a semaphore's permits are held until
+ * within 1 s .. 10 s, whatever [swarm] hold and the shapes said. For
+ * holds with no lease to outlast (a semaphore's permits are held until
  * released): sections longer than the liveness bound, where a waiter
  * passed over by a wake-up (one message that completes one of two
  * futures) waits beside free permits until the next release, seconds
- * away, and a busy resource has waiters at all while the clients idle. */
+ * away, and a busy resource has waiters at all while the clients idle.
+ * Where a lease bounds the holds ([swarm] overrun names such a
+ * protocol), only the seeds without one (watchdog: an expirable
+ * semaphore's permits with no lease) are slow: a hold past the lease is
+ * overrun's, the application's error. */
 static int draw_slow(sim_rng *r, const scenario *s, scenario *c)
 {
     if (!chance(r, s->swarm_slow_ppm)) return 0;
+    if (s->swarm_overrun_ppm > 0 && c->lease_us != SCN_LEASE_WATCHDOG) return 0;
     scn_dist b = {SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
     c->hold = range_within(r, &b);
     return 1;

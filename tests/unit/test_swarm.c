@@ -320,6 +320,39 @@ START_TEST(focus_keeps_few_of_the_drawn_kinds)
 }
 END_TEST
 
+/* [swarm] slow where a lease bounds the holds ([swarm] overrun names
+ * such a protocol): only the seeds without a lease (watchdog) hold for
+ * seconds; a fixed-lease seed keeps its holds as drawn. */
+START_TEST(slow_keeps_the_holds_under_a_lease)
+{
+    scenario s, w;
+    load_base_with("overrun = 25%\n", &s);
+    load_base_with("overrun = 25%\nslow = 100%\n", &w);
+    int slow = 0, fixed = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&w, seed, d2, sizeof d2);
+        ck_assert_int_eq(b->lease_us, a->lease_us);
+        if (b->lease_us == SCN_LEASE_WATCHDOG) {
+            ck_assert_ptr_nonnull(strstr(d2, " slow=yes"));
+            ck_assert(b->hold.a_us >= SIM_SEC(1));
+            slow++;
+        } else {
+            ck_assert_ptr_nonnull(strstr(d2, " slow=no"));
+            ck_assert_int_eq(b->hold.a_us, a->hold.a_us);
+            ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
+            fixed++;
+        }
+        fault_swarm_free(a);
+        fault_swarm_free(b);
+    }
+    ck_assert_msg(slow > 20 && fixed > 100, "%d watchdog seeds slow, %d fixed-lease seeds", slow, fixed);
+    scn_free(&w);
+    scn_free(&s);
+}
+END_TEST
+
 /* [swarm] huge: the last draw, only when named; a huge seed counts the
  * semaphore's permits in units of (2^31 - 1) / permits: 3 permits and
  * acquires of 1..2 become 2147483646 and 715827882..1431655764, within
@@ -462,6 +495,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, protocol_keys_draw_last);
     tcase_add_test(t, focus_keeps_few_of_the_drawn_kinds);
     tcase_add_test(t, huge_counts_permits_near_the_int_limit);
+    tcase_add_test(t, slow_keeps_the_holds_under_a_lease);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
     suite_add_tcase(s, t);
