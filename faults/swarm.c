@@ -279,6 +279,13 @@ static int draw_focus(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* A range a..b with both ends drawn within 1 s .. 10 s: idle and slow. */
+static scn_dist seconds_range(sim_rng *r)
+{
+    static const scn_dist seconds = {SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
+    return range_within(r, &seconds);
+}
+
 /* [swarm] idle, after focus: a share of the seeds draws its think range
  * within 1 s .. 10 s, whatever [swarm] think says: a lock left idle for
  * seconds between sections, where a waiter that missed its wake-up (a
@@ -288,8 +295,7 @@ static int draw_focus(sim_rng *r, const scenario *s, scenario *c)
 static int draw_idle(sim_rng *r, const scenario *s, scenario *c)
 {
     if (!chance(r, s->swarm_idle_ppm)) return 0;
-    scn_dist b = {SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
-    c->think = range_within(r, &b);
+    c->think = seconds_range(r);
     return 1;
 }
 
@@ -308,8 +314,7 @@ static int draw_slow(sim_rng *r, const scenario *s, scenario *c)
 {
     if (!chance(r, s->swarm_slow_ppm)) return 0;
     if (s->swarm_overrun_ppm > 0 && c->lease_us != SCN_LEASE_WATCHDOG) return 0;
-    scn_dist b = {SCN_DIST_UNIFORM, SIM_SEC(1), SIM_SEC(10)};
-    c->hold = range_within(r, &b);
+    c->hold = seconds_range(r);
     return 1;
 }
 

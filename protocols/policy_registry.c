@@ -208,12 +208,10 @@ static int refuse_addpermits(const proto_def *pd, const scenario *s, scn_error *
  * permits are ids, one each (the expirable semaphore: leases). */
 static int refuse_huge(const proto_def *pd, const scenario *s, scn_error *err)
 {
-    unsigned inv = proto_invariants(pd);
-    if (!s->swarm || s->swarm_huge_ppm == 0 || ((inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES))))
-        return 0;
+    if (!s->swarm || s->swarm_huge_ppm == 0 || proto_counts_permits(pd)) return 0;
     err->line = s->swarm_huge_line;
     snprintf(err->msg, sizeof err->msg, "[swarm] huge: %s %s (a semaphore's are counted)", pd->name,
-             (inv & PROTO_INV(SCN_INV_PERMITS)) ? "has a permit per id" : "has no permits");
+             (proto_invariants(pd) & PROTO_INV(SCN_INV_PERMITS)) ? "has a permit per id" : "has no permits");
     return 1;
 }
 

@@ -84,6 +84,9 @@ typedef struct proto_def {
      PROTO_INV(SCN_INV_DEADLOCK) | PROTO_INV(SCN_INV_FENCING))
 /* The checkers that apply to p. */
 unsigned proto_invariants(const proto_def *p);
+/* 1 when p counts its permits (a semaphore; not the expirable one, whose
+ * permits are ids, one each, with leases). */
+int proto_counts_permits(const proto_def *p);
 
 /* The protocol named name (with version, e.g. "redisson.lock@2019"), or
  * NULL. */

@@ -123,6 +123,12 @@ unsigned proto_invariants(const proto_def *p)
     return p->impl.invariants ? p->impl.invariants : PROTO_INV_LOCK;
 }
 
+int proto_counts_permits(const proto_def *p)
+{
+    unsigned inv = proto_invariants(p);
+    return (inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES));
+}
+
 const proto_def *proto_find(const char *name)
 {
     for (size_t i = 0; proto_all[i]; i++)

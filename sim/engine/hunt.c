@@ -66,7 +66,7 @@ static void template_protocol(FILE *f, const proto_def *pd, unsigned inv)
     /* A tenth of them count permits near Java's int limit, where the
      * latch of a waiter overflowed up to 3.15.5. (The expirable
      * semaphore's permits are ids, one each: not there.) */
-    if ((inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES))) fprintf(f, "huge = 10%%\n");
+    if (proto_counts_permits(pd)) fprintf(f, "huge = 10%%\n");
     if (strstr(pd->name, "fairlock")) fprintf(f, "thread-wait-time = 5s..20m\n");
 }
 
