@@ -113,8 +113,8 @@ static size_t put_dur(char *buf, size_t cap, const char *key, const scn_dist *d)
 }
 
 /* The drawn values as one line: what the trace and the result carry. */
-static void describe(const scenario *s, const scenario *c, int focused, int idle, int slow, int huge, char *desc,
-                     size_t cap)
+static void describe(const scenario *s, const scenario *c, int focused, int idle, int slow, int huge, int single,
+                     char *desc, size_t cap)
 {
     size_t n = (size_t)snprintf(desc, cap, "kinds=");
     for (int b = 0, first = 1; b < SCN_NEM_COUNT && n < cap; b++) {
@@ -164,8 +164,15 @@ static void describe(const scenario *s, const scenario *c, int focused, int idle
     if (s->swarm_idle_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " idle=%s", idle ? "yes" : "no");
     if (s->swarm_slow_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " slow=%s", slow ? "yes" : "no");
     if (s->swarm_huge_ppm > 0 && n < cap)
-        snprintf(desc + n, cap - n, " huge=%s permits=%lld acquire=%lld..%lld", huge ? "yes" : "no",
-                 (long long)c->init_permits, (long long)c->acquire_permits.a_us, (long long)c->acquire_permits.b_us);
+        n += (size_t)snprintf(desc + n, cap - n, " huge=%s permits=%lld acquire=%lld..%lld", huge ? "yes" : "no",
+                              (long long)c->init_permits, (long long)c->acquire_permits.a_us,
+                              (long long)c->acquire_permits.b_us);
+    if (s->swarm_single_ppm > 0 && n < cap) {
+        n += (size_t)snprintf(desc + n, cap - n, " single=%s", single ? "yes" : "no");
+        if (c->lend_permits.a_us > 0 && n < cap)
+            snprintf(desc + n, cap - n, " lend=%lld..%lld", (long long)c->lend_permits.a_us,
+                     (long long)c->lend_permits.b_us);
+    }
 }
 
 /* ------------------------------------------------------ workload shapes */
@@ -344,6 +351,24 @@ static int draw_huge(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* [swarm] single, after huge: a share of the seeds acquires one permit a
+ * cycle (the lowest of [clients] permits, in huge's units where huge was
+ * drawn), and its addpermits cycles lend counts drawn from the whole range
+ * ([clients] lend). Waiters of different counts starve each other in every
+ * version (a wake-up taken by a sibling that wants another n: mixed-n),
+ * which masks the failures of waiters that want one permit each: one
+ * message that completes one of two such futures while addPermits(2)
+ * made room for both (known bug semaphore-async-one-listener). */
+static int draw_single(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_single_ppm)) return 0;
+    scn_dist *d = &c->acquire_permits;
+    if (c->addpermits_ppm > 0) c->lend_permits = *d;
+    *d = (scn_dist){SCN_DIST_CONST, d->a_us, d->a_us};
+    sim_assert(d->a_us >= 1);
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -403,10 +428,11 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     int idle = draw_idle(&r, s, c);
     int slow = draw_slow(&r, s, c);
     int huge = draw_huge(&r, s, c);
+    int single = draw_single(&r, s, c);
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);
-    describe(s, c, focused, idle, slow, huge, desc, cap);
+    describe(s, c, focused, idle, slow, huge, single, desc, cap);
     return c;
 }
 

@@ -203,6 +203,28 @@ static int refuse_addpermits(const proto_def *pd, const scenario *s, scn_error *
     return 1;
 }
 
+/* [clients] lend is the count an addpermits cycle lends: 1 with its line
+ * and why in err when nothing lends (no addpermits share); where the
+ * protocol has no addPermits, refuse_addpermits has told. */
+static int refuse_lend(const scenario *s, scn_error *err)
+{
+    if (s->lend_permits.a_us == 0 || s->addpermits_ppm > 0 || (s->swarm && s->swarm_addpermits_ppm > 0)) return 0;
+    err->line = s->lend_line;
+    snprintf(err->msg, sizeof err->msg, "[clients] lend: nothing lends without [clients] addpermits (the share of "
+             "cycles that lend)");
+    return 1;
+}
+
+/* [swarm] single acquires one permit a cycle: 1 with its line and why in
+ * err for a protocol without permit counts (a semaphore has them). */
+static int refuse_single(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    if (!s->swarm || s->swarm_single_ppm == 0 || (pd->steps & PROTO_STEP(SCN_OP_ADDPERMITS))) return 0;
+    err->line = s->swarm_single_line;
+    snprintf(err->msg, sizeof err->msg, "[swarm] single: %s takes no permit counts (a semaphore does)", pd->name);
+    return 1;
+}
+
 /* [swarm] huge counts a semaphore's permits near Java's int limit: 1 with
  * its line and why in err for a protocol without permits, or whose
  * permits are ids, one each (the expirable semaphore: leases). */
@@ -274,6 +296,8 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
                  pd->name, pol->masters, pol->masters, s->nodes);
         return NULL;
     }
-    if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) || refuse_huge(pd, s, err)) return NULL;
+    if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) || refuse_lend(s, err) || refuse_huge(pd, s, err) ||
+        refuse_single(pd, s, err))
+        return NULL;
     return refuse_steps(pd, s, err);
 }

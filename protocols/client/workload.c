@@ -286,8 +286,10 @@ static void next_random(cl_thread *t)
         t->cycle_fifo = -1;
         t->cycle_deadline_us = INT64_MAX;
         /* [clients] addpermits: a cycle that lends the semaphore n more
-         * permits for a hold, drawn only when the key is set. */
+         * permits for a hold, drawn only when the key is set; n is the
+         * cycle's own count, or one drawn from [clients] lend. */
         if (s->addpermits_ppm && sim_choose(p->cw->ctx, SCN_PPM, "addpermits") < (uint64_t)s->addpermits_ppm) {
+            if (s->lend_permits.a_us > 0) t->cycle_n = scn_dist_draw(p->cw->ctx, &s->lend_permits, "lend");
             if (t->cycle_n <= 0) t->cycle_n = 1;
             t->phase = PH_ADD;
             start_op(t, SCN_OP_ADDPERMITS, t->cycle_lock, 0, 0, 0, t->cycle_n, 0);

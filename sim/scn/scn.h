@@ -302,6 +302,8 @@ struct scenario {
     int64_t ops_per_thread;    /* 0 = until the duration ends */
     int read_ppm;              /* read/write lock: share of acquisitions that read */
     scn_dist acquire_permits;  /* semaphore: permits per acquire (integer draw) */
+    scn_dist lend_permits;     /* semaphore: permits each addpermits cycle lends (integer
+                                  draw; unset: a_us 0, the cycle's own acquire count) */
     int async;                 /* the workload waits through the async API */
     int switch_ppm;            /* read/write lock: share of re-entries that take the other side */
     int switch_line;           /* where switch was set (0: not set), for a refusal */
@@ -312,6 +314,8 @@ struct scenario {
                                   addPermits(n) for a hold, then addPermits(-n) */
     int addpermits_line;       /* where it was set (0: not set), for a refusal */
     int swarm_huge_line;       /* where [swarm] huge was set (0: not set), for a refusal */
+    int lend_line;             /* where [clients] lend was set (0: not set), for a refusal */
+    int swarm_single_line;     /* where [swarm] single was set (0: not set), for a refusal */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;
@@ -366,6 +370,8 @@ struct scenario {
     int swarm_idle_ppm;        /* this share of the seeds draws its think range within 1s..10s */
     int swarm_slow_ppm;        /* this share of the seeds draws its hold range within 1s..10s */
     int swarm_huge_ppm;        /* this share of a semaphore's seeds counts permits near Java's int limit */
+    int swarm_single_ppm;      /* this share of a semaphore's seeds acquires one permit a cycle,
+                                  lending the [clients] permits range */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
                                    tokens (0: [resource] reject-stale decides) */
 

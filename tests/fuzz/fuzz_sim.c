@@ -304,6 +304,8 @@ static void gen_clients(gen *g)
     if (one_in(s, 4)) key_dist(t, s, "lease", 3000);
     if (one_in(s, 4)) key_bool(t, s, "retry-unlock");
     if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "addpermits"); /* refused without it */
+    if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 4)) /* refused without addpermits, or at 0 */
+        put(t, "lend = %u..%u\n", pick(s, 3), 2 + pick(s, 3));
 }
 
 /* A time within the run. */
@@ -566,6 +568,7 @@ static void gen_swarm(gen *g)
     if (one_in(s, 3)) key_prob(t, s, "idle");
     if (one_in(s, 3)) key_prob(t, s, "slow");
     if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "huge"); /* refused without counted permits */
+    if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "single"); /* refused without permit counts */
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 

@@ -130,6 +130,7 @@ static const struct {
     {"[steps]\nat = 1s c1 unlock api=async\n", 2, "'unlock' takes no option api="},
     {"[faults]\nat = 1s c1 addpermits permits=1\n", 2, "is a client operation"},
     {"[clients]\nasync = maybe\n", 2, "async"},
+    {"[clients]\nlend = 0\n", 2, "'lend' is a count from 1 or a range A..B (got \"0\")"},
     /* Values with which a run could not end (found by fuzz_sim). */
     {"[redis]\nlatency = 0ms\n", 2, "'latency' must average at least 1us"},
     {"[redis]\nlatency = 0us..0us\n", 2, "'latency' must average at least 1us"},

@@ -359,6 +359,29 @@ START_TEST(slow_keeps_the_holds_under_a_lease)
 }
 END_TEST
 
+/* A semaphore's swarm file, for the keys drawn last. */
+#define SEM_SWARM                                                                                                 \
+    "[scenario]\nduration = 30s\n[protocol]\nname = redisson.semaphore\npermits = 3\n[clients]\ncount = 3\n" \
+    "permits = 1..2\n[nemesis]\nkinds = any\n[swarm]\nclients = 2..5\nhold = 1ms..500ms\n"
+
+/* b drew what a drew before the keys drawn last. */
+static void same_draws(const scenario *a, const scenario *b)
+{
+    ck_assert_int_eq(b->clients, a->clients);
+    ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
+    ck_assert_int_eq(b->nemesis_kinds, a->nemesis_kinds);
+}
+
+/* base into s, and base with the [swarm] line key added into with. */
+static void load_with(const char *base, const char *key, scenario *s, scenario *with)
+{
+    char *text = NULL;
+    if (asprintf(&text, "%s%s", base, key) < 0) ck_abort();
+    load(base, s);
+    load(text, with);
+    free(text);
+}
+
 /* [swarm] huge: the last draw, only when named; a huge seed counts the
  * semaphore's permits in units of (2^31 - 1) / permits: 3 permits and
  * acquires of 1..2 become 2147483646 and 715827882..1431655764, within
@@ -366,23 +389,14 @@ END_TEST
  * counts read back. */
 START_TEST(huge_counts_permits_near_the_int_limit)
 {
-    static const char *const sem =
-        "[scenario]\nduration = 30s\n[protocol]\nname = redisson.semaphore\npermits = 3\n[clients]\ncount = 3\n"
-        "permits = 1..2\n[nemesis]\nkinds = any\n[swarm]\nclients = 2..5\nhold = 1ms..500ms\n";
-    char *text = NULL;
-    if (asprintf(&text, "%shuge = 50%%\n", sem) < 0) ck_abort();
     scenario s, h;
-    load(sem, &s);
-    load(text, &h);
-    free(text);
+    load_with(SEM_SWARM, "huge = 50%\n", &s, &h);
     int huge = 0;
     for (uint64_t seed = 1; seed <= 200; seed++) {
         char d1[512], d2[512];
         scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
         scenario *b = fault_swarm_draw(&h, seed, d2, sizeof d2);
-        ck_assert_int_eq(b->clients, a->clients);
-        ck_assert_int_eq(b->hold.b_us, a->hold.b_us);
-        ck_assert_int_eq(b->nemesis_kinds, a->nemesis_kinds);
+        same_draws(a, b);
         ck_assert_ptr_null(strstr(d1, "huge"));
         if (strstr(d2, " huge=yes")) {
             ck_assert_int_eq(b->init_permits, 2147483646);
@@ -407,6 +421,59 @@ START_TEST(huge_counts_permits_near_the_int_limit)
         fault_swarm_free(b);
     }
     ck_assert_msg(huge > 70 && huge < 130, "huge in %d of 200 seeds (50%%)", huge);
+    scn_free(&h);
+    scn_free(&s);
+}
+END_TEST
+
+/* [swarm] single: drawn after huge, only when named; a single seed
+ * acquires one permit a cycle and, where it lends, lends 1..2 ([clients]
+ * lend); every other value as drawn without it; written out, the counts
+ * read back. */
+START_TEST(single_acquires_one_and_lends_the_range)
+{
+    scenario s, h;
+    load_with(SEM_SWARM "addpermits = 50%\n", "single = 50%\n", &s, &h);
+    int single = 0, lending = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&h, seed, d2, sizeof d2);
+        same_draws(a, b);
+        ck_assert_int_eq(b->addpermits_ppm, a->addpermits_ppm);
+        ck_assert_ptr_null(strstr(d1, "single"));
+        ck_assert_int_eq(a->lend_permits.a_us, 0);
+        if (strstr(d2, " single=yes")) {
+            single++;
+            ck_assert_int_eq(b->acquire_permits.kind, SCN_DIST_CONST);
+            ck_assert_int_eq(b->acquire_permits.a_us, 1);
+            if (b->addpermits_ppm > 0) {
+                ck_assert_ptr_nonnull(strstr(d2, " lend=1..2"));
+                ck_assert_int_eq(b->lend_permits.a_us, 1);
+                ck_assert_int_eq(b->lend_permits.b_us, 2);
+                if (lending++ == 0) {
+                    char *out = tscn_written(b);
+                    ck_assert_ptr_nonnull(strstr(out, "lend = 1..2"));
+                    scenario back;
+                    load(out, &back);
+                    ck_assert_int_eq(back.lend_permits.b_us, 2);
+                    ck_assert_int_eq(back.acquire_permits.b_us, 1);
+                    scn_free(&back);
+                    free(out);
+                }
+            } else {
+                ck_assert_int_eq(b->lend_permits.a_us, 0);
+            }
+        } else {
+            ck_assert_ptr_nonnull(strstr(d2, " single=no"));
+            ck_assert_int_eq(b->acquire_permits.b_us, 2);
+            ck_assert_int_eq(b->lend_permits.a_us, 0);
+        }
+        fault_swarm_free(a);
+        fault_swarm_free(b);
+    }
+    ck_assert_msg(single > 70 && single < 130 && lending > 20, "single in %d of 200 seeds (50%%), %d lending",
+                  single, lending);
     scn_free(&h);
     scn_free(&s);
 }
@@ -501,6 +568,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, protocol_keys_draw_last);
     tcase_add_test(t, focus_keeps_few_of_the_drawn_kinds);
     tcase_add_test(t, huge_counts_permits_near_the_int_limit);
+    tcase_add_test(t, single_acquires_one_and_lends_the_range);
     tcase_add_test(t, slow_keeps_the_holds_under_a_lease);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
