@@ -5,7 +5,8 @@
  * wait on the gate", the gate opened only by a ZERO message — for ever for
  * await(), for the rest of the wait for await(wait).
  *
- * Scenario operations: countdown, await [wait=D] [api=async], getcount.
+ * Scenario operations: countdown, await [wait=D] [api=async], getcount,
+ * trysetcount count=N.
  * The random workload: after each think, thread t1 of every client counts
  * down and the other threads await (await() in mode = lock, await(wait) in
  * mode = trylock; awaitAsync with [clients] async = yes). The runtime sets
@@ -147,6 +148,18 @@ static void latch_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done)
         const char *keys[] = {counter_key(t, lock), channel};
         const char *args[] = {"0", "publish"};
         counter_simple_eval(t, lock, "latch_count_down", keys, 2, args, cfg_of(t)->tr, done);
+    } else if (what == SCN_OP_TRYSETCOUNT) {
+        /* trySetCount(n): the step's count=N, the workload's [protocol]
+         * count (the runtime's n); a latch that still counts is left
+         * alone (answer 0). */
+        char channel[192], num[24];
+        channel_of(counter_key(t, lock), channel, sizeof channel);
+        int64_t n = cl_thread_permits(t);
+        sim_assert(n >= 1);
+        sim_fmt_i64(num, n);
+        const char *keys[] = {counter_key(t, lock), channel};
+        const char *args[] = {"1", num, "publish"};
+        counter_simple_eval(t, lock, "latch_try_set", keys, 3, args, cfg_of(t)->tr, done);
     } else {
         counter_get(t, lock, done); /* getCount, and any other query */
     }
@@ -167,9 +180,18 @@ static void latch_no_release(cl_thread *t, int lock, cl_done_fn *done)
     done(t, 0, 0, "a count-down latch has no lock operations (countdown, await, getcount)");
 }
 
+/* The random workload: t1 counts down, the others await; with [clients]
+ * rearm, that share of t1's cycles calls trySetCount([protocol] count)
+ * instead, which arms the latch again once it has opened (a latch opens
+ * many times a run, each opening a ZERO message a fault or a race can
+ * meet; the choice is drawn only when the key is set). */
 static scn_op latch_random_op(cl_thread *t)
 {
-    return cl_thread_index(t) == 1 ? SCN_OP_COUNTDOWN : SCN_OP_AWAIT;
+    if (cl_thread_index(t) != 1) return SCN_OP_AWAIT;
+    cl_world *cw = cl_proc_world(cl_thread_proc(t));
+    int rearm = cl_world_scenario(cw)->rearm_ppm;
+    if (rearm > 0 && sim_choose(cl_world_ctx(cw), SCN_PPM, "rearm") < (uint64_t)rearm) return SCN_OP_TRYSETCOUNT;
+    return SCN_OP_COUNTDOWN;
 }
 
 /* trySetCount([protocol] count) on every latch, before the workload. */
@@ -199,14 +221,15 @@ const proto_def proto_latch = {
     .name = "redisson.latch",
     .summary = "RedissonCountDownLatch (4.7.x): a count key, countDown publishes ZERO, await waits for it",
     .options = "[protocol] count = N (trySetCount before the workload; default 1); steps: countdown, "
-               "await [wait=D] [api=async], getcount; random workload: t1 of each client counts down, the "
-               "others await ([clients] async = yes: awaitAsync)",
+               "await [wait=D] [api=async], getcount, trysetcount count=N; random workload: t1 of each client "
+               "counts down, the others await ([clients] async = yes: awaitAsync; [clients] rearm = P: that "
+               "share of t1's cycles calls trySetCount(count) instead, arming an open latch again)",
     .versions = "@3.11 .. @4.7 (awaitAsync from 3.11.6; ZERO runs one async listener up to 3.24.0, all "
                 "since 3.24.1; countDown resent before 3.16.4)",
     .min_version = 31100,
     .at_version = latch_at_version,
     .cfg_size = sizeof(latch_cfg),
-    .steps = PROTO_ASYNC,
+    .steps = PROTO_ASYNC | PROTO_STEP(SCN_OP_TRYSETCOUNT),
     .impl = {
         .cfg = &latch_current,
         .script = proto_script_find,

@@ -191,16 +191,25 @@ static int refuse_switch(const proto_def *pd, const scenario *s, scn_error *err)
     return 1;
 }
 
-/* [clients] or [swarm] addpermits lends permits by addPermits: 1 with the
- * key's line and why in err when the protocol has no such operation. */
+/* A workload key of [clients] (clients_ppm) or [swarm] (swarm_ppm) that
+ * runs operation op: 1 with the key's line and why in err when the
+ * protocol has no such operation (api: its name; owner: who has it). */
+static int refuse_op_key(const proto_def *pd, const scenario *s, scn_error *err, int clients_ppm, int swarm_ppm,
+                         int line, scn_op op, const char *key, const char *api, const char *owner)
+{
+    int clients = clients_ppm > 0, swarm = s->swarm && swarm_ppm > 0;
+    if ((!clients && !swarm) || (pd->steps & PROTO_STEP(op))) return 0;
+    err->line = line;
+    snprintf(err->msg, sizeof err->msg, "[%s] %s: %s has no %s (%s has)", clients ? "clients" : "swarm", key,
+             pd->name, api, owner);
+    return 1;
+}
+
+/* [clients] or [swarm] addpermits lends permits by addPermits. */
 static int refuse_addpermits(const proto_def *pd, const scenario *s, scn_error *err)
 {
-    int clients = s->addpermits_ppm > 0, swarm = s->swarm && s->swarm_addpermits_ppm > 0;
-    if ((!clients && !swarm) || (pd->steps & PROTO_STEP(SCN_OP_ADDPERMITS))) return 0;
-    err->line = s->addpermits_line;
-    snprintf(err->msg, sizeof err->msg, "[%s] addpermits: %s has no addPermits (a semaphore has)",
-             clients ? "clients" : "swarm", pd->name);
-    return 1;
+    return refuse_op_key(pd, s, err, s->addpermits_ppm, s->swarm_addpermits_ppm, s->addpermits_line,
+                         SCN_OP_ADDPERMITS, "addpermits", "addPermits", "a semaphore");
 }
 
 /* [clients] lend is the count an addpermits cycle lends: 1 with its line
@@ -223,6 +232,13 @@ static int refuse_single(const proto_def *pd, const scenario *s, scn_error *err)
     err->line = s->swarm_single_line;
     snprintf(err->msg, sizeof err->msg, "[swarm] single: %s takes no permit counts (a semaphore does)", pd->name);
     return 1;
+}
+
+/* [clients] or [swarm] rearm arms a latch again by trySetCount. */
+static int refuse_rearm(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    return refuse_op_key(pd, s, err, s->rearm_ppm, s->swarm_rearm_ppm, s->rearm_line, SCN_OP_TRYSETCOUNT, "rearm",
+                         "trySetCount", "a count-down latch");
 }
 
 /* [swarm] huge counts a semaphore's permits near Java's int limit: 1 with
@@ -297,7 +313,7 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
         return NULL;
     }
     if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) || refuse_lend(s, err) || refuse_huge(pd, s, err) ||
-        refuse_single(pd, s, err))
+        refuse_single(pd, s, err) || refuse_rearm(pd, s, err))
         return NULL;
     return refuse_steps(pd, s, err);
 }

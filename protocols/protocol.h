@@ -74,7 +74,7 @@ typedef struct proto_def {
 #define PROTO_STEPS_SEMAPHORE                                                                        \
     (PROTO_STEP(SCN_OP_ADDPERMITS) | PROTO_STEP(SCN_OP_TRYSETPERMITS) | PROTO_STEP(SCN_OP_DRAINPERMITS) | \
      PROTO_STEP(SCN_OP_AVAILABLEPERMITS))
-#define PROTO_STEPS_GUARDED (PROTO_STEPS_SEMAPHORE | PROTO_STEP(SCN_OP_UPDATELEASE))
+#define PROTO_STEPS_GUARDED (PROTO_STEPS_SEMAPHORE | PROTO_STEP(SCN_OP_UPDATELEASE) | PROTO_STEP(SCN_OP_TRYSETCOUNT))
 /* In proto_def.steps: api=async is run (acquireAsync, awaitAsync). */
 #define PROTO_ASYNC (UINT64_C(1) << 63)
 

@@ -43,7 +43,7 @@ grep -q '^focus = 50%' "$tmp/base.scn" && grep -q '^idle = 25%' "$tmp/base.scn" 
 # (a file named PROTOCOL.scn in $tmp, whose hunts write the same names):
 # the seeds the tests below name were picked from it.
 then_base() {
-    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^single = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
+    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^single = /d; /^rearm = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
         s/^thread-wait-time = 5s..20m$/thread-wait-time = 1s..5m/' > "$tmp/$1.scn"
 }
 for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
@@ -217,6 +217,15 @@ printf '[scenario]\nduration = 5s\n[protocol]\nname = redisson.semaphore\n[clien
 [ $rc = 22 ] && grep -q 'single-lock.scn:8: \[swarm\] single: redisson.lock takes no permit counts' "$tmp/err" &&
     grep -q 'lend.scn:7: \[clients\] lend: nothing lends without \[clients\] addpermits' "$tmp/err" ||
     fail "[swarm] single on a lock or [clients] lend without addpermits: exit $rc, $(cat "$tmp/err")"
+# Rearmed latches (half a latch's seeds): trySetCount after an opening, so
+# that a latch opens several times a run; refused where there is none.
+"$bin" hunt redisson.latch --print-base | grep -q '^rearm = 50%' &&
+    ! "$bin" hunt redisson.semaphore --print-base | grep -q '^rearm' ||
+    fail "a latch's base arms no latch again, or a semaphore's does"
+printf '[scenario]\nduration = 5s\n[protocol]\nname = redisson.semaphore\n[clients]\ncount = 2\nrearm = 5%%\n' > "$tmp/rearm-sem.scn"
+"$bin" run "$tmp/rearm-sem.scn" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q 'rearm-sem.scn:7: \[clients\] rearm: redisson.semaphore has no trySetCount (a count-down latch has)' "$tmp/err" ||
+    fail "[clients] rearm on a semaphore: exit $rc, $(cat "$tmp/err")"
 echo "ok   slow, huge and single seeds: hunt redisson.semaphore finds semaphore-lost-release-message ($(grep '^found' "$tmp/slow.out" | cut -d'(' -f1)), @3.15.5 the latch overflow ($(grep '^found' "$tmp/huge.out" | cut -d'(' -f1)), the one-listener wake-up ($(grep '^found' "$tmp/single.out" | cut -d'(' -f1))"
 
 # 5. Finer signatures: these two seeds were reported as the known bug on
@@ -225,7 +234,7 @@ echo "ok   slow, huge and single seeds: hunt redisson.semaphore finds semaphore-
 # scenario of then (before lock() / tryLock, the async API and the
 # workload shapes were drawn).
 for v in redisson.lock@3.24 redisson.expirable-semaphore@3.51; do
-    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus\|^idle\|^slow\|^huge\|^single' > "$tmp/$v.scn"
+    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus\|^idle\|^slow\|^huge\|^single\|^rearm' > "$tmp/$v.scn"
 done
 "$bin" run "$tmp/redisson.lock@3.24.scn" --seed 108 --json | field violations | grep -q "'mutual-exclusion'" ||
     fail "redisson.lock@3.24 seed 108 no longer breaks mutual exclusion: the test below tests nothing"

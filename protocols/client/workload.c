@@ -52,6 +52,7 @@ static hist_op hop_of(scn_op op)
     case SCN_OP_AWAIT: return HOP_AWAIT;
     case SCN_OP_ADDPERMITS: return HOP_PERMITS_ADD;
     case SCN_OP_TRYSETPERMITS: return HOP_PERMITS_SET;
+    case SCN_OP_TRYSETCOUNT: return HOP_COUNT_SET;
     case SCN_OP_DRAINPERMITS: return HOP_PERMITS_DRAIN;
     default: return HOP_QUERY;
     }
@@ -104,6 +105,8 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
     cl_proc *p = t->p;
     const cl_protocol *pd = p->cw->proto;
     sim_assert(!t->busy && p->alive); /* one operation at a time */
+    /* the random workload's trySetCount sets [protocol] count */
+    if (op == SCN_OP_TRYSETCOUNT && n <= 0) n = p->cw->s->init_count > 0 ? p->cw->s->init_count : 1;
     sim_assert(lock >= 0 && lock < p->cw->s->nlocks && !cl_timer_armed(&t->wake));
     t->busy = 1;
     t->cur_async = async;

@@ -1,29 +1,75 @@
-/* check_latch.c — a count-down latch, judged on true time. The count set
- * comes from the runtime's trySetCount (HOP_SET); the latch is due to open
- * at the earlier of the store's count reaching 0 (HOP_COUNTER) and the ok
- * of the countDown() that completes the count.
+/* check_latch.c — a count-down latch, judged on true time, round by
+ * round. The count set comes from the runtime's trySetCount (HOP_SET)
+ * and, once the latch has opened, a trySetCount of the workload that set
+ * it (HOP_COUNT_SET ok 1) arms it again for a new round. A round is due
+ * to open at the earlier of the store's count reaching 0 (HOP_COUNTER)
+ * and, in the first round, the ok of the countDown() that completes the
+ * count; it stays open until the invoke of the first trySetCount that set
+ * (or may have set) a new count and had not answered by then.
  *
  * latch:    no await returns released before as many countDown()s as the
- *           count were invoked (an early opening: a lost or resent
- *           countDown, a failover that lost the count);
- * liveness: no await still waits longer than the bound after the latch
- *           was due to open, or after it began if that is later (a lost
- *           ZERO message; a failover that lost a countDown). */
+ *           round's count were invoked since it was armed (or were still
+ *           running then), unless the latch stood open at some time of
+ *           that await before the arming trySetCount answered (it may have
+ *           read 0 first): an early opening, a lost or resent countDown, a
+ *           failover that lost the count;
+ * liveness: no await waits longer than the bound within one time the
+ *           latch stood open (a lost ZERO message; a failover that lost
+ *           a countDown; a listener added after the message). */
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/checkers/checkers_int.h"
 
+typedef struct opening {
+    int64_t from_us;  /* due to open */
+    int64_t until_us; /* a trySetCount that armed it again was invoked (INT64_MAX: open to the end) */
+    int64_t armed_us; /* its ok (INT64_MAX: not known to have set) */
+    size_t armer;     /* the ok of the trySetCount whose round opened before it answered (-1: none) */
+} opening;
+
 typedef struct latch {
-    int64_t count;      /* set (HOP_SET) */
+    int64_t count;      /* the round's count */
     int has_set;
-    int64_t invoked;    /* countDown()s invoked so far */
-    int64_t done;       /* countDown()s that answered ok so far */
-    int64_t due_us;     /* when it was due to open (-1: not yet) */
+    int64_t invoked;    /* countDown()s invoked since the round was armed */
+    int64_t arming;     /* pass 2: countDown()s that surely ran before the trySetCount that sets next */
+    int64_t running;    /* pass 2: countDown()s invoked and not answered (a crash leaves them counted) */
+    int64_t done;       /* first round: countDown()s that answered ok so far */
+    int64_t due_us;     /* the round was due to open (-1: not yet) */
+    int first_round;
+    int store_open;     /* pass 1: the store's count is 0 or absent (HOP_COUNTER) */
+    int64_t zero_us;    /* pass 1: since then */
+    opening *open;      /* every time it stood open, in time order */
+    size_t nopen, capopen;
 } latch;
 
-/* Pass 1: when each latch was due to open. */
-static void due_times(const history *hi, int nlocks, latch *l)
+/* The trySetCount invoked at k set a count (1), may have (-1: it failed or
+ * never answered), or did not (0). */
+static int sets(const history *hi, const size_t *ends, size_t k)
+{
+    size_t end = ends[k];
+    if (end == (size_t)-1 || hi->ev[end].kind != HIST_OK) return -1;
+    return hi->ev[end].value == 1;
+}
+
+typedef struct arming {
+    int64_t inv_us, end_us; /* a trySetCount that set or may have set: its invoke, its end (INT64_MAX: none) */
+    int set;                /* it answered 1 */
+    size_t end;             /* the index of its end */
+} arming;
+
+static void opened(latch *x, int64_t t, size_t armer)
+{
+    if (x->nopen == x->capopen) {
+        x->capopen = x->capopen ? x->capopen * 2 : 4;
+        x->open = sim_xrealloc(x->open, x->capopen * sizeof *x->open);
+    }
+    x->open[x->nopen++] = (opening){t, INT64_MAX, INT64_MAX, armer};
+    x->due_us = t;
+}
+
+/* Pass 1: when each latch stood open. */
+static void openings(const history *hi, const size_t *starts, int nlocks, latch *l)
 {
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
@@ -31,13 +77,61 @@ static void due_times(const history *hi, int nlocks, latch *l)
         latch *x = &l[e->lock];
         if (e->op == HOP_SET && e->aux) {
             x->count += e->value;
-            x->has_set = 1;
+            x->has_set = x->first_round = 1;
         }
-        if (!x->has_set || x->due_us >= 0) continue;
+        if (!x->has_set) continue;
         int zero = e->op == HOP_COUNTER && (e->aux == 0 || e->value <= 0);
-        if (e->op == HOP_COUNTDOWN && e->kind == HIST_OK && ++x->done >= x->count) zero = 1;
-        if (zero) x->due_us = e->t_us;
+        if (e->op == HOP_COUNTER && zero != x->store_open) {
+            x->store_open = zero;
+            x->zero_us = e->t_us;
+        }
+        if (e->op == HOP_COUNT_SET && e->kind == HIST_OK && e->value == 1) {
+            x->due_us = -1; /* a new round: due only when the store says 0 */
+            x->first_round = 0;
+            /* counted down to 0 between the script and its answer */
+            if (x->store_open && x->zero_us >= hi->ev[starts[k]].t_us) opened(x, x->zero_us, k);
+            continue;
+        }
+        if (x->due_us >= 0) continue;
+        if (x->first_round && e->op == HOP_COUNTDOWN && e->kind == HIST_OK && ++x->done >= x->count) zero = 1;
+        if (zero) opened(x, e->t_us, (size_t)-1);
     }
+}
+
+/* Where each opening ends: at the first trySetCount that set or may have
+ * set and was still running when the latch opened (one invoked before the
+ * opening may have run after it: the opening then ends as it began), but
+ * the one that armed the round, and is known armed again at the first
+ * such one's answer of 1. */
+static void closings(const history *hi, const size_t *ends, int nlocks, latch *l)
+{
+    arming *a = NULL;
+    size_t na = 0, cap = 0;
+    for (int lock = 0; lock < nlocks; lock++) {
+        latch *x = &l[lock];
+        na = 0;
+        for (size_t k = 0; k < hi->n && x->nopen > 0; k++) {
+            const hist_event *e = &hi->ev[k];
+            int set = e->op == HOP_COUNT_SET && e->kind == HIST_INVOKE && e->lock == lock ? sets(hi, ends, k) : 0;
+            if (set == 0) continue;
+            if (na == cap) {
+                cap = cap ? cap * 2 : 16;
+                a = sim_xrealloc(a, cap * sizeof *a);
+            }
+            a[na++] = (arming){e->t_us, ends[k] == (size_t)-1 ? INT64_MAX : hi->ev[ends[k]].t_us, set == 1, ends[k]};
+        }
+        for (size_t i = 0; i < x->nopen; i++) {
+            opening *o = &x->open[i];
+            for (size_t j = 0; j < na; j++) {
+                if (a[j].end_us < o->from_us || (a[j].set && a[j].end == o->armer)) continue;
+                int64_t until = a[j].inv_us > o->from_us ? a[j].inv_us : o->from_us;
+                if (until < o->until_us) o->until_us = until;
+                if (a[j].set && a[j].end_us < o->armed_us) o->armed_us = a[j].end_us;
+            }
+            sim_assert(o->until_us >= o->from_us && o->armed_us >= o->until_us);
+        }
+    }
+    sim_xfree(a);
 }
 
 static void late(const history *hi, const size_t *ends, size_t k, const latch *x, char *const *names, int64_t bound_us,
@@ -45,16 +139,44 @@ static void late(const history *hi, const size_t *ends, size_t k, const latch *x
 {
     const hist_event *e = &hi->ev[k];
     size_t done = ends[k];
-    if (x->due_us < 0) return;
     int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
-    int64_t from = e->t_us > x->due_us ? e->t_us : x->due_us;
-    if (to - from <= bound_us) return;
-    check_violation *v = check_violate(
-        r, SCN_INV_LIVENESS, from + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
-        "c%d.t%d %s %lldms after %s was due to open at %lld.%03llds (bound %lldms)", e->client, e->thread,
-        done == (size_t)-1 ? "still waited" : "waited", (long long)((to - from) / 1000), names[e->lock],
-        (long long)(x->due_us / 1000000), (long long)(x->due_us / 1000 % 1000), (long long)(bound_us / 1000));
-    if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, from);
+    for (size_t i = 0; i < x->nopen; i++) {
+        const opening *o = &x->open[i];
+        int64_t from = e->t_us > o->from_us ? e->t_us : o->from_us;
+        int64_t until = to < o->until_us ? to : o->until_us;
+        if (from >= to) break; /* the openings after the wait */
+        if (until - from <= bound_us) continue;
+        check_violation *v = check_violate(
+            r, SCN_INV_LIVENESS, from + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
+            "c%d.t%d %s %lldms after %s was due to open at %lld.%03llds (bound %lldms)", e->client, e->thread,
+            done == (size_t)-1 && until == to ? "still waited" : "waited", (long long)((until - from) / 1000),
+            names[e->lock], (long long)(o->from_us / 1000000), (long long)(o->from_us / 1000 % 1000),
+            (long long)(bound_us / 1000));
+        if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, from);
+        return;
+    }
+}
+
+/* 1 when the latch stood open at some time of [a, b] in a round a
+ * trySetCount ended (until it answered: the await may have read the count
+ * before it ran). An opening of the await's own round does not count: an
+ * early one is what the check is for. */
+static int open_before_armed(const latch *x, int64_t a, int64_t b)
+{
+    for (size_t i = 0; i < x->nopen; i++)
+        if (x->open[i].armed_us != INT64_MAX && x->open[i].from_us <= b && x->open[i].armed_us >= a) return 1;
+    return 0;
+}
+
+/* The invoke of the operation that ended at each event (itself when
+ * none). malloc'd. */
+static size_t *op_starts(const history *hi, const size_t *ends)
+{
+    size_t *starts = sim_xmalloc((hi->n + 1) * sizeof *starts);
+    for (size_t j = 0; j < hi->n; j++) starts[j] = j;
+    for (size_t j = 0; j < hi->n; j++)
+        if (ends[j] != (size_t)-1) starts[ends[j]] = j;
+    return starts;
 }
 
 void check_latch(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
@@ -70,20 +192,34 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
     if (nlocks <= 0) return;
     latch *l = sim_xcalloc((size_t)nlocks, sizeof *l);
     for (int i = 0; i < nlocks; i++) l[i].due_us = -1;
-    due_times(hi, nlocks, l);
-    size_t *ends = hist_op_ends(hi);
+    size_t *ends = hist_op_ends(hi), *starts = op_starts(hi, ends);
+    openings(hi, starts, nlocks, l);
+    closings(hi, ends, nlocks, l);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->lock < 0 || e->lock >= nlocks || e->op == HOP_CRASH) continue;
         latch *x = &l[e->lock];
-        if (e->op == HOP_COUNTDOWN && e->kind == HIST_INVOKE) x->invoked++;
+        if (e->op == HOP_COUNTDOWN && e->kind == HIST_INVOKE) x->invoked++, x->running++;
+        if (e->op == HOP_COUNTDOWN && e->kind != HIST_INVOKE) x->running--;
+        /* A new round counts the countDown()s invoked since the
+         * trySetCount that set it was, and those still running then (they
+         * may have run after it). */
+        if (e->op == HOP_COUNT_SET && e->kind == HIST_INVOKE && sets(hi, ends, k) == 1)
+            x->arming = x->invoked - x->running;
+        if (e->op == HOP_COUNT_SET && e->kind == HIST_OK && e->value == 1) {
+            x->invoked -= x->arming;
+            x->count = e->n;
+        }
         if (e->op != HOP_AWAIT) continue;
         if (e->kind == HIST_INVOKE) late(hi, ends, k, x, names, bound_us, end_us, r);
-        else if (e->kind == HIST_OK && e->value == 1 && x->has_set && x->invoked < x->count)
+        else if (e->kind == HIST_OK && e->value == 1 && x->has_set && x->invoked < x->count &&
+                 !open_before_armed(x, hi->ev[starts[k]].t_us, e->t_us))
             check_violate(r, SCN_INV_LATCH, e->t_us, k,
                           "c%d.t%d's await returned released after %lld of %lld countDown()s of %s", e->client,
                           e->thread, (long long)x->invoked, (long long)x->count, names[e->lock]);
     }
+    for (int i = 0; i < nlocks; i++) sim_xfree(l[i].open);
+    sim_xfree(starts);
     sim_xfree(ends);
     sim_xfree(l);
 }

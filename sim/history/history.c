@@ -90,7 +90,7 @@ static const char *op_name(hist_op op)
                                         "counter", "set",     "countdown",   "await",
                                         "queued",  "dequeued", "give-up",
                                         "addpermits", "trysetpermits", "drainpermits", "permit", "permit-end",
-                                        "late-listener", "resent"};
+                                        "late-listener", "resent", "trysetcount"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 

@@ -67,9 +67,11 @@ typedef enum hist_op {
     HOP_LATE_LISTENER,/* info: the thread's async wait added its listener
                          after the message it waits for had come (a latch's
                          gate already open): no message runs it */
-    HOP_RESENT        /* info: a command of the operation seq was sent
+    HOP_RESENT,       /* info: a command of the operation seq was sent
                          again after its reply timed out (the first may
                          have run: a script not idempotent runs twice) */
+    HOP_COUNT_SET     /* latch trySetCount(n): invoke, ok value 1 when set
+                         (the latch armed again with n) / fail */
 } hist_op;
 
 typedef struct hist_event {

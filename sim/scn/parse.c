@@ -69,6 +69,7 @@ static const key_def keys[] = {
     {"clients", "retry-unlock", K_BOOL, F(retry_unlock), 0, 0},
     {"clients", "addpermits", K_PROB, F(addpermits_ppm), 0, 0},
     {"clients", "lend", K_COUNTS, F(lend_permits), 0, 0},
+    {"clients", "rearm", K_PROB, F(rearm_ppm), 0, 0},
     {"resource", "enabled", K_BOOL, F(resource), 0, 0},
     {"resource", "reject-stale", K_BOOL, F(reject_stale), 0, 0},
     {"nemesis", "kinds", K_KINDS, F(nemesis_kinds), 0, 0},
@@ -107,6 +108,7 @@ static const key_def keys[] = {
     {"swarm", "slow", K_PROB, F(swarm_slow_ppm), 0, 0},
     {"swarm", "huge", K_PROB, F(swarm_huge_ppm), 0, 0},
     {"swarm", "single", K_PROB, F(swarm_single_ppm), 0, 0},
+    {"swarm", "rearm", K_PROB, F(swarm_rearm_ppm), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -325,6 +327,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
         if (k->off == F(addpermits_ppm) || k->off == F(swarm_addpermits_ppm)) p->s->addpermits_line = p->line;
         if (k->off == F(swarm_huge_ppm)) p->s->swarm_huge_line = p->line;
         if (k->off == F(swarm_single_ppm)) p->s->swarm_single_line = p->line;
+        if (k->off == F(rearm_ppm) || k->off == F(swarm_rearm_ppm)) p->s->rearm_line = p->line;
         return 1;
     case K_STR: {
         char **dst = (char **)(base + k->off);

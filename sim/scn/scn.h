@@ -88,6 +88,7 @@ typedef enum scn_op {
     SCN_OP_DRAINPERMITS,     /* semaphore drainPermits() */
     SCN_OP_AVAILABLEPERMITS, /* semaphore availablePermits() */
     SCN_OP_UPDATELEASE,      /* expirable semaphore updateLeaseTime(id, lease) */
+    SCN_OP_TRYSETCOUNT,      /* latch trySetCount(n) */
     SCN_OP_COUNT
 } scn_op;
 
@@ -315,6 +316,8 @@ struct scenario {
     int addpermits_line;       /* where it was set (0: not set), for a refusal */
     int swarm_huge_line;       /* where [swarm] huge was set (0: not set), for a refusal */
     int lend_line;             /* where [clients] lend was set (0: not set), for a refusal */
+    int rearm_ppm;             /* latch: this share of t1's cycles calls trySetCount([protocol] count) */
+    int rearm_line;            /* where [clients] or [swarm] rearm was set (0: not set), for a refusal */
     int swarm_single_line;     /* where [swarm] single was set (0: not set), for a refusal */
 
     /* [steps] and [faults], in file order */
@@ -372,6 +375,7 @@ struct scenario {
     int swarm_huge_ppm;        /* this share of a semaphore's seeds counts permits near Java's int limit */
     int swarm_single_ppm;      /* this share of a semaphore's seeds acquires one permit a cycle,
                                   lending the [clients] permits range */
+    int swarm_rearm_ppm;       /* this share of a latch's seeds arms it again ([clients] rearm 1%) */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
                                    tokens (0: [resource] reject-stale decides) */
 

@@ -27,6 +27,7 @@
 #define O_ASYNC 8192 /* api=sync|async */
 #define O_SIGNED 16384 /* permits=N may be 0 or negative (addPermits) */
 #define O_ON 32768 /* on=time|reply (crash) */
+#define O_COUNT 65536 /* count=N (trySetCount) */
 
 typedef struct op_def {
     const char *name;
@@ -87,6 +88,8 @@ static const op_def ops[] = {
      "semaphore availablePermits()"},
     {"updatelease", SCN_OP_UPDATELEASE, O_LEASE | O_LOCK, "cN updatelease lease=D [lock=NAME]",
      "expirable semaphore updateLeaseTime() of the thread's oldest permit; lease=-1: no lease"},
+    {"trysetcount", SCN_OP_TRYSETCOUNT, O_LOCK | O_COUNT, "cN trysetcount count=N [lock=NAME]",
+     "latch trySetCount(n): sets n only when the latch has no count (it is open), and publishes NEW_COUNT"},
 };
 
 static const char *const reply_cmds[] = {NULL, "acquire", "unlock", "renew"};
@@ -271,6 +274,12 @@ static int option(scn_step *st, const op_def *d, const char *word, const char *n
         for (int k = 1; k <= SCN_REPLY_RENEW; k++)
             if (!strcmp(v, reply_cmds[k])) st->reply_cmd = k;
         if (st->reply_cmd == 0) return err(msg, cap, "command is acquire, unlock or renew (got %s)", q(v, t, sizeof t));
+    } else if (KEY("count") && (d->opts & O_COUNT)) {
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (*end || end == v || n < 1 || n > 2147483647LL)
+            return err(msg, cap, "count must be an integer from 1 to 2147483647 (got %s)", q(v, t, sizeof t));
+        st->permits = n;
     } else if (KEY("count")) {
         NEED(O_REPLY);
         char *end;
@@ -404,6 +413,7 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
     if ((d->opts & O_P) && st->p_ppm == 0) return err(msg, cap, "'%s' needs p=PROBABILITY (above 0)", d->name);
     if ((st->op == SCN_OP_ADDPERMITS || st->op == SCN_OP_TRYSETPERMITS) && st->permits == 0)
         return err(msg, cap, "'%s' needs permits=N", d->name);
+    if (st->op == SCN_OP_TRYSETCOUNT && st->permits == 0) return err(msg, cap, "'%s' needs count=N", d->name);
     if (st->op == SCN_OP_UPDATELEASE && !st->has_lease) return err(msg, cap, "updatelease needs lease=D");
     if (st->op == SCN_FAULT_CLOCK && st->client == 0 && st->node[0] == 'c' && isdigit((unsigned char)st->node[1])) {
         int th;
@@ -452,7 +462,7 @@ size_t scn_step_format(const scn_step *st, const scenario *s, char *buf, size_t 
     }
     if (st->lock && s && st->lock < s->nlocks) PUT(" lock=%s", s->lock_names[st->lock]);
     if (st->mode) PUT(" mode=%s", st->mode == SCN_RW_READ ? "read" : "write");
-    if (st->permits) PUT(" permits=%lld", (long long)st->permits);
+    if (st->permits) PUT(st->op == SCN_OP_TRYSETCOUNT ? " count=%lld" : " permits=%lld", (long long)st->permits);
     if (st->async) PUT(" api=async");
     if (st->p_ppm) {
         if (st->p_ppm % 10000 == 0) PUT(" p=%d%%", st->p_ppm / 10000);

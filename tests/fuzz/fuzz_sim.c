@@ -304,6 +304,7 @@ static void gen_clients(gen *g)
     if (one_in(s, 4)) key_dist(t, s, "lease", 3000);
     if (one_in(s, 4)) key_bool(t, s, "retry-unlock");
     if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "addpermits"); /* refused without it */
+    if ((g->kind == P_LATCH || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "rearm"); /* refused elsewhere */
     if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 4)) /* refused without addpermits, or at 0 */
         put(t, "lend = %u..%u\n", pick(s, 3), 2 + pick(s, 3));
 }
@@ -326,16 +327,17 @@ static void gen_op(gen *g)
     text *t = g->t;
     static const char *const lockops[] = {"lock", "trylock", "unlock", "forceunlock", "islocked",
                                           "held", "holdcount", "write", "lock", "unlock"};
-    static const char *const latchops[] = {"countdown", "await", "getcount"};
+    static const char *const latchops[] = {"countdown", "await", "getcount", "trysetcount"};
     static const char *const semops[] = {"addpermits", "trysetpermits", "drainpermits", "availablepermits",
                                          "updatelease"};
     static const char *const all[] = {"lock",      "trylock",     "unlock",        "forceunlock",
                                       "islocked",  "held",        "holdcount",     "write",
                                       "countdown", "await",       "getcount",      "addpermits",
-                                      "trysetpermits", "drainpermits", "availablepermits", "updatelease"};
-    const char *op = g->kind == P_LATCH ? latchops[pick(s, 3)] : lockops[pick(s, 10)];
+                                      "trysetpermits", "drainpermits", "availablepermits", "updatelease",
+                                      "trysetcount"};
+    const char *op = g->kind == P_LATCH ? latchops[pick(s, 4)] : lockops[pick(s, 10)];
     if (g->kind == P_SEM && one_in(s, 3)) op = semops[pick(s, 5)];
-    if (one_in(s, 32)) op = all[pick(s, 16)]; /* mostly one the protocol refuses */
+    if (one_in(s, 32)) op = all[pick(s, 17)]; /* mostly one the protocol refuses */
     int client = 1 + (int)pick(s, 5);
     if (client > g->max_client) g->max_client = client;
     put_at(g);
@@ -364,6 +366,7 @@ static void gen_op(gen *g)
         int n = 1 + (int)pick(s, 4); /* trysetpermits: from 1 */
         put(t, " permits=%d", op[0] == 'a' && one_in(s, 2) ? -n : n);
     }
+    if (!strcmp(op, "trysetcount") && !one_in(s, 16)) put(t, " count=%u", pick(s, 4)); /* count=0: refused */
     if (!strcmp(op, "updatelease") && !one_in(s, 16)) {
         put(t, " lease=");
         put_dur(t, s, 3000);
@@ -569,6 +572,7 @@ static void gen_swarm(gen *g)
     if (one_in(s, 3)) key_prob(t, s, "slow");
     if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "huge"); /* refused without counted permits */
     if ((g->kind == P_SEM || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "single"); /* refused without permit counts */
+    if ((g->kind == P_LATCH || one_in(s, 16)) && one_in(s, 3)) key_prob(t, s, "rearm"); /* refused without trySetCount */
     put(t, "[nemesis]\n"); /* the keys gen_nemesis adds next */
 }
 

@@ -426,11 +426,116 @@ START_TEST(latch_due_when_the_countdowns_are_done)
 }
 END_TEST
 
+/* trySetCount(n) by client (set: its answer), invoked at t_ms, answered
+ * 2 ms later; the store armed at t_ms + 1 when it set. */
+static void rearm(history *h, int64_t t_ms, int client, int64_t n, int set)
+{
+    op(h, t_ms, HIST_INVOKE, HOP_COUNT_SET, client, n, 0);
+    if (set) counter(h, t_ms + 1, n, 1);
+    op(h, t_ms + 2, HIST_OK, HOP_COUNT_SET, client, n, set);
+}
+
+/* A latch armed again opens again: an await of the second round waits
+ * for its countDown, however long (the latch was not open), and one
+ * left behind after the second opening is late from that opening. */
+START_TEST(latch_rounds_rearm)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    op(&h, 0, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 0, 0);
+    op(&h, 1002, HIST_OK, HOP_AWAIT, 1, 0, 1);
+    rearm(&h, 2000, 2, 1, 1);
+    op(&h, 2500, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    countdown(&h, 6000, 2);
+    counter(&h, 6000, 0, 0);
+    op(&h, 6002, HIST_OK, HOP_AWAIT, 1, 0, 1);
+    op(&h, 7000, HIST_INVOKE, HOP_AWAIT, 3, 0, 0); /* its ZERO was the one at 6000: never released */
+    latch(&h, 10000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c3.t1 still waited 3000ms after sem was due to open at 6.000s"));
+    finish(&h, &r);
+}
+END_TEST
+
+/* An opening ends where a trySetCount that set began: a waiter that
+ * missed a ZERO but was woken by the next round's within its own opening
+ * is not late; without the re-arm it would be (open since 1 s). */
+START_TEST(latch_rearm_ends_an_opening)
+{
+    for (int armed = 0; armed < 2; armed++) {
+        history h;
+        check_result r;
+        start(&h, 1);
+        countdown(&h, 1000, 2);
+        counter(&h, 1000, 0, 0);
+        op(&h, 1500, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+        if (armed) rearm(&h, 1800, 2, 1, 1);
+        countdown(&h, 5000, 2);
+        if (armed) counter(&h, 5000, 0, 0);
+        op(&h, 5002, HIST_OK, HOP_AWAIT, 1, 0, 1);
+        latch(&h, 10000, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], armed ? CHECK_HELD : CHECK_VIOLATED);
+        finish(&h, &r);
+    }
+}
+END_TEST
+
+/* Released across a re-arm: an await that began while the latch stood
+ * open may have read 0 before the trySetCount ran, and a countDown still
+ * running when it began may count in the new round; an await that began
+ * after the new round was armed and saw too few countDown()s is early. */
+START_TEST(latch_release_across_a_rearm)
+{
+    history h;
+    check_result r;
+    start(&h, 1);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 0, 0);
+    op(&h, 2000, HIST_INVOKE, HOP_AWAIT, 1, 0, 0);
+    rearm(&h, 2001, 2, 2, 1);
+    op(&h, 2004, HIST_OK, HOP_AWAIT, 1, 0, 1); /* read before the re-arm */
+    op(&h, 2900, HIST_INVOKE, HOP_COUNTDOWN, 4, 0, 0);
+    rearm(&h, 3000, 2, 2, 0);
+    op(&h, 3100, HIST_OK, HOP_COUNTDOWN, 4, 0, 0);
+    op(&h, 4000, HIST_INVOKE, HOP_AWAIT, 3, 0, 0);
+    op(&h, 4001, HIST_OK, HOP_AWAIT, 3, 0, 1); /* 1 of 2 */
+    latch(&h, 6000, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_VIOLATED);
+    ck_assert_uint_eq(r.nv, 1);
+    ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c3.t1's await returned released after 1 of 2"));
+    finish(&h, &r);
+    /* the countDown invoked before the re-arm, still running then, counts */
+    start(&h, 1);
+    countdown(&h, 1000, 2);
+    counter(&h, 1000, 0, 0);
+    op(&h, 1999, HIST_INVOKE, HOP_COUNTDOWN, 4, 0, 0);
+    op(&h, 1999, HIST_INVOKE, HOP_COUNTDOWN, 5, 0, 0);
+    rearm(&h, 2000, 2, 2, 1);
+    op(&h, 2005, HIST_OK, HOP_COUNTDOWN, 4, 0, 0);
+    op(&h, 2005, HIST_OK, HOP_COUNTDOWN, 5, 0, 0);
+    counter(&h, 2005, 0, 0);
+    op(&h, 2100, HIST_INVOKE, HOP_AWAIT, 3, 0, 0);
+    op(&h, 2101, HIST_OK, HOP_AWAIT, 3, 0, 1);
+    latch(&h, 6000, &r);
+    ck_assert_uint_eq(r.nv, 0);
+    finish(&h, &r);
+}
+END_TEST
+
 Suite *check_counters_suite(void)
 {
     Suite *s = suite_create("check_counters");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, permits_held_within_the_bound);
+    tcase_add_test(tc, latch_rounds_rearm);
+    tcase_add_test(tc, latch_rearm_ends_an_opening);
+    tcase_add_test(tc, latch_release_across_a_rearm);
     tcase_add_test(tc, permits_release_by_non_holder_creates_one);
     tcase_add_test(tc, permits_lost_with_a_crashed_holder);
     tcase_add_test(tc, permits_lost_by_a_failed_acquire_is_told);

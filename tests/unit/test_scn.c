@@ -130,6 +130,9 @@ static const struct {
     {"[steps]\nat = 1s c1 unlock api=async\n", 2, "'unlock' takes no option api="},
     {"[faults]\nat = 1s c1 addpermits permits=1\n", 2, "is a client operation"},
     {"[clients]\nasync = maybe\n", 2, "async"},
+    {"[steps]\nat = 1s c1 trysetcount\n", 2, "'trysetcount' needs count=N"},
+    {"[steps]\nat = 1s c1 trysetcount count=0\n", 2, "count must be an integer from 1 to 2147483647"},
+    {"[steps]\nat = 1s c1 countdown count=2\n", 2, "'countdown' takes no option count="},
     {"[clients]\nlend = 0\n", 2, "'lend' is a count from 1 or a range A..B (got \"0\")"},
     /* Values with which a run could not end (found by fuzz_sim). */
     {"[redis]\nlatency = 0ms\n", 2, "'latency' must average at least 1us"},
@@ -273,6 +276,24 @@ static void assert_line(const scenario *s, size_t i, const char *want)
     scn_step_format(&s->steps[i], s, line, sizeof line);
     ck_assert_str_eq(line, want);
 }
+
+/* A latch's trySetCount step (count=N), read and written back. */
+START_TEST(parses_trysetcount)
+{
+    static const char *text = "[scenario]\nduration = 10s\n[protocol]\nname = redisson.latch\n"
+                              "[steps]\nat = 1s c2 trysetcount count=3 lock=latch\n";
+    scenario s;
+    scn_error err;
+    ck_assert_int_eq(scn_load_string("latch.scn", text, &s, &err), 0);
+    ck_assert_int_eq(s.steps[0].op, SCN_OP_TRYSETCOUNT);
+    ck_assert_int_eq(s.steps[0].permits, 3);
+    ck_assert(!scn_op_is_fault(s.steps[0].op));
+    char line[128];
+    scn_step_format(&s.steps[0], &s, line, sizeof line);
+    ck_assert_str_eq(line, "at = 1s c2 trysetcount count=3");
+    scn_free(&s);
+}
+END_TEST
 
 /* The semaphore steps (appended after the faults in the enum: still client
  * operations) and api=async, read and written back. */
@@ -542,6 +563,7 @@ Suite *scn_suite(void)
     tcase_add_test(core, distributions_draw_in_range);
     tcase_add_test(core, parses_counter_objects);
     tcase_add_test(core, parses_semaphore_steps);
+    tcase_add_test(core, parses_trysetcount);
     tcase_add_test(core, bare_nemesis_section_is_a_nemesis);
     tcase_add_test(core, writes_back_what_it_read);
     tcase_add_test(core, parses_workload_shapes);
