@@ -365,7 +365,7 @@ int scn_step_parse(const char *section, const char *value, int line, scn_step *s
         if (!strcmp(section, "faults") || !client_given) return err(msg, cap, "unknown fault %s", q(words[i], t, sizeof t));
         return err(msg, cap, "unknown operation %s (lock, trylock, unlock, forceunlock, islocked, held, "
                              "holdcount, write, countdown, await, getcount, addpermits, trysetpermits, "
-                             "drainpermits, availablepermits, updatelease, or a fault)", q(words[i], t, sizeof t));
+                             "drainpermits, availablepermits, updatelease, trysetcount, or a fault)", q(words[i], t, sizeof t));
     }
     st->op = d->op;
     i++;
