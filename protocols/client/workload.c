@@ -105,8 +105,6 @@ static void start_op(cl_thread *t, scn_op op, int lock, int64_t wait_us, int64_t
     cl_proc *p = t->p;
     const cl_protocol *pd = p->cw->proto;
     sim_assert(!t->busy && p->alive); /* one operation at a time */
-    /* the random workload's trySetCount sets [protocol] count */
-    if (op == SCN_OP_TRYSETCOUNT && n <= 0) n = p->cw->s->init_count > 0 ? p->cw->s->init_count : 1;
     sim_assert(lock >= 0 && lock < p->cw->s->nlocks && !cl_timer_armed(&t->wake));
     t->busy = 1;
     t->cur_async = async;
@@ -300,8 +298,10 @@ static void next_random(cl_thread *t)
         }
         if (p->cw->proto->random_op) {
             t->phase = PH_SOLO;
-            start_op(t, p->cw->proto->random_op(t), t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0,
-                     0, s->async);
+            scn_op op = p->cw->proto->random_op(t);
+            /* a latch's trySetCount sets [protocol] count */
+            int64_t n = op == SCN_OP_TRYSETCOUNT ? (s->init_count > 0 ? s->init_count : 1) : 0;
+            start_op(t, op, t->cycle_lock, s->mode == SCN_MODE_LOCK ? -1 : s->wait_us, 0, 0, n, s->async);
             return;
         }
         t->phase = PH_ACQUIRE;

@@ -28,11 +28,17 @@ typedef struct opening {
     size_t armer;     /* the ok of the trySetCount whose round opened before it answered (-1: none) */
 } opening;
 
+typedef struct arming {
+    int64_t inv_us, end_us; /* a trySetCount that set or may have set: its invoke, its end (INT64_MAX: none) */
+    int set;                /* it answered 1 */
+    size_t end;             /* the index of its end */
+} arming;
+
 typedef struct latch {
     int64_t count;      /* the round's count */
     int has_set;
     int64_t invoked;    /* countDown()s invoked since the round was armed */
-    int64_t arming;     /* pass 2: countDown()s that surely ran before the trySetCount that sets next */
+    int64_t settled;    /* pass 2: countDown()s that surely ran before the trySetCount that sets next */
     int64_t running;    /* pass 2: countDown()s invoked and not answered (a crash leaves them counted) */
     int64_t done;       /* first round: countDown()s that answered ok so far */
     int64_t due_us;     /* the round was due to open (-1: not yet) */
@@ -41,6 +47,8 @@ typedef struct latch {
     int64_t zero_us;    /* pass 1: since then */
     opening *open;      /* every time it stood open, in time order */
     size_t nopen, capopen;
+    arming *arm;        /* pass 1: the trySetCounts that set or may have set, in invoke order */
+    size_t narm, caparm;
 } latch;
 
 /* The trySetCount invoked at k set a count (1), may have (-1: it failed or
@@ -52,12 +60,6 @@ static int sets(const history *hi, const size_t *ends, size_t k)
     return hi->ev[end].value == 1;
 }
 
-typedef struct arming {
-    int64_t inv_us, end_us; /* a trySetCount that set or may have set: its invoke, its end (INT64_MAX: none) */
-    int set;                /* it answered 1 */
-    size_t end;             /* the index of its end */
-} arming;
-
 static void opened(latch *x, int64_t t, size_t armer)
 {
     if (x->nopen == x->capopen) {
@@ -68,8 +70,9 @@ static void opened(latch *x, int64_t t, size_t armer)
     x->due_us = t;
 }
 
-/* Pass 1: when each latch stood open. */
-static void openings(const history *hi, const size_t *starts, int nlocks, latch *l)
+/* Pass 1: when each latch stood open, and the trySetCounts that may have
+ * armed it again. */
+static void openings(const history *hi, const size_t *ends, const size_t *starts, int nlocks, latch *l)
 {
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
@@ -80,6 +83,15 @@ static void openings(const history *hi, const size_t *starts, int nlocks, latch 
             x->has_set = x->first_round = 1;
         }
         if (!x->has_set) continue;
+        int set = e->op == HOP_COUNT_SET && e->kind == HIST_INVOKE ? sets(hi, ends, k) : 0;
+        if (set != 0) {
+            if (x->narm == x->caparm) {
+                x->caparm = x->caparm ? x->caparm * 2 : 8;
+                x->arm = sim_xrealloc(x->arm, x->caparm * sizeof *x->arm);
+            }
+            x->arm[x->narm++] =
+                (arming){e->t_us, ends[k] == (size_t)-1 ? INT64_MAX : hi->ev[ends[k]].t_us, set == 1, ends[k]};
+        }
         int zero = e->op == HOP_COUNTER && (e->aux == 0 || e->value <= 0);
         if (e->op == HOP_COUNTER && zero != x->store_open) {
             x->store_open = zero;
@@ -103,35 +115,22 @@ static void openings(const history *hi, const size_t *starts, int nlocks, latch 
  * opening may have run after it: the opening then ends as it began), but
  * the one that armed the round, and is known armed again at the first
  * such one's answer of 1. */
-static void closings(const history *hi, const size_t *ends, int nlocks, latch *l)
+static void closings(int nlocks, latch *l)
 {
-    arming *a = NULL;
-    size_t na = 0, cap = 0;
     for (int lock = 0; lock < nlocks; lock++) {
         latch *x = &l[lock];
-        na = 0;
-        for (size_t k = 0; k < hi->n && x->nopen > 0; k++) {
-            const hist_event *e = &hi->ev[k];
-            int set = e->op == HOP_COUNT_SET && e->kind == HIST_INVOKE && e->lock == lock ? sets(hi, ends, k) : 0;
-            if (set == 0) continue;
-            if (na == cap) {
-                cap = cap ? cap * 2 : 16;
-                a = sim_xrealloc(a, cap * sizeof *a);
-            }
-            a[na++] = (arming){e->t_us, ends[k] == (size_t)-1 ? INT64_MAX : hi->ev[ends[k]].t_us, set == 1, ends[k]};
-        }
         for (size_t i = 0; i < x->nopen; i++) {
             opening *o = &x->open[i];
-            for (size_t j = 0; j < na; j++) {
-                if (a[j].end_us < o->from_us || (a[j].set && a[j].end == o->armer)) continue;
-                int64_t until = a[j].inv_us > o->from_us ? a[j].inv_us : o->from_us;
+            for (size_t j = 0; j < x->narm; j++) {
+                const arming *a = &x->arm[j];
+                if (a->end_us < o->from_us || (a->set && a->end == o->armer)) continue;
+                int64_t until = a->inv_us > o->from_us ? a->inv_us : o->from_us;
                 if (until < o->until_us) o->until_us = until;
-                if (a[j].set && a[j].end_us < o->armed_us) o->armed_us = a[j].end_us;
+                if (a->set && a->end_us < o->armed_us) o->armed_us = a->end_us;
             }
             sim_assert(o->until_us >= o->from_us && o->armed_us >= o->until_us);
         }
     }
-    sim_xfree(a);
 }
 
 static void late(const history *hi, const size_t *ends, size_t k, const latch *x, char *const *names, int64_t bound_us,
@@ -193,8 +192,8 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
     latch *l = sim_xcalloc((size_t)nlocks, sizeof *l);
     for (int i = 0; i < nlocks; i++) l[i].due_us = -1;
     size_t *ends = hist_op_ends(hi), *starts = op_starts(hi, ends);
-    openings(hi, starts, nlocks, l);
-    closings(hi, ends, nlocks, l);
+    openings(hi, ends, starts, nlocks, l);
+    closings(nlocks, l);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->lock < 0 || e->lock >= nlocks || e->op == HOP_CRASH) continue;
@@ -205,9 +204,9 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
          * trySetCount that set it was, and those still running then (they
          * may have run after it). */
         if (e->op == HOP_COUNT_SET && e->kind == HIST_INVOKE && sets(hi, ends, k) == 1)
-            x->arming = x->invoked - x->running;
+            x->settled = x->invoked - x->running;
         if (e->op == HOP_COUNT_SET && e->kind == HIST_OK && e->value == 1) {
-            x->invoked -= x->arming;
+            x->invoked -= x->settled;
             x->count = e->n;
         }
         if (e->op != HOP_AWAIT) continue;
@@ -218,7 +217,10 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
                           "c%d.t%d's await returned released after %lld of %lld countDown()s of %s", e->client,
                           e->thread, (long long)x->invoked, (long long)x->count, names[e->lock]);
     }
-    for (int i = 0; i < nlocks; i++) sim_xfree(l[i].open);
+    for (int i = 0; i < nlocks; i++) {
+        sim_xfree(l[i].open);
+        sim_xfree(l[i].arm);
+    }
     sim_xfree(starts);
     sim_xfree(ends);
     sim_xfree(l);

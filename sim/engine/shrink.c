@@ -472,8 +472,8 @@ static int shrink_dists(shrinker *k, scenario *cur)
     size_t offs[] = {offsetof(scenario, latency),          offsetof(scenario, replication_lag),
                      offsetof(scenario, hold),             offsetof(scenario, think),
                      offsetof(scenario, start),            offsetof(scenario, acquire_permits),
-                     offsetof(scenario, lend_permits),     offsetof(scenario, nemesis_interval), offsetof(scenario, nemesis_duration),
-                     offsetof(scenario, nemesis_jump)};
+                     offsetof(scenario, lend_permits),     offsetof(scenario, nemesis_interval),
+                     offsetof(scenario, nemesis_duration), offsetof(scenario, nemesis_jump)};
     int made = 0;
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
         const scn_dist *d = (const scn_dist *)((const char *)cur + offs[i]);
