@@ -20,8 +20,14 @@ if [ "${1:-}" = --row ]; then # one known bug: --row BUILD SEEDS FIXED_SEEDS IND
     bin="$2/locksim" seeds=$3 fixed_seeds=$4 i=$5 f=$6
     box=()
     [ "${HUNT_ROW_SECONDS:-0}" -gt 0 ] && box=(timeout -s INT "$HUNT_ROW_SECONDS")
-    # "not in 1..N" or, cut by the time box, "not in the first R of 1..N".
-    missed() { sed -n 's/^not found in seeds \([^:]*\): .*/not in \1/p; s/^not found in the seeds run of \([^:]*\): \([0-9]*\) runs.*/not in the first \2 of \1/p' "$1"; }
+    # "not in 1..N" or, cut by the time box, "not in the first R of 1..N"
+    # (R: the seeds run and those skipped as their draws lack a wanted fault).
+    missed() {
+        awk '/^not found in seeds / { r = $5; sub(/:$/, "", r); print "not in " r }
+             /^not found in the seeds run of / { r = $8; sub(/:$/, "", r); n = $9
+                 if (match($0, /, [0-9]+ seeds? skipped/)) n += substr($0, RSTART + 2) + 0
+                 print "not in the first " n " of " r }' "$1"
+    }
     # hunt TARGET SEEDS OUTDIR LOG: one hunt, on one core, boxed; its wall seconds in $secs.
     hunt() {
         local t0=$(date +%s)

@@ -63,11 +63,17 @@ typedef struct hunt {
     const hunt_args *a;
     scenario base;
     const hunt_sig *want; /* --want: the signature hunted (its fault kinds kept by every shrink) */
+    unsigned want_lines; /* --want: its fault line kinds (HUNT_LINE_KINDS): a seed must be able to draw each */
     uint64_t chunk0;     /* the first seed of the chunk running */
     failure *fails;
     size_t nfails, cap;
     uint64_t runs;
+    uint64_t unrun;      /* --want: seeds not run, as their draw lacks a wanted line kind */
 } hunt;
+
+/* The record of a seed not run (want_lines). */
+#define UNRUN "-"
+
 
 static int usage(const char *fmt, const char *v)
 {
@@ -157,6 +163,14 @@ static void run_seed(void *arg, size_t k, pool_result *res)
     run_result r;
     scn_error err;
     run_opts o = {.swarm = 1};
+    /* A run can only have the fault kinds its draw has (hunt_run_sig
+     * asserts it): without one that the wanted signature needs, the seed
+     * is no candidate, whatever it does. */
+    if (h->want_lines && (h->want_lines & ~hunt_seed_kinds(&h->base, seed))) {
+        res->rec = sim_xmemdup(UNRUN, strlen(UNRUN));
+        res->rec_len = strlen(UNRUN);
+        return;
+    }
     hist_init(&hist);
     if (run_scenario(&h->base, seed, &o, &r, &hist, &err) != 0) {
         cli_result_error(res, &err);
@@ -184,6 +198,10 @@ static void label_seed(void *arg, size_t k, char *buf, size_t cap)
 static void on_result(void *arg, size_t k, const pool_result *res)
 {
     hunt *h = arg;
+    if (res->status == 0 && res->rec_len == strlen(UNRUN) && !memcmp(res->rec, UNRUN, res->rec_len)) {
+        h->unrun++;
+        return;
+    }
     h->runs++;
     if (res->status != 1 || res->rec == NULL) return;
     failure f = {.seed = h->chunk0 + k};
@@ -505,6 +523,15 @@ static int hunt_all(hunt *h)
     return status ? status : h->nfails ? 1 : 0;
 }
 
+/* ", N seeds skipped: no wanted fault kind drawn", or "". */
+static const char *unrun_text(const hunt *h, char *buf, size_t cap)
+{
+    if (h->unrun == 0) return "";
+    snprintf(buf, cap, ", %llu seed%s skipped: no wanted fault kind drawn", (unsigned long long)h->unrun,
+             h->unrun == 1 ? "" : "s");
+    return buf;
+}
+
 /* With --want FILE: the signature of FILE shrunk; seeds in chunks until
  * a failure shrinks to it. */
 static int hunt_want(hunt *h)
@@ -535,6 +562,7 @@ static int hunt_want(hunt *h)
     h->base.liveness_bound_us = want.liveness_bound_us;
     h->base.starvation_bound = want.starvation_bound;
     h->want = &target;
+    h->want_lines = target.kinds & HUNT_LINE_KINDS;
     char sig[256];
     hunt_sig_text(&target, sig, sizeof sig);
     printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,
@@ -549,6 +577,7 @@ static int hunt_want(hunt *h)
      * the first pass's candidates first, each in seed order: the first
      * that matches in that order is the one found. */
     size_t next = 0, shrunk[2] = {0, 0}, candidates = 0;
+    char unrun[96];
     found *v = sim_xcalloc(2 * (size_t)a->max_shrinks + 1, sizeof *v);
     int status = 0;
     uint64_t chunk = HUNT_CHUNK_FIRST;
@@ -575,10 +604,10 @@ static int hunt_want(hunt *h)
             found *fd = &v[match];
             keep(fd);
             size_t shrinks = shrunk[0] + shrunk[1];
-            printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far, %zu failed)\n",
+            printf("found at seed %llu, the %llu%s hunted (%zu candidate%s shrunk; %llu runs so far%s, %zu failed)\n",
                    (unsigned long long)fd->first_seed, (unsigned long long)(fd->first_seed - a->seed_a + 1),
                    ordinal(fd->first_seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
-                   (unsigned long long)h->runs, h->nfails);
+                   (unsigned long long)h->runs, unrun_text(h, unrun, sizeof unrun), h->nfails);
             print_found(fd);
             sim_xfree(v);
             return 0;
@@ -587,9 +616,9 @@ static int hunt_want(hunt *h)
     sim_xfree(v);
     size_t shrinks = shrunk[0] + shrunk[1];
     if (status == 2) return 2;
-    printf("not found in %s %llu..%llu: %llu runs, %zu failed, %zu with room for it, %zu shrunk%s%s\n",
+    printf("not found in %s %llu..%llu: %llu runs%s, %zu failed, %zu with room for it, %zu shrunk%s%s\n",
            status == 130 ? "the seeds run of" : "seeds", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
-           (unsigned long long)h->runs, h->nfails, candidates, shrinks,
+           (unsigned long long)h->runs, unrun_text(h, unrun, sizeof unrun), h->nfails, candidates, shrinks,
            candidates > shrinks && status != 130 ? " (--max-shrinks)" : "",
            status == 130 ? " (interrupted)" : "");
     return status == 130 ? 130 : 1;

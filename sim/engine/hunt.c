@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "faults/fault.h"
 #include "protocols/policy.h"
 #include "protocols/protocol.h"
 #include "sim/engine/hunt.h"
@@ -187,6 +188,27 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
     return k;
 }
 
+unsigned hunt_drawable_kinds(const scenario *s)
+{
+    unsigned k = hunt_kinds(s->steps, s->nsteps, INT64_MIN, INT64_MAX);
+    if (s->nemesis && s->nemesis_any) return k | HUNT_LINE_KINDS;
+    for (int b = 0; s->nemesis && b < SCN_NEM_COUNT; b++) {
+        if (!(s->nemesis_kinds & (1 << b))) continue;
+        k |= (1 << b) == SCN_NEM_FAIL_REPLY ? HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | HUNT_KIND_FAIL_RENEW
+                                            : 1u << b;
+    }
+    return k;
+}
+
+unsigned hunt_seed_kinds(const scenario *base, uint64_t seed)
+{
+    char desc[512];
+    scenario *c = fault_swarm_draw(base, seed, desc, sizeof desc);
+    unsigned k = hunt_drawable_kinds(c);
+    fault_swarm_free(c);
+    return k;
+}
+
 int hunt_keeps_kinds(const scenario *cand, const shrink_failure *got, void *kinds)
 {
     unsigned want = *(const unsigned *)kinds & HUNT_LINE_KINDS;
@@ -246,6 +268,11 @@ static unsigned cause_kinds(unsigned cause)
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
+    /* The runs of a draw have no fault kind it lacks: what --want's
+     * skipped seeds rely on. */
+    sim_assert(((hunt_kinds(r->s->steps, r->s->nsteps, INT64_MIN, INT64_MAX) |
+                 hunt_kinds(r->generated, r->ngenerated, INT64_MIN, INT64_MAX)) &
+                ~hunt_drawable_kinds(r->s)) == 0);
     if (!shrink_classify(r, &f)) return 0;
     sig->inv = f.inv;
     sig->invs = f.invs;

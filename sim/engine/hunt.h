@@ -90,6 +90,15 @@ unsigned hunt_kind_of(const scn_step *st);
 /* The kinds of the lines of v[0..n) that start in [from_us, to_us]. */
 unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
 
+/* The line kinds (HUNT_LINE_KINDS) a run of the drawn scenario s can
+ * have: its own lines', and with its nemesis the kinds of the lines each
+ * of its nemesis kinds writes (faults/nemesis.c: a fail-reply may fail an
+ * acquire, an unlock or a renewal). A seed whose draw lacks a line kind of
+ * a wanted signature can never have room for it: --want skips it unrun. */
+unsigned hunt_drawable_kinds(const scenario *s);
+/* hunt_drawable_kinds of what swarm testing draws from base for seed. */
+unsigned hunt_seed_kinds(const scenario *base, uint64_t seed);
+
 /* A shrink admit callback (shrink_admit_fn) for a hunt with --want:
  * 1 when cand has a fault line of each line kind of *(const unsigned *)
  * kinds (HUNT_LINE_KINDS: the other bits, such as HUNT_KIND_LEASE_EXPIRY,

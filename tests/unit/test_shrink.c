@@ -2,8 +2,9 @@
  * it (sim/engine/hunt.c): an unlock step is never kept without the lock it
  * releases, or the release it repeats, nor a lock without its unlock; an admit callback keeps the fault
  * kinds a hunt wants (before the first violation), and refused candidates
- * are not run. */
+ * are not run; a draw's runs have no fault kind the draw lacks. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/engine/hunt.h"
@@ -142,6 +143,50 @@ START_TEST(keeps_kinds_reads_lines_before_the_violation_or_a_nemesis)
 }
 END_TEST
 
+/* What a draw can run (hunt_drawable_kinds), which --want's skipped seeds
+ * rely on: a scenario's own lines, and its nemesis kinds (a fail-reply
+ * any of the three commands); and over the seeds of a hunt's base, every
+ * run's lines within its draw's, some draws without drop-reply (what is
+ * skipped) and some with it. */
+START_TEST(drawable_kinds_hold_every_line_a_run_has)
+{
+    scenario s;
+    load(two_faults, &s);
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), SCN_NEM_PAUSE | SCN_NEM_PARTITION);
+    s.nemesis = 1, s.nemesis_kinds = SCN_NEM_FAIL_REPLY | SCN_NEM_DELAY;
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), SCN_NEM_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY |
+                                                   HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | HUNT_KIND_FAIL_RENEW);
+    s.nemesis_any = 1;
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), HUNT_LINE_KINDS);
+    scn_free(&s);
+
+    scn_error err;
+    char *text = hunt_template("redisson.lock", &err);
+    ck_assert_ptr_nonnull(text);
+    load(text, &s);
+    free(text);
+    int with = 0, without = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        unsigned can = hunt_seed_kinds(&s, seed);
+        with += (can & SCN_NEM_DROP_REPLY) != 0;
+        without += (can & SCN_NEM_DROP_REPLY) == 0;
+        history h;
+        run_result r;
+        run_opts o = {.swarm = 1};
+        hist_init(&h);
+        ck_assert_int_eq(run_scenario(&s, seed, &o, &r, &h, &err), 0);
+        unsigned ran = hunt_kinds(r.generated, r.ngenerated, INT64_MIN, INT64_MAX);
+        ck_assert_uint_eq(hunt_drawable_kinds(r.s), can);
+        ck_assert_msg(!(ran & ~can), "seed %llu ran kinds %#x beyond its draw's %#x", (unsigned long long)seed, ran, can);
+        run_result_free(&r);
+        hist_free(&h);
+    }
+    ck_assert_int_gt(with, 0);
+    ck_assert_int_gt(without, 0);
+    scn_free(&s);
+}
+END_TEST
+
 Suite *shrink_suite(void)
 {
     Suite *s = suite_create("shrink");
@@ -151,6 +196,7 @@ Suite *shrink_suite(void)
     tcase_add_test(t, ddmin_keeps_the_first_fault_that_is_enough);
     tcase_add_test(t, an_admit_callback_keeps_the_wanted_kinds);
     tcase_add_test(t, keeps_kinds_reads_lines_before_the_violation_or_a_nemesis);
+    tcase_add_test(t, drawable_kinds_hold_every_line_a_run_has);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
     return s;
