@@ -63,15 +63,15 @@ typedef struct hunt {
     const hunt_args *a;
     scenario base;
     const hunt_sig *want; /* --want: the signature hunted (its fault kinds kept by every shrink) */
-    unsigned want_lines; /* --want: its fault line kinds (HUNT_LINE_KINDS): a seed must be able to draw each */
+    unsigned want_drawn; /* --want: its kinds a draw decides (HUNT_DRAWN_KINDS): a seed must be able to draw each */
     uint64_t chunk0;     /* the first seed of the chunk running */
     failure *fails;
     size_t nfails, cap;
     uint64_t runs;
-    uint64_t unrun;      /* --want: seeds not run, as their draw lacks a wanted line kind */
+    uint64_t unrun;      /* --want: seeds not run, as their draw lacks a wanted kind */
 } hunt;
 
-/* The record of a seed not run (want_lines). */
+/* The record of a seed not run (want_drawn). */
 #define UNRUN "-"
 
 
@@ -163,10 +163,10 @@ static void run_seed(void *arg, size_t k, pool_result *res)
     run_result r;
     scn_error err;
     run_opts o = {.swarm = 1};
-    /* A run can only have the fault kinds its draw has (hunt_run_sig
-     * asserts it): without one that the wanted signature needs, the seed
-     * is no candidate, whatever it does. */
-    if (h->want_lines && (h->want_lines & ~hunt_seed_kinds(&h->base, seed))) {
+    /* A run can only have the kinds its draw has (fault kinds, the async
+     * API, siblings: hunt_run_sig asserts it): without one that the
+     * wanted signature needs, the seed is no candidate, whatever it does. */
+    if (h->want_drawn && (h->want_drawn & ~hunt_seed_kinds(&h->base, seed))) {
         res->rec = sim_xmemdup(UNRUN, strlen(UNRUN));
         res->rec_len = strlen(UNRUN);
         return;
@@ -523,11 +523,11 @@ static int hunt_all(hunt *h)
     return status ? status : h->nfails ? 1 : 0;
 }
 
-/* ", N seeds skipped: no wanted fault kind drawn", or "". */
+/* ", N seeds skipped: drawn without a wanted kind", or "". */
 static const char *unrun_text(const hunt *h, char *buf, size_t cap)
 {
     if (h->unrun == 0) return "";
-    snprintf(buf, cap, ", %llu seed%s skipped: no wanted fault kind drawn", (unsigned long long)h->unrun,
+    snprintf(buf, cap, ", %llu seed%s skipped: drawn without a wanted kind", (unsigned long long)h->unrun,
              h->unrun == 1 ? "" : "s");
     return buf;
 }
@@ -562,7 +562,7 @@ static int hunt_want(hunt *h)
     h->base.liveness_bound_us = want.liveness_bound_us;
     h->base.starvation_bound = want.starvation_bound;
     h->want = &target;
-    h->want_lines = target.kinds & HUNT_LINE_KINDS;
+    h->want_drawn = target.kinds & HUNT_DRAWN_KINDS;
     char sig[256];
     hunt_sig_text(&target, sig, sizeof sig);
     printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,

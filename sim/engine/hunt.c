@@ -190,7 +190,11 @@ unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us)
 
 unsigned hunt_drawable_kinds(const scenario *s)
 {
-    unsigned k = hunt_kinds(s->steps, s->nsteps, INT64_MIN, INT64_MAX);
+    unsigned k = hunt_kinds(s->steps, s->nsteps, INT64_MIN, INT64_MAX) | (HUNT_ALL_KINDS & ~HUNT_DRAWN_KINDS);
+    /* Steps name their own threads, API and operations: any wait. */
+    if (s->async || s->nsteps > 0) k |= HUNT_KIND_ASYNC_WAIT | HUNT_KIND_LATE_LISTENER;
+    if (s->threads >= 2 || s->nsteps > 0) k |= HUNT_KIND_SIBLING | HUNT_KIND_MIXED_N;
+    if (s->addpermits_ppm > 0 || s->nsteps > 0) k |= HUNT_KIND_ADDED | HUNT_KIND_ADD_RESENT;
     if (s->nemesis && s->nemesis_any) return k | HUNT_LINE_KINDS;
     for (int b = 0; s->nemesis && b < SCN_NEM_COUNT; b++) {
         if (!(s->nemesis_kinds & (1 << b))) continue;
@@ -268,11 +272,11 @@ static unsigned cause_kinds(unsigned cause)
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
-    /* The runs of a draw have no fault kind it lacks: what --want's
-     * skipped seeds rely on. */
+    /* The runs of a draw have no kind it lacks: what --want's skipped
+     * seeds rely on. */
+    unsigned can = hunt_drawable_kinds(r->s);
     sim_assert(((hunt_kinds(r->s->steps, r->s->nsteps, INT64_MIN, INT64_MAX) |
-                 hunt_kinds(r->generated, r->ngenerated, INT64_MIN, INT64_MAX)) &
-                ~hunt_drawable_kinds(r->s)) == 0);
+                 hunt_kinds(r->generated, r->ngenerated, INT64_MIN, INT64_MAX)) & ~can) == 0);
     if (!shrink_classify(r, &f)) return 0;
     sig->inv = f.inv;
     sig->invs = f.invs;
@@ -285,6 +289,7 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
                  cause_kinds(f.cause | f.causes);
     sig->held = 0;
+    sim_assert((sig->kinds & ~can) == 0);
     return 1;
 }
 

@@ -57,6 +57,13 @@
  * on a reply timeout (CHECK_CAUSE_ADD_RESENT): not a resent release. */
 #define HUNT_KIND_ADD_RESENT (1u << (SCN_NEM_COUNT + 14))
 #define HUNT_KINDS (SCN_NEM_COUNT + 15)
+#define HUNT_ALL_KINDS ((1u << HUNT_KINDS) - 1)
+/* The kinds a seed's draw decides: its fault lines', and the waits and
+ * causes its workload allows (an async wait needs the async API, a
+ * sibling two threads, an add-permits cause an addPermits share). */
+#define HUNT_DRAWN_KINDS \
+    (HUNT_LINE_KINDS | HUNT_KIND_ASYNC_WAIT | HUNT_KIND_LATE_LISTENER | HUNT_KIND_SIBLING | HUNT_KIND_MIXED_N | \
+     HUNT_KIND_ADDED | HUNT_KIND_ADD_RESENT)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */
@@ -90,10 +97,11 @@ unsigned hunt_kind_of(const scn_step *st);
 /* The kinds of the lines of v[0..n) that start in [from_us, to_us]. */
 unsigned hunt_kinds(const scn_step *v, size_t n, int64_t from_us, int64_t to_us);
 
-/* The line kinds (HUNT_LINE_KINDS) a run of the drawn scenario s can
- * have: its own lines', and with its nemesis the kinds of the lines each
- * of its nemesis kinds writes (faults/nemesis.c: a fail-reply may fail an
- * acquire, an unlock or a renewal). A seed whose draw lacks a line kind of
+/* The kinds a run of the drawn scenario s can have: its own lines', with
+ * its nemesis the kinds of the lines each of its nemesis kinds writes
+ * (faults/nemesis.c: a fail-reply may fail an acquire, an unlock or a
+ * renewal), the waits and causes its workload allows (HUNT_DRAWN_KINDS),
+ * and every kind a draw does not decide. A seed whose draw lacks a kind of
  * a wanted signature can never have room for it: --want skips it unrun. */
 unsigned hunt_drawable_kinds(const scenario *s);
 /* hunt_drawable_kinds of what swarm testing draws from base for seed. */

@@ -152,38 +152,58 @@ START_TEST(drawable_kinds_hold_every_line_a_run_has)
 {
     scenario s;
     load(two_faults, &s);
-    ck_assert_uint_eq(hunt_drawable_kinds(&s), SCN_NEM_PAUSE | SCN_NEM_PARTITION);
+    unsigned shapes = HUNT_DRAWN_KINDS & ~HUNT_LINE_KINDS, undecided = HUNT_ALL_KINDS & ~HUNT_DRAWN_KINDS;
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), SCN_NEM_PAUSE | SCN_NEM_PARTITION | shapes | undecided);
     s.nemesis = 1, s.nemesis_kinds = SCN_NEM_FAIL_REPLY | SCN_NEM_DELAY;
-    ck_assert_uint_eq(hunt_drawable_kinds(&s), SCN_NEM_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY |
+    ck_assert_uint_eq(hunt_drawable_kinds(&s) & HUNT_LINE_KINDS, SCN_NEM_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY |
                                                    HUNT_KIND_FAIL_ACQUIRE | HUNT_KIND_FAIL_UNLOCK | HUNT_KIND_FAIL_RENEW);
     s.nemesis_any = 1;
-    ck_assert_uint_eq(hunt_drawable_kinds(&s), HUNT_LINE_KINDS);
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), HUNT_ALL_KINDS);
+    scn_free(&s);
+    /* Without steps the workload decides: one thread has no sibling, the
+     * sync API no async wait, no addPermits share no add-permits cause. */
+    load("[scenario]\nduration = 1s\n[protocol]\nname = redisson.semaphore\npermits = 2\n[clients]\ncount = 2\n", &s);
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided);
+    s.threads = 2;
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided | HUNT_KIND_SIBLING | HUNT_KIND_MIXED_N);
+    s.threads = 1, s.async = 1;
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided | HUNT_KIND_ASYNC_WAIT | HUNT_KIND_LATE_LISTENER);
+    s.async = 0, s.addpermits_ppm = 200000;
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided | HUNT_KIND_ADDED | HUNT_KIND_ADD_RESENT);
     scn_free(&s);
 
     scn_error err;
-    char *text = hunt_template("redisson.lock", &err);
-    ck_assert_ptr_nonnull(text);
-    load(text, &s);
-    free(text);
     int with = 0, without = 0;
-    for (uint64_t seed = 1; seed <= 24; seed++) {
-        unsigned can = hunt_seed_kinds(&s, seed);
-        with += (can & SCN_NEM_DROP_REPLY) != 0;
-        without += (can & SCN_NEM_DROP_REPLY) == 0;
-        history h;
-        run_result r;
-        run_opts o = {.swarm = 1};
-        hist_init(&h);
-        ck_assert_int_eq(run_scenario(&s, seed, &o, &r, &h, &err), 0);
-        unsigned ran = hunt_kinds(r.generated, r.ngenerated, INT64_MIN, INT64_MAX);
-        ck_assert_uint_eq(hunt_drawable_kinds(r.s), can);
-        ck_assert_msg(!(ran & ~can), "seed %llu ran kinds %#x beyond its draw's %#x", (unsigned long long)seed, ran, can);
-        run_result_free(&r);
-        hist_free(&h);
+    static const char *const protos[] = {"redisson.lock", "redisson.semaphore", "redisson.latch"};
+    for (size_t p = 0; p < sizeof protos / sizeof protos[0]; p++) {
+        char *text = hunt_template(protos[p], &err);
+        ck_assert_ptr_nonnull(text);
+        load(text, &s);
+        free(text);
+        for (uint64_t seed = 1; seed <= 16; seed++) {
+            unsigned can = hunt_seed_kinds(&s, seed);
+            with += (can & SCN_NEM_DROP_REPLY) != 0;
+            without += (can & SCN_NEM_DROP_REPLY) == 0;
+            history h;
+            run_result r;
+            run_opts o = {.swarm = 1};
+            hunt_sig sig = {0};
+            hist_init(&h);
+            ck_assert_int_eq(run_scenario(&s, seed, &o, &r, &h, &err), 0);
+            unsigned ran = hunt_kinds(r.generated, r.ngenerated, INT64_MIN, INT64_MAX);
+            ck_assert_uint_eq(hunt_drawable_kinds(r.s), can);
+            ck_assert_msg(!(ran & ~can), "%s seed %llu ran kinds %#x beyond its draw's %#x", protos[p],
+                          (unsigned long long)seed, ran, can);
+            if (hunt_run_sig(&r, &sig)) /* a failure's waits and causes too */
+                ck_assert_msg(!(sig.kinds & ~can), "%s seed %llu failed with kinds %#x beyond its draw's %#x",
+                              protos[p], (unsigned long long)seed, sig.kinds, can);
+            run_result_free(&r);
+            hist_free(&h);
+        }
+        scn_free(&s);
     }
     ck_assert_int_gt(with, 0);
     ck_assert_int_gt(without, 0);
-    scn_free(&s);
 }
 END_TEST
 
