@@ -353,6 +353,24 @@ assert v["detail"].startswith("c1.t1 (holding since 42.621642s) and c2.t1"), v["
 assert any(e.endswith("store: lock held by c1.t1 (count 1, expires 48.379s)") for e in v["events"]), v["events"]' ||
     fail "spring-lockregistry@6.4 seed 1843 shrunk: the store does not name c1.t1 as the holder whose lease ran out"
 echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not the 5.5 unlock; the store names the acquiring thread"
+# Expirable semaphore 3.16.4 seed 48134 (today's base): lost replies broke
+# liveness first; later a holder blocked in a re-entry past its permit's
+# 2 s lease let threads hold 4 of 3 permits. A lease that ran out, not the
+# permit the 3.16.3 resent acquire loses: the permits over the count mark
+# the run lease-expiry as two holders do, whichever violation came first
+# (a 100,000-seed hunt of 3.16.4 took it for the 3.16.3 bug before).
+"$bin" hunt redisson.expirable-semaphore@3.16.4 --print-base > "$tmp/es3164.scn"
+"$bin" run "$tmp/es3164.scn" --seed 48134 --json | python3 -c 'import json,sys
+d=json.loads(sys.stdin.readline())
+v=[v for v in d["violations"] if v["invariant"] == "permits"]
+first = min(d["violations"], key=lambda x: x["at_ms"])
+assert first["invariant"] == "liveness" and v and " permits of lock, which has " in v[0]["detail"], d["violations"]' ||
+    fail "redisson.expirable-semaphore@3.16.4 seed 48134 no longer breaks liveness, then permits over the count: the test below tests nothing"
+"$bin" hunt redisson.expirable-semaphore@3.16.4 --want scenarios/known-bugs/expirable-semaphore-acquire-resent-3.16.3.scn \
+    --seeds 48134..48134 --out "$tmp/x5" > "$tmp/x5.out"
+grep -q '^not found in seeds 48134..48134: 1 runs, 1 failed, 0 with room' "$tmp/x5.out" ||
+    fail "redisson.expirable-semaphore@3.16.4 seed 48134 (a lease ran out under a re-entry) taken for the 3.16.3 resent acquire: $(cat "$tmp/x5.out")"
+echo "ok   expirable semaphore 3.16.4 seed 48134: permits over the count as a lease ran out, not the 3.16.3 resent acquire"
 
 # until_or_gone PID CMD...: polls CMD (every 50 ms, up to 5 minutes) until it
 # succeeds or process PID is gone.

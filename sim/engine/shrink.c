@@ -75,9 +75,13 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     /* Two holders because the first one's lease ran out mark the run,
      * whichever violation came first: a delay that breaks liveness before
      * a lease runs out under its holder does not make that the lock's
-     * own mutual-exclusion bug. */
+     * own mutual-exclusion bug. So do permits held over the count because
+     * a holder's lease ran out (an expirable semaphore's holder blocked
+     * in a re-entry past its lease): not a permit the store lost. */
     const check_violation *two = earliest(r, exp_any, SCN_INV_MUTEX);
     if (two != NULL) f->causes |= two->cause & CHECK_CAUSE_LEASE_RAN_OUT;
+    const check_violation *over = earliest(r, exp_any, SCN_INV_PERMITS);
+    if (over != NULL) f->causes |= over->cause & CHECK_CAUSE_LEASE_RAN_OUT;
     f->inv = (int)v->inv;
     f->at_us = v->t_us;
     f->cause = v->cause;

@@ -30,8 +30,9 @@ typedef struct shrink_failure {
     char expect[256];
     int64_t at_us; /* the first violation of inv (-1: none) */
     unsigned cause; /* its CHECK_CAUSE_* bits: a candidate must fail by the same cause */
-    unsigned causes; /* the SHRINK_RUN_CAUSES of any violation, and the first two holders'
-                        CHECK_CAUSE_LEASE_RAN_OUT: a candidate must share them */
+    unsigned causes; /* the SHRINK_RUN_CAUSES of any violation, and the CHECK_CAUSE_LEASE_RAN_OUT of
+                        the first two holders and of the first permits over the count: a candidate
+                        must share them */
     unsigned invs; /* every invariant violated (bit i: scn_invariant i) */
     unsigned keep; /* wanted: a candidate fails the same way only if it breaks these too */
 } shrink_failure;
