@@ -2,7 +2,8 @@
  * it (sim/engine/hunt.c): an unlock step is never kept without the lock it
  * releases, or the release it repeats, nor a lock without its unlock; an admit callback keeps the fault
  * kinds a hunt wants (before the first violation), and refused candidates
- * are not run; a draw's runs have no fault kind the draw lacks. */
+ * are not run; a draw's runs have no kind the draw lacks; a lease that ran
+ * out marks a run whichever violation came first. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,37 @@ START_TEST(drawable_kinds_hold_every_line_a_run_has)
 }
 END_TEST
 
+/* A run's lease cause: the first two holders' and the first permits over
+ * the count's mark it whichever violation came first (a liveness break
+ * under lost replies, then a holder blocked past its permit's lease), and
+ * a later violation's does not. */
+START_TEST(a_lease_that_ran_out_marks_the_run)
+{
+    scenario s = {0};
+    for (int i = 0; i < SCN_INV_COUNT; i++) s.expect[i] = SCN_EXPECT_ANY;
+    check_violation v[3] = {
+        {.inv = SCN_INV_LIVENESS, .t_us = SIM_SEC(15)},
+        {.inv = SCN_INV_PERMITS, .t_us = SIM_SEC(29), .cause = CHECK_CAUSE_LEASE_RAN_OUT},
+        {.inv = SCN_INV_PERMITS, .t_us = SIM_SEC(40)},
+    };
+    run_result r = {.s = &s, .expectations_met = 1, .checks = {.v = v, .nv = 3}};
+    shrink_failure f;
+    ck_assert(shrink_classify(&r, &f));
+    ck_assert_int_eq(f.inv, SCN_INV_LIVENESS);
+    ck_assert_uint_eq(f.causes & CHECK_CAUSE_LEASE_RAN_OUT, CHECK_CAUSE_LEASE_RAN_OUT);
+    v[1].cause = 0, v[2].cause = CHECK_CAUSE_LEASE_RAN_OUT; /* not the first permits violation's */
+    ck_assert(shrink_classify(&r, &f));
+    ck_assert_uint_eq(f.causes & CHECK_CAUSE_LEASE_RAN_OUT, 0);
+    v[1].inv = v[2].inv = SCN_INV_MUTEX, v[1].cause = CHECK_CAUSE_LEASE_RAN_OUT;
+    ck_assert(shrink_classify(&r, &f));
+    ck_assert_uint_eq(f.causes & CHECK_CAUSE_LEASE_RAN_OUT, CHECK_CAUSE_LEASE_RAN_OUT);
+    hunt_sig sig;
+    r.virtual_us = SIM_SEC(60);
+    ck_assert(hunt_run_sig(&r, &sig));
+    ck_assert_uint_eq(sig.kinds, HUNT_KIND_LEASE_EXPIRY);
+}
+END_TEST
+
 Suite *shrink_suite(void)
 {
     Suite *s = suite_create("shrink");
@@ -217,6 +249,7 @@ Suite *shrink_suite(void)
     tcase_add_test(t, an_admit_callback_keeps_the_wanted_kinds);
     tcase_add_test(t, keeps_kinds_reads_lines_before_the_violation_or_a_nemesis);
     tcase_add_test(t, drawable_kinds_hold_every_line_a_run_has);
+    tcase_add_test(t, a_lease_that_ran_out_marks_the_run);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
     return s;
