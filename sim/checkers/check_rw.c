@@ -5,7 +5,9 @@
  * excludes every other thread's hold, read or write, at the same true
  * time; read holds share; a thread's own holds never conflict (write then
  * read is Redisson's downgrade). A conflict is reported once per pair,
- * when the second hold starts. */
+ * when the second hold starts, and says whether the hold already there was
+ * a write (CHECK_CAUSE_OVER_WRITE): a write lock lost under its holder is
+ * another bug than a read hold cut short. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,13 +33,14 @@ void check_rw_exclusion(const history *h, const check_holds *hs, const check_inp
         for (size_t j = 0; j < x->npeers; j++) {
             const check_span *o = &holds->v[hs->peers[x->peers + j]];
             if (check_same_thread(o, x) || (!writes(x) && !writes(o))) continue;
-            check_violate(r, SCN_INV_RW_EXCLUSION, x->from_us, x->from_k,
+            check_violation *v = check_violate(r, SCN_INV_RW_EXCLUSION, x->from_us, x->from_k,
                           "c%d.t%d (holding %s since %lld.%06llds) and c%d.t%d (acquired %s at "
                           "%lld.%06llds) both hold %s",
                           o->client, o->thread, side(o), (long long)(o->from_us / 1000000),
                           (long long)(o->from_us % 1000000), x->client, x->thread, side(x),
                           (long long)(x->from_us / 1000000), (long long)(x->from_us % 1000000),
                           in->names[x->lock]);
+            if (v != NULL && writes(o)) v->cause |= CHECK_CAUSE_OVER_WRITE;
         }
     }
 }

@@ -44,6 +44,9 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
 #define CHECK_CAUSE_ADD_RESENT 512u /* permits over the bound, created or lost after an
                                        addPermits was resent on a reply timeout (its
                                        script is not idempotent: it may run twice) */
+#define CHECK_CAUSE_OVER_WRITE 1024u /* read/write exclusion: the hold already there was
+                                        a write (a write lock lost under its holder), not
+                                        a read one cut short */
 
 typedef struct check_violation {
     scn_invariant inv;

@@ -260,14 +260,15 @@ static unsigned cause_kinds(unsigned cause)
            ((cause & CHECK_CAUSE_FAILED_OP) ? HUNT_KIND_FAILED_OP : 0) |
            ((cause & CHECK_CAUSE_ADDED) ? HUNT_KIND_ADDED : 0) |
            ((cause & CHECK_CAUSE_LATE_LISTENER) ? HUNT_KIND_LATE_LISTENER : 0) |
-           ((cause & CHECK_CAUSE_ADD_RESENT) ? HUNT_KIND_ADD_RESENT : 0);
+           ((cause & CHECK_CAUSE_ADD_RESENT) ? HUNT_KIND_ADD_RESENT : 0) |
+           ((cause & CHECK_CAUSE_OVER_WRITE) ? HUNT_KIND_OVER_WRITE : 0);
 }
 
 /* The kinds a run and a target must share exactly: how the violation came
  * about, not a fault other faults may come with. */
 #define CAUSE_KINDS \
     (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP | HUNT_KIND_ADDED | \
-     HUNT_KIND_LATE_LISTENER | HUNT_KIND_ADD_RESENT)
+     HUNT_KIND_LATE_LISTENER | HUNT_KIND_ADD_RESENT | HUNT_KIND_OVER_WRITE)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -341,7 +342,7 @@ static size_t shape_text(unsigned kinds, char *buf, size_t cap)
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
 {
     size_t n = 0;
-    unsigned faults = s->kinds & ~HUNT_SHAPES;
+    unsigned faults = s->kinds & ~(HUNT_SHAPES | HUNT_KIND_OVER_WRITE);
     if (s->invs == 0) n = (size_t)snprintf(buf, cap, "an expectation");
     for (int i = 0; i < SCN_INV_COUNT && n < cap; i++) /* the first broken first */
         if (i == s->inv && (s->invs & (1u << i))) n += (size_t)snprintf(buf + n, cap - n, "%s", scn_invariant_name((scn_invariant)i));
@@ -349,6 +350,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
         if (i != s->inv && (s->invs & (1u << i)))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "+" : "", scn_invariant_name((scn_invariant)i));
     if (n < cap) n += shape_text(s->kinds, buf + n, cap - n);
+    if ((s->kinds & HUNT_KIND_OVER_WRITE) && n < cap) n += (size_t)snprintf(buf + n, cap - n, " over a write hold");
     if (faults == 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (no fault)");
     if (faults != 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
@@ -356,7 +358,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
                                            "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
                                            "failed-op", "add-permits", "late-listener",
-                                           "add-resent"};
+                                           "add-resent", NULL /* over a write hold */};
         _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);

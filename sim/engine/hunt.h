@@ -56,7 +56,12 @@
 /* Permits over the bound, created or lost after an addPermits was resent
  * on a reply timeout (CHECK_CAUSE_ADD_RESENT): not a resent release. */
 #define HUNT_KIND_ADD_RESENT (1u << (SCN_NEM_COUNT + 14))
-#define HUNT_KINDS (SCN_NEM_COUNT + 15)
+/* Read/write exclusion broken over a write hold (CHECK_CAUSE_OVER_WRITE),
+ * not over a read one: a write lock lost under its holder (its watchdog
+ * stopped by a read unlock) and a long reader cut short by a short
+ * reader's lease are two bugs, after the same faults. */
+#define HUNT_KIND_OVER_WRITE (1u << (SCN_NEM_COUNT + 15))
+#define HUNT_KINDS (SCN_NEM_COUNT + 16)
 #define HUNT_ALL_KINDS ((1u << HUNT_KINDS) - 1)
 /* The kinds a seed's draw decides: its fault lines', and the waits and
  * causes its workload allows (an async wait needs the async API, a

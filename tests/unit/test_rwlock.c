@@ -1,6 +1,6 @@
 /* test_rwlock.c — the read/write lock: the rw-exclusion checker on
- * hand-made histories (readers share, a writer excludes, a thread's own
- * downgrade is fine, a crash ends a hold), and the rw scripts on the fake
+ * hand-made histories (readers share, a writer excludes, a break over a
+ * write hold says so, a thread's own downgrade is fine, a crash ends a hold), and the rw scripts on the fake
  * (downgrade, no upgrade, write reentry adds the lease, read unlock keeps
  * the longest remaining read timeout). */
 #include <string.h>
@@ -71,6 +71,28 @@ START_TEST(rw_writer_beside_reader_or_writer_is_violated)
     ev(&h, 20, HIST_OK, HOP_ACQUIRE, 2, R); /* a reader beside the writer */
     ck_assert_int_eq(judge(&h, &nv), CHECK_VIOLATED);
     ck_assert_uint_eq(nv, 1);
+}
+END_TEST
+
+/* The causes of each rw-exclusion violation, in order: one over a write
+ * hold says so (a write lock lost under its holder), one over a read hold
+ * does not (a reader cut short). */
+START_TEST(rw_over_a_write_hold_is_a_cause)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    ev(&h, 10, HIST_OK, HOP_ACQUIRE, 1, W);
+    ev(&h, 20, HIST_OK, HOP_ACQUIRE, 2, R); /* a reader over c1's write */
+    ev(&h, 25, HIST_INVOKE, HOP_RELEASE, 1, W);
+    ev(&h, 30, HIST_OK, HOP_ACQUIRE, 3, W); /* a writer over c2's read */
+    check_result_init(&r);
+    check_all(&h, &(check_input){.nlocks = 1, .names = names}, CHECK_INV(SCN_INV_RW_EXCLUSION), &r);
+    ck_assert_uint_eq(r.nv, 2);
+    ck_assert_uint_eq(r.v[0].cause & CHECK_CAUSE_OVER_WRITE, CHECK_CAUSE_OVER_WRITE);
+    ck_assert_uint_eq(r.v[1].cause & CHECK_CAUSE_OVER_WRITE, 0);
+    check_result_free(&r);
+    hist_free(&h);
 }
 END_TEST
 
@@ -209,6 +231,7 @@ Suite *rwlock_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, rw_readers_share_writers_wait);
     tcase_add_test(core, rw_writer_beside_reader_or_writer_is_violated);
+    tcase_add_test(core, rw_over_a_write_hold_is_a_cause);
     tcase_add_test(core, rw_downgrade_reentry_and_crash);
     tcase_add_test(core, rw_liveness_read_mode_is_free_for_readers);
     tcase_add_test(core, rw_scripts_downgrade_no_upgrade);
