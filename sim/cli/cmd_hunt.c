@@ -63,7 +63,6 @@ typedef struct hunt {
     const hunt_args *a;
     scenario base;
     const hunt_sig *want; /* --want: the signature hunted (its fault kinds kept by every shrink) */
-    unsigned want_drawn; /* --want: its kinds a draw decides (HUNT_DRAWN_KINDS): a seed must be able to draw each */
     uint64_t chunk0;     /* the first seed of the chunk running */
     failure *fails;
     size_t nfails, cap;
@@ -71,9 +70,8 @@ typedef struct hunt {
     uint64_t unrun;      /* --want: seeds not run, as their draw lacks a wanted kind */
 } hunt;
 
-/* The record of a seed not run (want_drawn). */
+/* The record of a seed not run: its draw lacks a kind --want needs. */
 #define UNRUN "-"
-
 
 static int usage(const char *fmt, const char *v)
 {
@@ -166,7 +164,8 @@ static void run_seed(void *arg, size_t k, pool_result *res)
     /* A run can only have the kinds its draw has (fault kinds, the async
      * API, siblings: hunt_run_sig asserts it): without one that the
      * wanted signature needs, the seed is no candidate, whatever it does. */
-    if (h->want_drawn && (h->want_drawn & ~hunt_seed_kinds(&h->base, seed))) {
+    unsigned need = h->want ? h->want->kinds & HUNT_DRAWN_KINDS : 0;
+    if (need && (need & ~hunt_seed_kinds(&h->base, seed))) {
         res->rec = sim_xmemdup(UNRUN, strlen(UNRUN));
         res->rec_len = strlen(UNRUN);
         return;
@@ -562,7 +561,6 @@ static int hunt_want(hunt *h)
     h->base.liveness_bound_us = want.liveness_bound_us;
     h->base.starvation_bound = want.starvation_bound;
     h->want = &target;
-    h->want_drawn = target.kinds & HUNT_DRAWN_KINDS;
     char sig[256];
     hunt_sig_text(&target, sig, sizeof sig);
     printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,

@@ -78,10 +78,11 @@ int shrink_classify(const run_result *r, shrink_failure *f)
      * own mutual-exclusion bug. So do permits held over the count because
      * a holder's lease ran out (an expirable semaphore's holder blocked
      * in a re-entry past its lease): not a permit the store lost. */
-    const check_violation *two = earliest(r, exp_any, SCN_INV_MUTEX);
-    if (two != NULL) f->causes |= two->cause & CHECK_CAUSE_LEASE_RAN_OUT;
-    const check_violation *over = earliest(r, exp_any, SCN_INV_PERMITS);
-    if (over != NULL) f->causes |= over->cause & CHECK_CAUSE_LEASE_RAN_OUT;
+    static const scn_invariant lapsed[] = {SCN_INV_MUTEX, SCN_INV_PERMITS};
+    for (size_t i = 0; i < sizeof lapsed / sizeof lapsed[0]; i++) {
+        const check_violation *first = earliest(r, exp_any, (int)lapsed[i]);
+        if (first != NULL) f->causes |= first->cause & CHECK_CAUSE_LEASE_RAN_OUT;
+    }
     f->inv = (int)v->inv;
     f->at_us = v->t_us;
     f->cause = v->cause;
