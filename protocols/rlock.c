@@ -188,6 +188,7 @@ typedef struct acq_op {
     int64_t rem_ms, mark_ms;
     char lname[64];
     int nosync_retries; /* RETRY-NOSYNC attempts so far */
+    int parked;         /* lock() waits with no timeout (a negative TTL) */
 } acq_op;
 
 static int uses_watchdog(const rlock_cfg *c, int64_t lease_ms)
@@ -248,9 +249,12 @@ static void acquired(acq_op *op)
 
 static void on_wait(cl_proc *p, void *ud, int got)
 {
-    (void)p;
     (void)got;
     acq_op *op = ud;
+    if (op->parked) {
+        op->parked = 0;
+        cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, 0, 0, NULL);
+    }
     if (op->wait_ms >= 0 && charge(op)) {
         acq_failed(op);
         return;
@@ -373,6 +377,10 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     int64_t wait_us;
     if (op->wait_ms >= 0) wait_us = SIM_MS(ttl >= 0 && ttl < op->rem_ms ? ttl : op->rem_ms);
     else wait_us = ttl >= 0 ? SIM_MS(ttl) : -1;
+    if (wait_us < 0) { /* only a message ends it: the checkers tell such a waiter */
+        op->parked = 1;
+        cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, 1, 0, NULL);
+    }
     cl_sub_wait(p, op->base.sub, wait_us, on_wait, op);
 }
 

@@ -4,7 +4,9 @@
  * command (holder and expiry); between two observations a lock is free
  * from the later of the observation and the holder's expiry. For a
  * read/write lock, a reader's wait also counts while the store is in read
- * mode (it could join at once). */
+ * mode (it could join at once). A waiter that was waiting with no timeout
+ * when the bound ran out (HOP_PARK) is told (CHECK_CAUSE_PARKED): only a
+ * message could have woken it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +81,23 @@ static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int re
     return fp;
 }
 
+/* Was the acquire invoked at e waiting with no timeout at t? parks: the
+ * indexes of hi's HOP_PARK events (few: only lock() answered a negative
+ * TTL parks), in history order. */
+static int parked_at(const history *hi, const size_t *parks, size_t nparks, const hist_event *e, int64_t t)
+{
+    int parked = 0;
+    for (size_t i = 0; i < nparks; i++) {
+        const hist_event *x = &hi->ev[parks[i]];
+        if (x->t_us > t) break;
+        if (x->t_us < e->t_us || x->client != e->client || x->inc != e->inc || x->thread != e->thread ||
+            x->seq != e->seq)
+            continue;
+        parked = x->value != 0;
+    }
+    return parked;
+}
+
 void check_liveness(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
     int nlocks = in->nlocks;
@@ -91,6 +110,15 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
     spans *rp = NULL; /* read/write locks: when a reader could join */
     for (size_t k = 0; k < hi->n && rp == NULL; k++)
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
+    size_t *parks = NULL, nparks = 0, parks_cap = 0;
+    for (size_t k = 0; k < hi->n; k++) {
+        if (hi->ev[k].op != HOP_PARK) continue;
+        if (nparks == parks_cap) {
+            parks_cap = parks_cap ? parks_cap * 2 : 16;
+            parks = sim_xrealloc(parks, parks_cap * sizeof *parks);
+        }
+        parks[nparks++] = k;
+    }
     /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
     size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {
@@ -104,17 +132,21 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
             int64_t a = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
             int64_t b = s->v[i].to < to ? s->v[i].to : to;
             if (b - a <= bound_us) continue;
-            check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
-                          "c%d.t%d waited %lldms for %s while it was %s in the store "
-                          "(free from %lld.%03llds; bound %lldms)",
-                          e->client, e->thread, (long long)((b - a) / 1000), names[e->lock],
-                          reader ? "free or in read mode" : "free",
-                          (long long)(a / 1000000), (long long)(a / 1000 % 1000),
-                          (long long)(bound_us / 1000));
+            int parked = parked_at(hi, parks, nparks, e, a + bound_us);
+            check_violation *v =
+                check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
+                              "c%d.t%d waited %lldms for %s while it was %s in the store "
+                              "(free from %lld.%03llds; bound %lldms)%s",
+                              e->client, e->thread, (long long)((b - a) / 1000), names[e->lock],
+                              reader ? "free or in read mode" : "free", (long long)(a / 1000000),
+                              (long long)(a / 1000 % 1000), (long long)(bound_us / 1000),
+                              parked ? "; it waited with no timeout, for a message" : "");
+            if (v && parked) v->cause |= CHECK_CAUSE_PARKED;
             break;
         }
     }
     sim_xfree(ends);
+    sim_xfree(parks);
     for (int l = 0; l < nlocks; l++) {
         sim_xfree(fp[l].v);
         if (rp) sim_xfree(rp[l].v);

@@ -195,6 +195,7 @@ unsigned hunt_drawable_kinds(const scenario *s)
     if (s->async || s->nsteps > 0) k |= HUNT_KIND_ASYNC_WAIT | HUNT_KIND_LATE_LISTENER;
     if (s->threads >= 2 || s->nsteps > 0) k |= HUNT_KIND_SIBLING | HUNT_KIND_MIXED_N;
     if (s->addpermits_ppm > 0 || s->nsteps > 0) k |= HUNT_KIND_ADDED | HUNT_KIND_ADD_RESENT;
+    if (s->mode == SCN_MODE_LOCK || s->nsteps > 0) k |= HUNT_KIND_PARKED; /* tryLock(wait) never parks */
     if (s->nemesis && s->nemesis_any) return k | HUNT_LINE_KINDS;
     for (int b = 0; s->nemesis && b < SCN_NEM_COUNT; b++) {
         if (!(s->nemesis_kinds & (1 << b))) continue;
@@ -261,14 +262,15 @@ static unsigned cause_kinds(unsigned cause)
            ((cause & CHECK_CAUSE_ADDED) ? HUNT_KIND_ADDED : 0) |
            ((cause & CHECK_CAUSE_LATE_LISTENER) ? HUNT_KIND_LATE_LISTENER : 0) |
            ((cause & CHECK_CAUSE_ADD_RESENT) ? HUNT_KIND_ADD_RESENT : 0) |
-           ((cause & CHECK_CAUSE_OVER_WRITE) ? HUNT_KIND_OVER_WRITE : 0);
+           ((cause & CHECK_CAUSE_OVER_WRITE) ? HUNT_KIND_OVER_WRITE : 0) |
+           ((cause & CHECK_CAUSE_PARKED) ? HUNT_KIND_PARKED : 0);
 }
 
 /* The kinds a run and a target must share exactly: how the violation came
  * about, not a fault other faults may come with. */
 #define CAUSE_KINDS \
     (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP | HUNT_KIND_ADDED | \
-     HUNT_KIND_LATE_LISTENER | HUNT_KIND_ADD_RESENT | HUNT_KIND_OVER_WRITE)
+     HUNT_KIND_LATE_LISTENER | HUNT_KIND_ADD_RESENT | HUNT_KIND_OVER_WRITE | HUNT_KIND_PARKED)
 
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
@@ -323,12 +325,13 @@ static size_t shape_text(unsigned kinds, char *buf, size_t cap)
     static const struct {
         unsigned bit;
         const char *word;
-    } words[] = {{HUNT_KIND_ASYNC_WAIT, "async"},
+    } words[] = {{HUNT_KIND_PARKED, "parked"},
+                 {HUNT_KIND_ASYNC_WAIT, "async"},
                  {HUNT_KIND_SIBLING, "sibling"},
                  {HUNT_KIND_MIXED_N, "mixed-n"},
                  {HUNT_KIND_WAIT_MANY, "multi-permit"}};
     size_t n = 0;
-    if (!(kinds & HUNT_SHAPES) || cap == 0) return 0;
+    if (!(kinds & (HUNT_SHAPES | HUNT_KIND_PARKED)) || cap == 0) return 0;
     for (size_t i = 0; i < sizeof words / sizeof words[0] && n < cap; i++) {
         if (!(kinds & words[i].bit)) continue;
         const char *a = n ? "" : words[i].word[0] == 'a' ? " of an" : " of a";
@@ -341,7 +344,7 @@ static size_t shape_text(unsigned kinds, char *buf, size_t cap)
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
 {
     size_t n = 0;
-    unsigned faults = s->kinds & ~(HUNT_SHAPES | HUNT_KIND_OVER_WRITE);
+    unsigned faults = s->kinds & ~(HUNT_SHAPES | HUNT_KIND_OVER_WRITE | HUNT_KIND_PARKED);
     if (s->invs == 0) n = (size_t)snprintf(buf, cap, "an expectation");
     for (int i = 0; i < SCN_INV_COUNT && n < cap; i++) /* the first broken first */
         if (i == s->inv && (s->invs & (1u << i))) n += (size_t)snprintf(buf + n, cap - n, "%s", scn_invariant_name((scn_invariant)i));
@@ -357,7 +360,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
         static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
                                            "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
                                            "failed-op", "add-permits", "late-listener",
-                                           "add-resent", NULL /* over a write hold */};
+                                           "add-resent", NULL /* over a write hold */, NULL /* parked */};
         _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
         const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);

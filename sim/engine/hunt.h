@@ -61,14 +61,20 @@
  * stopped by a read unlock) and a long reader cut short by a short
  * reader's lease are two bugs, after the same faults. */
 #define HUNT_KIND_OVER_WRITE (1u << (SCN_NEM_COUNT + 15))
-#define HUNT_KINDS (SCN_NEM_COUNT + 16)
+/* The starving waiter waited with no timeout (CHECK_CAUSE_PARKED): lock()
+ * answered a negative TTL parks until a message (the fair lock before
+ * 3.32, whose purged waiters hang), where a waiter with a timeout polls a
+ * lock some fault or purge keeps from it. Only lock() parks. */
+#define HUNT_KIND_PARKED (1u << (SCN_NEM_COUNT + 16))
+#define HUNT_KINDS (SCN_NEM_COUNT + 17)
 #define HUNT_ALL_KINDS ((1u << HUNT_KINDS) - 1)
 /* The kinds a seed's draw decides: its fault lines', and the waits and
  * causes its workload allows (an async wait needs the async API, a
- * sibling two threads, an add-permits cause an addPermits share). */
+ * sibling two threads, an add-permits cause an addPermits share, a parked
+ * waiter lock()). */
 #define HUNT_DRAWN_KINDS \
     (HUNT_LINE_KINDS | HUNT_KIND_ASYNC_WAIT | HUNT_KIND_LATE_LISTENER | HUNT_KIND_SIBLING | HUNT_KIND_MIXED_N | \
-     HUNT_KIND_ADDED | HUNT_KIND_ADD_RESENT)
+     HUNT_KIND_ADDED | HUNT_KIND_ADD_RESENT | HUNT_KIND_PARKED)
 
 typedef struct hunt_sig {
     int inv;          /* the first invariant broken (scn_invariant), or -1: an expectation missed */

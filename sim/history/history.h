@@ -70,8 +70,11 @@ typedef enum hist_op {
     HOP_RESENT,       /* info: a command of the operation seq was sent
                          again after its reply timed out (the first may
                          have run: a script not idempotent runs twice) */
-    HOP_COUNT_SET     /* latch trySetCount(n): invoke, ok value 1 when set
+    HOP_COUNT_SET,    /* latch trySetCount(n): invoke, ok value 1 when set
                          (the latch armed again with n) / fail */
+    HOP_PARK          /* info: the thread's lock() waits on its channel with
+                         no timeout (value 1: the store answered a negative
+                         TTL), or (value 0) a message ended that wait */
 } hist_op;
 
 typedef struct hist_event {

@@ -223,6 +223,43 @@ START_TEST(liveness_free_wait_and_bounded_wait)
 }
 END_TEST
 
+/* A waiter that waits with no timeout when the bound runs out (HOP_PARK
+ * 1, not yet ended by a HOP_PARK 0 of its operation) is told; one woken
+ * before, or another operation's park, is not. */
+START_TEST(liveness_tells_a_parked_waiter)
+{
+    static const struct {
+        int64_t park_ms, wake_ms; /* -1: none */
+        uint64_t park_seq;
+        int parked;
+    } cases[] = {
+        {12000, -1, 7, 1},    /* parked from 12 s to the end */
+        {12000, 20000, 7, 0}, /* woken at 20 s, before the bound ran out at 31 s */
+        {12000, 40000, 7, 1}, /* woken after it */
+        {12000, -1, 8, 0},    /* another operation's park */
+        {35000, -1, 7, 0},    /* parked after the bound ran out */
+        {-1, -1, 7, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        store(&h, 0, 1, 1, 30000); /* c1 holds until 30 s */
+        ev(&h, 10000, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 7);
+        if (cases[i].park_ms >= 0) ev(&h, cases[i].park_ms, HIST_INFO, HOP_PARK, 2, 1, 1, cases[i].park_seq);
+        if (cases[i].wake_ms >= 0) ev(&h, cases[i].wake_ms, HIST_INFO, HOP_PARK, 2, 1, 0, cases[i].park_seq);
+        check_all(&h, &live, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+        ck_assert_int_eq(r.v[0].t_us, MS(31000));
+        ck_assert_msg(!!(r.v[0].cause & CHECK_CAUSE_PARKED) == cases[i].parked, "case %zu: cause %u", i, r.v[0].cause);
+        ck_assert_int_eq(strstr(r.v[0].detail, "no timeout") != NULL, cases[i].parked);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(deadlock_cycle_and_dead_holder)
 {
     history h;
@@ -362,6 +399,7 @@ Suite *check_suite(void)
     tcase_add_test(core, retried_release_is_a_cause);
     tcase_add_test(core, reentrancy_matches_and_mismatches);
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
+    tcase_add_test(core, liveness_tells_a_parked_waiter);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);
     tcase_add_test(core, deadlock_many_waiters_and_two_open_waits);
     tcase_add_test(core, table_rows_and_what_applies);

@@ -3,7 +3,8 @@
  * releases, or the release it repeats, nor a lock without its unlock; an admit callback keeps the fault
  * kinds a hunt wants (before the first violation), and refused candidates
  * are not run; a draw's runs have no kind the draw lacks; a lease that ran
- * out marks a run whichever violation came first. */
+ * out marks a run whichever violation came first; a waiter with no timeout
+ * names the 3.13.2 fair lock's hang. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,8 @@ START_TEST(drawable_kinds_hold_every_line_a_run_has)
     /* Without steps the workload decides: one thread has no sibling, the
      * sync API no async wait, no addPermits share no add-permits cause. */
     load("[scenario]\nduration = 1s\n[protocol]\nname = redisson.semaphore\npermits = 2\n[clients]\ncount = 2\n", &s);
+    ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided | HUNT_KIND_PARKED); /* lock(): it may park */
+    s.mode = SCN_MODE_TRYLOCK; /* every wait has a timeout */
     ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided);
     s.threads = 2;
     ck_assert_uint_eq(hunt_drawable_kinds(&s), undecided | HUNT_KIND_SIBLING | HUNT_KIND_MIXED_N);
@@ -205,6 +208,46 @@ START_TEST(drawable_kinds_hold_every_line_a_run_has)
     }
     ck_assert_int_gt(with, 0);
     ck_assert_int_gt(without, 0);
+}
+END_TEST
+
+/* The 3.13.2 fair lock's hang (fair-stale-head-hang-3.13.2.scn): its
+ * waiters are answered a negative TTL once c1 has held past their
+ * deadlines, wait with no timeout, and are purged: liveness of a parked
+ * waiter. The current version answers max(0, PTTL): its waiters poll,
+ * and one is granted after c1's unlock. */
+START_TEST(a_parked_waiter_names_the_3_13_2_hang)
+{
+    static const char *const text =
+        "[scenario]\nduration = 90s\n[protocol]\nname = redisson.fairlock%s\nlease = -1\n[steps]\n"
+        "at = 0s c1 lock\nat = 1s c2 lock\nat = 2s c3 lock\nat = 3s c4 lock\nat = 50s c1 unlock\n";
+    static const char *const versions[] = {"@3.13.2", ""};
+    for (int v = 0; v < 2; v++) {
+        char buf[512];
+        scenario s;
+        scn_error err;
+        history h;
+        run_result r;
+        run_opts o = {0};
+        hunt_sig sig = {0};
+        snprintf(buf, sizeof buf, text, versions[v]);
+        load(buf, &s);
+        ck_assert_uint_eq(hunt_drawable_kinds(&s) & HUNT_KIND_PARKED, HUNT_KIND_PARKED); /* steps: any wait */
+        hist_init(&h);
+        ck_assert_int_eq(run_scenario(&s, 1, &o, &r, &h, &err), 0);
+        int failed = hunt_run_sig(&r, &sig);
+        if (v == 0) {
+            char name[256];
+            ck_assert(failed);
+            hunt_sig_text(&sig, name, sizeof name);
+            ck_assert_str_eq(name, "liveness of a parked waiter (no fault)");
+        } else {
+            ck_assert_msg(!failed || !(sig.kinds & HUNT_KIND_PARKED), "the current version parks");
+        }
+        run_result_free(&r);
+        hist_free(&h);
+        scn_free(&s);
+    }
 }
 END_TEST
 
@@ -250,6 +293,7 @@ Suite *shrink_suite(void)
     tcase_add_test(t, keeps_kinds_reads_lines_before_the_violation_or_a_nemesis);
     tcase_add_test(t, drawable_kinds_hold_every_line_a_run_has);
     tcase_add_test(t, a_lease_that_ran_out_marks_the_run);
+    tcase_add_test(t, a_parked_waiter_names_the_3_13_2_hang);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
     return s;
