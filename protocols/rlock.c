@@ -378,6 +378,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     if (op->wait_ms >= 0) wait_us = SIM_MS(ttl >= 0 && ttl < op->rem_ms ? ttl : op->rem_ms);
     else wait_us = ttl >= 0 ? SIM_MS(ttl) : -1;
     if (wait_us < 0) { /* only a message ends it: the checkers tell such a waiter */
+        sim_assert(!op->parked); /* on_wait ends a park before the next reply */
         op->parked = 1;
         cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, 1, 0, NULL);
     }
