@@ -319,7 +319,8 @@ int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b)
     return a->inv == b->inv && a->invs == b->invs && a->kinds == b->kinds;
 }
 
-/* " of an async mixed-n waiter": the shape bits of s, or "". */
+/* " of an async mixed-n waiter": how the starving waiter waited (the
+ * kinds named here), or "". */
 static size_t shape_text(unsigned kinds, char *buf, size_t cap)
 {
     static const struct {
@@ -331,20 +332,34 @@ static size_t shape_text(unsigned kinds, char *buf, size_t cap)
                  {HUNT_KIND_MIXED_N, "mixed-n"},
                  {HUNT_KIND_WAIT_MANY, "multi-permit"}};
     size_t n = 0;
-    if (!(kinds & (HUNT_SHAPES | HUNT_KIND_PARKED)) || cap == 0) return 0;
     for (size_t i = 0; i < sizeof words / sizeof words[0] && n < cap; i++) {
         if (!(kinds & words[i].bit)) continue;
         const char *a = n ? "" : words[i].word[0] == 'a' ? " of an" : " of a";
         n += (size_t)snprintf(buf + n, cap - n, "%s %s", a, words[i].word);
     }
+    if (n == 0 || cap == 0) return 0;
     if (n < cap) n += (size_t)snprintf(buf + n, cap - n, " waiter");
     return n < cap ? n : cap - 1;
+}
+
+/* The name of kind bit b after "after", or NULL for a kind the text says
+ * otherwise (a wait's shape, a break over a write hold). */
+static const char *fault_name(int b)
+{
+    static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
+                                       "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
+                                       "failed-op", "add-permits", "late-listener",
+                                       "add-resent", NULL /* over a write hold */, NULL /* parked */};
+    _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
+    return b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
 }
 
 void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
 {
     size_t n = 0;
-    unsigned faults = s->kinds & ~(HUNT_SHAPES | HUNT_KIND_OVER_WRITE | HUNT_KIND_PARKED);
+    unsigned faults = 0;
+    for (int b = 0; b < HUNT_KINDS; b++)
+        if ((s->kinds & (1u << b)) && fault_name(b) != NULL) faults |= 1u << b;
     if (s->invs == 0) n = (size_t)snprintf(buf, cap, "an expectation");
     for (int i = 0; i < SCN_INV_COUNT && n < cap; i++) /* the first broken first */
         if (i == s->inv && (s->invs & (1u << i))) n += (size_t)snprintf(buf + n, cap - n, "%s", scn_invariant_name((scn_invariant)i));
@@ -357,13 +372,7 @@ void hunt_sig_text(const hunt_sig *s, char *buf, size_t cap)
     if (faults != 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " after ");
     for (int b = 0, first = 1; b < HUNT_KINDS && n < cap; b++) {
         if (!(faults & (1u << b))) continue;
-        static const char *const more[] = {"drop", "fiu", "lease-expiry", "fail-reply:acquire", "fail-reply:unlock",
-                                           "fail-reply:renew", "retry-unlock", NULL, NULL, NULL, NULL, /* shapes */
-                                           "failed-op", "add-permits", "late-listener",
-                                           "add-resent", NULL /* over a write hold */, NULL /* parked */};
-        _Static_assert(sizeof more / sizeof more[0] == HUNT_KINDS - SCN_NEM_COUNT, "a name for every kind");
-        const char *name = b < SCN_NEM_COUNT ? scn_nemesis_kind_name(1 << b) : more[b - SCN_NEM_COUNT];
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", name);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", first ? "" : "+", fault_name(b));
         first = 0;
     }
     for (int i = 0, first = 1; i < SCN_INV_COUNT && n < cap; i++) { /* a wanted signature's */

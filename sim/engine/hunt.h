@@ -41,7 +41,6 @@
 #define HUNT_KIND_MIXED_N (1u << (SCN_NEM_COUNT + 8))
 #define HUNT_KIND_ASYNC_WAIT (1u << (SCN_NEM_COUNT + 9))
 #define HUNT_KIND_SIBLING (1u << (SCN_NEM_COUNT + 10))
-#define HUNT_SHAPES (HUNT_KIND_WAIT_MANY | HUNT_KIND_MIXED_N | HUNT_KIND_ASYNC_WAIT | HUNT_KIND_SIBLING)
 /* Permits lost or created where only operations that failed with an error
  * explain it (CHECK_CAUSE_FAILED_OP): a lost reply the application was
  * told of, not a resend that ran twice behind a success. */
