@@ -81,34 +81,16 @@ static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int re
     return fp;
 }
 
-/* The HOP_PARK events of a history, in its order: few (only lock()
- * answered a negative TTL parks), gathered at the first violation. */
-typedef struct parks {
-    int gathered;
-    size_t *k, n, cap;
-} parks;
-
-/* Was the acquire invoked at e waiting with no timeout at t? */
-static int parked_at(const history *hi, parks *pk, const hist_event *e, int64_t t)
+/* Was the acquire invoked at e waiting with no timeout at t? Its HOP_PARK
+ * events (only lock() answered a negative TTL parks) come after e, in
+ * time order: a scan from e to t, done only for a violation. */
+static int parked_at(const history *hi, const hist_event *e, int64_t t)
 {
-    for (size_t k = 0; !pk->gathered && k < hi->n; k++) {
-        if (hi->ev[k].op != HOP_PARK) continue;
-        if (pk->n == pk->cap) {
-            pk->cap = pk->cap ? pk->cap * 2 : 16;
-            pk->k = sim_xrealloc(pk->k, pk->cap * sizeof *pk->k);
-        }
-        pk->k[pk->n++] = k;
-    }
-    pk->gathered = 1;
     int parked = 0;
-    for (size_t i = 0; i < pk->n; i++) {
-        const hist_event *x = &hi->ev[pk->k[i]];
-        if (x->t_us > t) break;
-        if (x->t_us < e->t_us || x->client != e->client || x->inc != e->inc || x->thread != e->thread ||
-            x->seq != e->seq)
-            continue;
-        parked = x->value != 0;
-    }
+    for (const hist_event *x = e + 1; x < hi->ev + hi->n && x->t_us <= t; x++)
+        if (x->op == HOP_PARK && x->client == e->client && x->inc == e->inc && x->thread == e->thread &&
+            x->seq == e->seq)
+            parked = x->value != 0;
     return parked;
 }
 
@@ -124,7 +106,6 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
     spans *rp = NULL; /* read/write locks: when a reader could join */
     for (size_t k = 0; k < hi->n && rp == NULL; k++)
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
-    parks pk = {0};
     /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
     size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {
@@ -138,7 +119,7 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
             int64_t a = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
             int64_t b = s->v[i].to < to ? s->v[i].to : to;
             if (b - a <= bound_us) continue;
-            int parked = parked_at(hi, &pk, e, a + bound_us);
+            int parked = parked_at(hi, e, a + bound_us);
             check_violation *v =
                 check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
                               "c%d.t%d waited %lldms for %s while it was %s in the store "
@@ -152,7 +133,6 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
         }
     }
     sim_xfree(ends);
-    sim_xfree(pk.k);
     for (int l = 0; l < nlocks; l++) {
         sim_xfree(fp[l].v);
         if (rp) sim_xfree(rp[l].v);
