@@ -9,6 +9,7 @@
 #define LOCKSIM_FAULT_H
 
 #include "protocols/client/client.h"
+#include "protocols/protocol.h"
 #include "sim/kernel/sim.h"
 #include "sim/scn/scn.h"
 #include "sim/world/world.h"
@@ -40,5 +41,43 @@ size_t fault_nemesis(sim_ctx *ctx, const scenario *s, scn_step **out);
  * run with seed makes the same faults. desc: the drawn values, one line. */
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap);
 void fault_swarm_free(scenario *c);
+
+/* ----------------------------------------------------- the contract */
+
+/* Why a fault line is beyond a protocol's contract (contract.c); 0: it is
+ * within. FAULT_BEYOND_KIND + b: kind 1 << b is not claimed at all. */
+enum {
+    FAULT_WITHIN,
+    FAULT_BEYOND_PAUSE,     /* a client pause longer than the renewal margin */
+    FAULT_BEYOND_PARTITION, /* a client cut off longer than it */
+    FAULT_BEYOND_NODE_PAUSE,
+    FAULT_BEYOND_DELAY,     /* a round trip past the reply timeout or the margin */
+    FAULT_BEYOND_DROP,      /* replies lost longer than the margin */
+    FAULT_BEYOND_CLOCK,     /* a node's clock jump */
+    FAULT_BEYOND_FAILOVER,  /* to a replica the lock did not WAIT for */
+    FAULT_BEYOND_RESTART,   /* a node restart without persistence */
+    FAULT_BEYOND_HOLD,      /* the workload holds past its fixed lease */
+    FAULT_BEYOND_KIND       /* + the kind's bit index */
+};
+/* The reason of code, one line with its source, into buf. */
+size_t fault_beyond_text(int code, char *buf, size_t cap);
+/* Line st of scenario s (a drawn one) judged against contract c of pd,
+ * whose renewal margin on s is margin (proto_margin). */
+int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s, const scn_step *st, int64_t margin);
+/* The workload of s judged so: FAULT_BEYOND_HOLD when its holds outlast
+ * a fixed lease, else 0. */
+int fault_beyond_workload(const proto_def *pd, const scenario *s);
+/* The first reason, in line order, among the lines of v[0..n) that start
+ * in [from_us, to_us], the workload's first; 0 when all are within. */
+int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
+                       int64_t to_us);
+/* [swarm] within-contract: keeps c (what fault_swarm_draw drew from s)
+ * within the contract of its protocol and of s's [swarm] reference: the
+ * kinds both claim (no node clock; no failover for a lock that does not
+ * WAIT where the contract asks it), nodes that persist where a node crash
+ * is kept, and fault durations within half the renewal margin (a delay's
+ * round trip within the reply timeout). Draws nothing: every other draw
+ * of the seed stays what it was. */
+void fault_contract_draw(const scenario *s, scenario *c);
 
 #endif /* LOCKSIM_FAULT_H */

@@ -446,6 +446,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     int huge = draw_huge(&r, s, c);
     int single = draw_single(&r, s, c);
     draw_rearm(&r, s, c);
+    fault_contract_draw(s, c); /* draws nothing: the seed's other draws stay */
 
     c->swarm = c->swarm_section = 0;
     sim_assert(c->clients >= 0 && c->threads >= 1 && c->nemesis_stop_us >= c->nemesis_start_us);

@@ -232,6 +232,7 @@ static void psem_at_version(int v, void *cfg, cl_defaults *d)
 
 const proto_def proto_expirable_semaphore = {
     .name = "redisson.expirable-semaphore",
+    .contract = &proto_contract_client_time,
     .summary = "RPermitExpirableSemaphore (4.7.x): permits with ids and a lease each, {name}:timeout holds them",
     .options = "[protocol] permits = N (trySetPermits before the workload; default 1), lease (-1: none); "
                "lock = acquire(n, lease), trylock = tryAcquire(n, wait, lease), unlock = release of the "

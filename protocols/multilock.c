@@ -370,9 +370,9 @@ static void ml_observe(cl_world *cw, int group, int lock, hist_store *out)
 static const cl_defaults ml_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
-#define ML_DEF(var, nm, sum, c)                                                                    \
+#define ML_DEF(var, nm, sum, c, ct)                                                                  \
     const proto_def var = {                                                                        \
-        .name = nm, .summary = sum,                                                                \
+        .name = nm, .summary = sum, .contract = ct,                                                \
         .options = "[protocol] members = N (1..7, member i on group (i-1) mod [redis] nodes), "     \
                    "member-rotate = yes|no",                                                       \
         .versions = "@3.10 .. @4.7 (the members' release)", .min_version = 31000,                  \
@@ -390,7 +390,8 @@ static const cl_defaults ml_defaults = {
     }
 
 ML_DEF(proto_multilock, "redisson.multilock",
-       "RedissonMultiLock: all-or-nothing over n member RLocks, unlock stops at the first failure", &rlock_current);
+       "RedissonMultiLock: all-or-nothing over n member RLocks, unlock stops at the first failure", &rlock_current,
+       NULL);
 ML_DEF(proto_redlock, "redisson.redlock",
        "RedissonRedLock: a quorum n/2+1 of n member RLocks on independent masters, no validity check",
-       &rlock_redlock);
+       &rlock_redlock, &proto_contract_redlock);

@@ -23,6 +23,9 @@
  *              release-on-failure
  *   [observe]  type = string | hash (string: the value is the owner; hash:
  *              a field is the owner, its value the count)
+ *   [contract] survives = fault kinds of the nemesis (crash, pause,
+ *              partition, ...) the lock claims to survive; source = where
+ *              that claim is written (the library's documentation)
  *
  * A step is `command = WORD ...` (a plain command) or `script = FILE` with
  * `keys = ...` and `args = ...`; each section has `resend = yes | no` (a
@@ -134,6 +137,12 @@ typedef struct pol_policy {
     int release_on_failure;  /* release every master when the acquire fails */
     /* [observe] */
     int observe_hash;        /* a hash: field = owner, value = count */
+    /* [contract]: what the lock claims to survive (default: a lease lock's
+     * but failover, which the generic client never WAITs for, and a
+     * client's clock where a template reads it: {now_ms}, validity) */
+    proto_contract contract;
+    int contract_line;       /* where [contract] survives was given (0: the default) */
+    char *contract_source;   /* [contract] source (owned) */
     cl_script **scripts;     /* the scripts the steps name (owned) */
     size_t nscripts;
     proto_def def;           /* the protocol the runtime runs */

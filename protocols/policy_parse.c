@@ -424,6 +424,33 @@ static int masters_key(pparser *pp, const char *name, const char *value)
     return -1;
 }
 
+/* [contract] survives = KIND, ...: the nemesis's kind names. */
+static int contract_kinds(pparser *pp, const char *value)
+{
+    const char *names[SCN_NEM_COUNT];
+    for (int b = 0; b < SCN_NEM_COUNT; b++) names[b] = scn_nemesis_kind_name(1 << b);
+    unsigned bits = 0;
+    char word[64];
+    for (const char *c = value; *c;) {
+        while (*c == ' ' || *c == '\t' || *c == ',') c++;
+        size_t n = strcspn(c, ", \t");
+        if (n == 0) break;
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word - 1 ? n : sizeof word - 1), c);
+        c += n;
+        int b = 0;
+        while (b < SCN_NEM_COUNT && strcmp(word, names[b])) b++;
+        if (b == SCN_NEM_COUNT) {
+            const char *near = sim_closest(word, names, SCN_NEM_COUNT);
+            if (near) return fail(pp, pp->line, "survives: \"%s\" is not a fault kind (did you mean %s?)", word, near);
+            return fail(pp, pp->line, "survives: \"%s\" is not a fault kind (see 'locksim list --faults')", word);
+        }
+        bits |= 1u << b;
+    }
+    pp->p->contract.survives = bits;
+    pp->p->contract_line = pp->line;
+    return 1;
+}
+
 static int section_key(pparser *pp, const char *section, const char *name, const char *value)
 {
     pol_policy *p = pp->p;
@@ -434,6 +461,13 @@ static int section_key(pparser *pp, const char *section, const char *name, const
         if (strcmp(name, "type")) return -1;
         if (strcmp(value, "string") && strcmp(value, "hash")) return fail(pp, pp->line, "type wants string or hash (got \"%s\")", value);
         p->observe_hash = !strcmp(value, "hash");
+        return 1;
+    }
+    if (!strcmp(section, "contract")) {
+        if (!strcmp(name, "survives")) return contract_kinds(pp, value);
+        if (strcmp(name, "source")) return -1;
+        sim_xfree(p->contract_source);
+        p->contract_source = sim_xstrdup(value);
         return 1;
     }
     if (!strcmp(section, "renew")) {
@@ -461,11 +495,12 @@ static int handler(void *user, const char *section, const char *name, const char
 {
     pparser *pp = user;
     if (pp->failed) return 1;
-    static const char *const sections[] = {"lock", "acquire", "wait", "renew", "release", "force", "masters", "observe", NULL};
+    static const char *const sections[] = {"lock",    "acquire", "wait",    "renew",    "release",
+                                           "force",   "masters", "observe", "contract", NULL};
     int known = 0;
     for (int i = 0; sections[i]; i++) known |= !strcmp(section, sections[i]);
     if (!known)
-        return fail(pp, pp->line, "unknown section [%s] (lock, acquire, wait, renew, release, force, masters, observe)",
+        return fail(pp, pp->line, "unknown section [%s] (lock, acquire, wait, renew, release, force, masters, observe, contract)",
                     section),
                1;
     if (strcmp(section, pp->section) != 0) {
@@ -521,6 +556,33 @@ static int check_section(pparser *pp, const pol_section *sec, const char *name, 
     return 0;
 }
 
+/* Does a step of p read the client's clock ({now_ms})? */
+static int reads_clock(const pol_policy *p)
+{
+    const pol_section *secs[] = {&p->acquire, &p->renew, &p->release, &p->force};
+    for (size_t s = 0; s < sizeof secs / sizeof secs[0]; s++)
+        for (int i = 0; i < secs[s]->nsteps; i++)
+            for (int w = 0; w < secs[s]->step[i].nwords; w++)
+                if (strstr(secs[s]->step[i].words[w], "{now_ms}")) return 1;
+    return 0;
+}
+
+/* The contract of a policy that states none: a lease lock's, but for a
+ * failover (the generic client never waits for a replica: its writes may
+ * not be there) and, where it reads the client's clock ({now_ms}, a
+ * validity window), a client clock set off. */
+static void default_contract(pol_policy *p)
+{
+    p->contract.failover_synced = 0;
+    p->contract.source = p->contract_source ? p->contract_source : "the policy's own [contract]";
+    if (p->contract_line) return;
+    p->contract.survives = PROTO_SURVIVES_LEASE_LOCK & ~SCN_NEM_FAILOVER;
+    if (reads_clock(p) || p->validity) p->contract.survives &= ~SCN_NEM_CLIENT_CLOCK;
+    p->contract.source = p->contract_source ? p->contract_source
+                                            : "a lease lock's by default: every kind but a node's clock jump, a failover "
+                                              "(no WAIT) and, where it reads the client's clock, a client's clock";
+}
+
 static void finish_checks(pparser *pp)
 {
     pol_policy *p = pp->p;
@@ -543,6 +605,7 @@ static void finish_checks(pparser *pp)
         p->renew_den = 3;
     }
     if (p->masters > 1 && p->quorum > p->masters) fail(pp, 0, "[masters] quorum %d is more than the %d masters", p->quorum, p->masters);
+    default_contract(p);
 }
 
 /* ------------------------------------------------------------ loading */
@@ -616,5 +679,6 @@ void pol_free(pol_policy *p)
     sim_xfree(p->key);
     sim_xfree(p->owner);
     sim_xfree(p->channel);
+    sim_xfree(p->contract_source);
     sim_xfree(p);
 }

@@ -36,6 +36,7 @@ static void make_def(pol_policy *p, char *name_buf, size_t cap)
     d->impl = pol_generic_impl;
     d->impl.cfg = p;
     d->impl.invariants = invariants(p);
+    d->contract = &p->contract;
     if (!p->fencing) d->impl.token = NULL;
 }
 

@@ -34,6 +34,36 @@ typedef struct proto_bundle_file {
 /* Generated with the scripts; NULL-terminated. */
 extern const proto_bundle_file proto_bundle[];
 
+/* ---------------------------------------------------------- contracts */
+
+/* What a protocol claims to survive: fault kinds of the nemesis's
+ * vocabulary (SCN_NEM_* bits), each under the conditions every contract
+ * shares (faults/contract.c judges a fault line by them):
+ *  - a client pause, a node pause, a partition, a delay or a window of
+ *    lost replies no longer than the renewal margin (proto_margin): the
+ *    longest a holder can be held up and keep its lease;
+ *  - a delay whose round trip stays under the client's reply timeout;
+ *  - a node crash only where its data persists ([redis] persistence);
+ *  - a failover only where the lock waits for its replica (WAIT) when
+ *    failover_synced, else as the claim says (a policy's own word).
+ * source cites where the claims were read. */
+typedef struct proto_contract {
+    unsigned survives;    /* SCN_NEM_* bits */
+    int failover_synced;  /* failover is claimed only where the lock's scripts are WAITed for */
+    const char *source;   /* the library's own documentation, cited */
+} proto_contract;
+
+/* The contract of a lease lock (Redisson's RLock and its kin): every kind
+ * but a node's clock jump. */
+#define PROTO_SURVIVES_LEASE_LOCK                                                                          \
+    (SCN_NEM_PAUSE | SCN_NEM_CRASH | SCN_NEM_PARTITION | SCN_NEM_NODE_CRASH | SCN_NEM_NODE_PAUSE |          \
+     SCN_NEM_FAILOVER | SCN_NEM_DROP_REPLY | SCN_NEM_DROP_PUBSUB | SCN_NEM_DISCONNECT | SCN_NEM_DELAY |    \
+     SCN_NEM_FAIL_REPLY | SCN_NEM_CLIENT_CLOCK)
+
+/* The catalogue's contracts other than a lease lock's (contract.c says
+ * where each is read). */
+extern const proto_contract proto_contract_client_time, proto_contract_semaphore, proto_contract_redlock;
+
 /* --------------------------------------------------------- protocols */
 
 /* One protocol of the catalogue: what `locksim list` says of it and what
@@ -63,6 +93,8 @@ typedef struct proto_def {
      * and its queries (PROTO_STEP bits; others are refused when a
      * scenario is loaded). */
     uint64_t steps;
+    /* What it claims to survive (NULL: a lease lock's, proto_contract_of). */
+    const proto_contract *contract;
 } proto_def;
 
 /* A release as proto_def.min_version and at_version take it: 3.23.4 is
@@ -87,6 +119,21 @@ unsigned proto_invariants(const proto_def *p);
 /* 1 when p counts its permits (a semaphore; not the expirable one, whose
  * permits are ids, one each, with leases). */
 int proto_counts_permits(const proto_def *p);
+
+/* p's contract: its own, or a lease lock's (Redisson's wiki). Never NULL. */
+const proto_contract *proto_contract_of(const proto_def *p);
+/* The renewal margin of p on scenario s (a drawn one: its lease, hold and
+ * watchdog timeout): how long a holder can be held up (paused, cut off,
+ * its replies lost or late) and still hold its lease. A lease with a
+ * renewal: the lease less the renewal period (the watchdog renews at a
+ * third of its timeout; a policy's [renew] every); without: the lease
+ * less the longest hold (each hold cut at 9/10 of its own lease with a
+ * lease per acquire). INT64_MAX when nothing p holds has a lease (a
+ * semaphore's permits, a latch). */
+int64_t proto_margin(const proto_def *p, const scenario *s);
+/* The names of the SCN_NEM_* kinds of survives, "crash, pause, ..." into
+ * buf: what `locksim list` shows. */
+size_t proto_contract_text(const proto_contract *c, char *buf, size_t cap);
 
 /* The protocol named name (with version, e.g. "redisson.lock@2019"), or
  * NULL. */

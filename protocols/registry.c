@@ -68,6 +68,7 @@ static const proto_def rlock_fenced_def = {
 
 static const proto_def fair_cur_def = {
     .name = "redisson.fairlock",
+    .contract = &proto_contract_client_time,
     .summary = "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
     .options = FAIR_OPTIONS, .versions = "@3.10 .. @4.7 (queue wait, scripts, latch as the release)",
     .min_version = 31000,
@@ -81,6 +82,7 @@ static const proto_def fair_cur_def = {
 };
 static const proto_def fair_3132_def = {
     .name = "redisson.fairlock@3.13.2",
+    .contract = &proto_contract_client_time,
     .summary = "RedissonFairLock 3.13.2: threadWaitTime 5 s for every wait, no unlock latch, resent scripts",
     .options = FAIR_OPTIONS,
     RLOCK_IMPL(&rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS),

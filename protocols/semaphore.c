@@ -241,6 +241,7 @@ static void sem_at_version(int v, void *cfg, cl_defaults *d)
 
 const proto_def proto_semaphore = {
     .name = "redisson.semaphore",
+    .contract = &proto_contract_semaphore,
     .summary = "RedissonSemaphore (4.7.x): permits in a string key, acquire(n) waits on redisson_sc:{name}",
     .options = "[protocol] permits = N (trySetPermits before the workload; default 1); "
                "lock = acquire(n), trylock = tryAcquire(n, wait), unlock = release(n); "

@@ -33,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "hunt: $*"; exit 1; }
 field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d.get(sys.argv[1]))' "$1"; }
 
-"$bin" hunt redisson.lock --print-base > "$tmp/base.scn" || fail "hunt --print-base failed"
+"$bin" hunt redisson.lock --print-base --beyond-contract > "$tmp/base.scn" || fail "hunt --print-base failed"
 grep -q '^kinds = any' "$tmp/base.scn" || fail "the base scenario has no [nemesis] kinds = any"
 grep -q '^focus = 50%' "$tmp/base.scn" && grep -q '^idle = 25%' "$tmp/base.scn" ||
     fail "the base scenario focuses no seed on a few kinds or leaves none idle"
@@ -43,7 +43,7 @@ grep -q '^focus = 50%' "$tmp/base.scn" && grep -q '^idle = 25%' "$tmp/base.scn" 
 # (a file named PROTOCOL.scn in $tmp, whose hunts write the same names):
 # the seeds the tests below name were picked from it.
 then_base() {
-    "$bin" hunt "$1" --print-base | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^single = /d; /^rearm = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
+    "$bin" hunt "$1" --print-base --beyond-contract | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^single = /d; /^rearm = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
         s/^thread-wait-time = 5s..20m$/thread-wait-time = 1s..5m/' > "$tmp/$1.scn"
 }
 for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
@@ -245,7 +245,7 @@ echo "ok   slow, huge, single and rearm seeds: hunt redisson.semaphore finds sem
 # scenario of then (before lock() / tryLock, the async API and the
 # workload shapes were drawn).
 for v in redisson.lock@3.24 redisson.expirable-semaphore@3.51; do
-    "$bin" hunt $v --print-base | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus\|^idle\|^slow\|^huge\|^single\|^rearm' > "$tmp/$v.scn"
+    "$bin" hunt $v --print-base --beyond-contract | grep -v '^trylock\|^wait\|^async\|^nowait\|^switch\|^lease-spread\|^retry-unlock\|^long-hold\|^overrun\|^addpermits\|^thread-wait-time\|^focus\|^idle\|^slow\|^huge\|^single\|^rearm' > "$tmp/$v.scn"
 done
 "$bin" run "$tmp/redisson.lock@3.24.scn" --seed 108 --json | field violations | grep -q "'mutual-exclusion'" ||
     fail "redisson.lock@3.24 seed 108 no longer breaks mutual exclusion: the test below tests nothing"
@@ -381,7 +381,7 @@ echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not
 # permit the 3.16.3 resent acquire loses: the permits over the count mark
 # the run lease-expiry as two holders do, whichever violation came first
 # (a 100,000-seed hunt of 3.16.4 took it for the 3.16.3 bug before).
-"$bin" hunt redisson.expirable-semaphore@3.16.4 --print-base > "$tmp/es3164.scn"
+"$bin" hunt redisson.expirable-semaphore@3.16.4 --print-base --beyond-contract > "$tmp/es3164.scn"
 "$bin" run "$tmp/es3164.scn" --seed 48134 --json | python3 -c 'import json,sys
 d=json.loads(sys.stdin.readline())
 v=[v for v in d["violations"] if v["invariant"] == "permits"]

@@ -20,6 +20,8 @@
 #include "sim/cli/cli.h"
 #include "sim/engine/hunt.h"
 #include "sim/engine/pool.h"
+#include "faults/fault.h"
+#include "reports/report.h"
 
 /* The seeds run between two looks at the failures: 64 first, twice as
  * many each time after, up to 512. A slow protocol (the fair lock runs
@@ -31,9 +33,12 @@
 
 typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
+    const char *against;  /* --against REF: count only what REF holds on the same seed */
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
     int progress, print_base, verbose;
+    int beyond;           /* --beyond-contract: draw every fault, label those beyond */
+    int json;             /* --json: one object per signature, then a summary */
 } hunt_args;
 
 /* A failing seed as its run saw it. */
@@ -41,6 +46,11 @@ typedef struct failure {
     uint64_t seed;
     hunt_sig sig;
 } failure;
+
+/* The record of a seed: "inv invs kinds beyond ref", ref 1 when the
+ * reference held every invariant the target broke (2: no reference). */
+#define REC_FMT "%d %u %u %d %d"
+#define REF_NONE 2
 
 /* One signature found: its shrunk scenario, and the seeds behind it. */
 /* found.shrunk of a shrink that stopped early: its failure needs a fault
@@ -57,6 +67,9 @@ typedef struct found {
     int64_t duration_us;
     uint64_t events;     /* of a run of the shrunk scenario */
     char file[512];
+    /* --against: the reference on the shrunk file (the witness pair) */
+    unsigned ref_broke;  /* the invariants it broke there (of those the target broke) */
+    char ref_file[560];
 } found;
 
 typedef struct hunt {
@@ -68,6 +81,8 @@ typedef struct hunt {
     size_t nfails, cap;
     uint64_t runs;
     uint64_t unrun;      /* --want: seeds not run, as their draw lacks a wanted kind */
+    uint64_t both;       /* --against: seeds where the reference broke it too (not counted) */
+    char against[600];   /* the reference as the base names it (a policy file: its path) */
 } hunt;
 
 /* The record of a seed not run: its draw lacks a kind --want needs. */
@@ -75,7 +90,8 @@ typedef struct hunt {
 
 static int usage(const char *fmt, const char *v)
 {
-    return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | SCENARIO --seeds A..B [--jobs N] [--out DIR] "
+    return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | LOCK-FILE | SCENARIO --seeds A..B "
+                                   "[--against REF] [--beyond-contract] [--json] [--jobs N] [--out DIR] "
                                    "[--max-shrinks K] [--want KNOWN-BUG.scn] [--verbose] [--print-base]", fmt, v);
 }
 
@@ -106,6 +122,13 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             if (*v < '0' || *v > '9' || *end || n > 100000) return usage("--max-shrinks wants a count (got \"%s\")", v);
             a->max_shrinks = (unsigned)n;
             i++;
+        } else if (!strcmp(o, "--against") && v) {
+            a->against = v;
+            i++;
+        } else if (!strcmp(o, "--beyond-contract")) {
+            a->beyond = 1;
+        } else if (!strcmp(o, "--json")) {
+            a->json = 1;
         } else if (!strcmp(o, "--print-base")) {
             a->print_base = 1;
         } else if (!strcmp(o, "--verbose")) {
@@ -121,16 +144,70 @@ static int parse_args(int argc, char **argv, hunt_args *a)
         }
     }
     if (a->target == NULL) return usage("no protocol or scenario given%s", NULL);
+    if (a->against && a->want_path) return usage("--against and --want: one at a time%s", NULL);
     return 0;
 }
 
-/* The base scenario: the file TARGET, or the protocol's template. */
-static int load_base(const char *target, scenario *s)
+/* Is arg a lock policy file (a path ending in .lock that is no name of
+ * the catalogue: "redisson.lock" is one)? */
+static int is_policy_file(const char *arg)
+{
+    size_t n = strlen(arg);
+    return n > 5 && !strcmp(arg + n - 5, ".lock") && (strchr(arg, '/') || proto_find(arg) == NULL);
+}
+
+/* A protocol named on the command line as the base names it: a lock
+ * policy file by its absolute path (the shrunk files are elsewhere),
+ * else the name. 0, or 2 with a one-line error. */
+static int protocol_name(const char *arg, char *buf, size_t cap)
+{
+    if (!is_policy_file(arg)) {
+        snprintf(buf, cap, "%s", arg);
+        return 0;
+    }
+    char *abs = realpath(arg, NULL);
+    if (abs == NULL) {
+        fprintf(stderr, "locksim hunt: %s: %s\n", arg, strerror(errno));
+        return 2;
+    }
+    snprintf(buf, cap, "%s", abs);
+    free(abs);
+    return 0;
+}
+
+/* The base scenario: the file TARGET, or the protocol's template (a lock
+ * policy file's too). */
+static int load_base(const hunt_args *a, hunt *h, scenario *s)
 {
     struct stat st;
-    if (strchr(target, '/') || (stat(target, &st) == 0 && S_ISREG(st.st_mode))) return cli_load(target, s);
     scn_error err;
-    char *text = hunt_template(target, &err);
+    const char *target = a->target;
+    int policy_file = is_policy_file(target);
+    if (a->against && protocol_name(a->against, h->against, sizeof h->against) != 0) return 2;
+    if (a->against && hunt_find(h->against) == NULL) {
+        char why[300];
+        fprintf(stderr, "locksim hunt: --against: %s\n", proto_unknown_reason(a->against, why, sizeof why));
+        return 2;
+    }
+    if (!policy_file && (strchr(target, '/') || (stat(target, &st) == 0 && S_ISREG(st.st_mode)))) {
+        if (cli_load(target, s) != 0) return 2;
+        if (a->against) { /* the reference runs the same file, drawn within both contracts */
+            char why[300];
+            const proto_def *pa = proto_resolve(s, &err);
+            if (pa && !hunt_comparable(pa, hunt_find(h->against), why, sizeof why)) {
+                fprintf(stderr, "locksim hunt: %s\n", why);
+                scn_free(s);
+                return 2;
+            }
+            sim_xfree(s->swarm_reference);
+            s->swarm_reference = sim_xstrdup(h->against);
+        }
+        return 0;
+    }
+    char name[600];
+    if (protocol_name(target, name, sizeof name) != 0) return 2;
+    hunt_base_opts bo = {.beyond = a->beyond || a->want_path != NULL, .against = a->against ? h->against : NULL};
+    char *text = hunt_template(name, &bo, &err);
     if (text == NULL) {
         fprintf(stderr, "locksim hunt: %s\n", err.msg);
         return 2;
@@ -152,6 +229,40 @@ static int load_base(const char *target, scenario *s)
 }
 
 /* ----------------------------------------------------------- the runs */
+
+/* The scenario s with the reference as its protocol: the same faults and
+ * workload (its draws within the same two contracts). Shallow: borrows
+ * s's strings but for two names of its own, which the caller frees. */
+static scenario with_reference(const hunt *h, const scenario *s)
+{
+    scenario r = *s;
+    r.protocol = sim_xstrdup(h->against);
+    r.swarm_reference = s->swarm_reference ? sim_xstrdup(s->protocol) : NULL;
+    return r;
+}
+
+/* The invariants of invs that the reference breaks on scenario s with
+ * seed (swarm: s draws): a bit for each. -1 when it cannot run. */
+static int reference_breaks(const hunt *h, const scenario *s, uint64_t seed, int swarm, unsigned invs, unsigned *broke)
+{
+    scenario r = with_reference(h, s);
+    history hist;
+    run_result rr;
+    scn_error err;
+    run_opts o = {.swarm = swarm};
+    hist_init(&hist);
+    int rc = run_scenario(&r, seed, &o, &rr, &hist, &err);
+    *broke = 0;
+    if (rc == 0) {
+        for (int i = 0; i < SCN_INV_COUNT; i++)
+            if ((invs & (1u << i)) && rr.checks.verdict[i] == CHECK_VIOLATED) *broke |= 1u << i;
+        run_result_free(&rr);
+    }
+    hist_free(&hist);
+    sim_xfree(r.protocol);
+    sim_xfree(r.swarm_reference);
+    return rc;
+}
 
 static void run_seed(void *arg, size_t k, pool_result *res)
 {
@@ -178,8 +289,13 @@ static void run_seed(void *arg, size_t k, pool_result *res)
     }
     hunt_sig sig;
     if (hunt_run_sig(&r, &sig)) {
-        char rec[64];
-        int n = snprintf(rec, sizeof rec, "%d %u %u", sig.inv, sig.invs, sig.kinds);
+        /* A differential hunt counts a failure only where the reference,
+         * on the same seed, holds what the target broke. */
+        int ref = REF_NONE;
+        unsigned broke = 0;
+        if (h->a->against) ref = reference_breaks(h, &h->base, seed, 1, sig.invs, &broke) == 0 && broke == 0;
+        char rec[80];
+        int n = snprintf(rec, sizeof rec, REC_FMT, sig.inv, sig.invs, sig.kinds, sig.beyond, ref);
         res->rec = sim_xmemdup(rec, (size_t)n);
         res->rec_len = (size_t)n;
         res->status = 1;
@@ -204,7 +320,12 @@ static void on_result(void *arg, size_t k, const pool_result *res)
     h->runs++;
     if (res->status != 1 || res->rec == NULL) return;
     failure f = {.seed = h->chunk0 + k};
-    if (sscanf(res->rec, "%d %u %u", &f.sig.inv, &f.sig.invs, &f.sig.kinds) != 3) return;
+    int ref;
+    if (sscanf(res->rec, REC_FMT, &f.sig.inv, &f.sig.invs, &f.sig.kinds, &f.sig.beyond, &ref) != 5) return;
+    if (ref == 0) { /* the reference broke it too: no difference */
+        h->both++;
+        return;
+    }
     if (h->nfails == h->cap) {
         h->cap = h->cap ? h->cap * 2 : 64;
         h->fails = sim_xrealloc(h->fails, h->cap * sizeof *h->fails);
@@ -295,6 +416,44 @@ static int write_shrunk(const hunt *h, const found *f, const shrink_result *k, c
  * events). The record: "shrunk inv invs kinds clients threads faults
  * steps duration events"; status 1 when it is the signature wanted, 2
  * when the file cannot be written. */
+/* A differential hunt's shrink keeps the reference holding: a candidate
+ * counts only where the reference, on it with the same seed, breaks none
+ * of the invariants the target breaks there. */
+typedef struct witness {
+    const hunt *h;
+    uint64_t seed;
+} witness;
+
+static int reference_holds(const scenario *cand, const shrink_failure *got, void *arg)
+{
+    const witness *w = arg;
+    if (got == NULL) return 1; /* it must run first */
+    unsigned broke;
+    return reference_breaks(w->h, cand, w->seed, 0, got->invs, &broke) == 0 && broke == 0;
+}
+
+/* The reference's file of the witness pair: the shrunk scenario with the
+ * reference as its protocol, beside its part file (f->file) as
+ * PART.ref until it is named; with what the reference broke there of the
+ * invariants the target broke. 0, or -1 (errno). */
+static int write_reference(const hunt *h, found *f, const shrink_result *k)
+{
+    snprintf(f->ref_file, sizeof f->ref_file, "%s.ref", f->file);
+    scenario r = with_reference(h, &k->out);
+    FILE *out = fopen(f->ref_file, "w");
+    int bad = out == NULL;
+    if (out) {
+        fprintf(out, "# locksim hunt %s --against %s: the reference on the shrunk scenario of seed %llu\n",
+                h->a->target, h->a->against, (unsigned long long)f->first_seed);
+        bad = scn_write(out, &r) != 0;
+        bad |= fclose(out) != 0;
+    }
+    if (!bad && reference_breaks(h, &k->out, k->out.seed, 0, f->final.invs, &f->ref_broke) != 0) f->ref_broke = 0;
+    sim_xfree(r.protocol);
+    sim_xfree(r.swarm_reference);
+    return bad ? -1 : 0;
+}
+
 static void shrink_item(void *arg, size_t k, pool_result *res)
 {
     const batch *b = arg;
@@ -303,7 +462,9 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     shrink_result sk;
     scn_error err;
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
+    witness w = {.h = h, .seed = f.first_seed};
     if (h->want) so.admit = hunt_keeps_kinds, so.unwanted = hunt_unwanted_line, so.admit_arg = (void *)&h->want->kinds;
+    if (h->a->against) so.admit = reference_holds, so.admit_arg = &w;
     /* Not 1: it ran differently here (not expected); the item is not shrunk. */
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
         f.shrunk = sk.stats.abandoned ? SHRUNK_STOPPED : 1;
@@ -312,7 +473,8 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
             f.final.kinds &= ~hunt_spare_kinds(&sk.out, sk.out.seed, &sk.last, h->want->kinds);
         char path[sizeof f.file];
         part_file(h, &f, path, sizeof path);
-        if (write_shrunk(h, &f, &sk, path) != 0) {
+        if (write_shrunk(h, &f, &sk, path) != 0 ||
+            (h->a->against && (snprintf(f.file, sizeof f.file, "%s", path), write_reference(h, &f, &sk)) != 0)) {
             char msg[700];
             snprintf(msg, sizeof msg, "locksim hunt: cannot write %s: %s\n", path, strerror(errno));
             pool_result_fail(res, msg);
@@ -336,10 +498,10 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
         res->status = h->want && hunt_sig_matches(&f.final, h->want);
     }
     shrink_result_free(&sk);
-    char rec[200];
-    int n = snprintf(rec, sizeof rec, "%d %d %u %u %d %d %zu %zu %lld %llu", f.shrunk, f.final.inv, f.final.invs,
-                     f.final.kinds, f.clients, f.threads, f.faults, f.steps, (long long)f.duration_us,
-                     (unsigned long long)f.events);
+    char rec[240];
+    int n = snprintf(rec, sizeof rec, "%d %d %u %u %d %d %zu %zu %lld %llu %d %u", f.shrunk, f.final.inv,
+                     f.final.invs, f.final.kinds, f.clients, f.threads, f.faults, f.steps, (long long)f.duration_us,
+                     (unsigned long long)f.events, f.final.beyond, f.ref_broke);
     res->rec = sim_xmemdup(rec, (size_t)n);
     res->rec_len = (size_t)n;
 }
@@ -363,6 +525,14 @@ static void print_shrunk(const hunt *h, const found *f)
     fflush(stdout);
 }
 
+/* The reference's file beside the shrunk one: NAME.scn -> NAME.ref.scn. */
+static void ref_name(const char *file, char *buf, size_t cap)
+{
+    size_t n = strlen(file);
+    if (n > 4 && !strcmp(file + n - 4, ".scn")) n -= 4;
+    snprintf(buf, cap, "%.*s.ref.scn", (int)n, file);
+}
+
 /* Item k's result, in list order: its part file renamed
  * DIR/TARGET--SIGNATURE--seedN.scn (keep() gives it its final name), or
  * removed with --want unless it is the match. */
@@ -376,11 +546,15 @@ static void on_item(void *arg, size_t k, const pool_result *res)
     char part[sizeof f->file], stem[sizeof f->file], sig[256];
     part_file(b->h, f, part, sizeof part);
     if (res->status == 2 || res->rec == NULL ||
-        sscanf(res->rec, "%d %d %u %u %d %d %zu %zu %lld %llu", &f->shrunk, &f->final.inv, &f->final.invs,
-               &f->final.kinds, &f->clients, &f->threads, &f->faults, &f->steps, &dur, &events) != 10 ||
+        sscanf(res->rec, "%d %d %u %u %d %d %zu %zu %lld %llu %d %u", &f->shrunk, &f->final.inv, &f->final.invs,
+               &f->final.kinds, &f->clients, &f->threads, &f->faults, &f->steps, &dur, &events, &f->final.beyond,
+               &f->ref_broke) != 12 ||
         !f->shrunk) {
         f->shrunk = 0;
         remove(part); /* a file half written */
+        char ref_part[sizeof part + 8];
+        snprintf(ref_part, sizeof ref_part, "%s.ref", part);
+        remove(ref_part);
         print_shrunk(b->h, f);
         return;
     }
@@ -392,9 +566,22 @@ static void on_item(void *arg, size_t k, const pool_result *res)
         if (strchr(" ()+/:,", *c)) *c = '-';
     int len = snprintf(f->file, sizeof f->file, "%s--%s--seed%llu.scn", stem, sig, (unsigned long long)f->first_seed);
     if (len >= (int)sizeof f->file || rename(part, f->file) != 0) snprintf(f->file, sizeof f->file, "%s", part);
+    if (b->h->a->against) {
+        char ref_part[sizeof part + 8];
+        snprintf(ref_part, sizeof ref_part, "%s.ref", part);
+        ref_name(f->file, f->ref_file, sizeof f->ref_file);
+        if (rename(ref_part, f->ref_file) != 0) snprintf(f->ref_file, sizeof f->ref_file, "%s", ref_part);
+    }
     print_shrunk(b->h, f);
     if (res->status == 1 && b->match == NONE) b->match = k;
     else if (b->h->want) remove(f->file), f->file[0] = '\0';
+}
+
+/* Removes a found item's files (merged into another signature). */
+static void drop_files(found *f)
+{
+    if (f->file[0]) remove(f->file);
+    if (f->ref_file[0]) remove(f->ref_file);
 }
 
 /* Shrinks the n items of v through the pool (--jobs workers), each
@@ -413,6 +600,9 @@ static int shrink_batch(hunt *h, found *v, size_t n, unsigned keep_invs, size_t 
         char part[sizeof v[k].file];
         part_file(h, &v[k], part, sizeof part);
         remove(part);
+        char ref_part[sizeof part + 8];
+        snprintf(ref_part, sizeof ref_part, "%s.ref", part);
+        remove(ref_part);
     }
     *done = b.done;
     *match = b.match;
@@ -428,9 +618,24 @@ static void keep(found *f)
     char named[sizeof f->file];
     snprintf(named, sizeof named, "%.*s.scn", (int)(cut - f->file), f->file);
     if (rename(f->file, named) == 0) snprintf(f->file, sizeof f->file, "%s", named);
+    if (f->ref_file[0]) {
+        char ref[sizeof f->ref_file];
+        ref_name(f->file, ref, sizeof ref);
+        if (rename(f->ref_file, ref) == 0) snprintf(f->ref_file, sizeof f->ref_file, "%s", ref);
+    }
 }
 
-static void print_found(const found *f)
+/* What the reference broke of invs on the shrunk file: "holds" or
+ * "breaks liveness+...". */
+static void ref_text(unsigned broke, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s", broke ? "breaks " : "holds");
+    for (int i = 0; i < SCN_INV_COUNT && n < cap; i++)
+        if (broke & (1u << i))
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n > 7 ? "+" : "", scn_invariant_name((scn_invariant)i));
+}
+
+static void print_found(const hunt *h, const found *f)
 {
     char sig[256], dur[32];
     hunt_sig_text(f->shrunk ? &f->final : &f->run, sig, sizeof sig);
@@ -444,6 +649,123 @@ static void print_found(const found *f)
     } else {
         printf("  (not shrunk: --max-shrinks)\n");
     }
+    const hunt_sig *sg = f->shrunk ? &f->final : &f->run;
+    if (sg->beyond) {
+        char why[400];
+        fault_beyond_text(sg->beyond, why, sizeof why);
+        printf("      beyond the contract: %s\n", why);
+    }
+    if (h->a->against && f->shrunk) {
+        char rt[200];
+        ref_text(f->ref_broke, rt, sizeof rt);
+        printf("      %s on the same file: %s  %s\n", h->a->against, rt, f->ref_file);
+    }
+}
+
+/* The first line of a hunt's table. */
+static void print_head(const hunt *h, size_t nsigs)
+{
+    const hunt_args *a = h->a;
+    printf("hunt %s%s%s: seeds %llu..%llu, %llu runs, %zu failed (%.1f%%)", a->target, a->against ? " against " : "",
+           a->against ? a->against : "", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
+           (unsigned long long)h->runs, h->nfails, h->runs ? 100.0 * (double)h->nfails / (double)h->runs : 0.0);
+    if (a->against) printf(" where %s held, %llu where it failed too", a->against, (unsigned long long)h->both);
+    printf(", %zu run signature%s, %s\n", nsigs, nsigs == 1 ? "" : "s",
+           a->beyond ? "every fault drawn (--beyond-contract)" : "faults within the contract");
+}
+
+/* A JSON array of the names of the bits of invs. */
+static void json_invariants(unsigned invs)
+{
+    putchar('[');
+    for (int i = 0, first = 1; i < SCN_INV_COUNT; i++)
+        if (invs & (1u << i)) {
+            printf("%s\"%s\"", first ? "" : ",", scn_invariant_name((scn_invariant)i));
+            first = 0;
+        }
+    putchar(']');
+}
+
+/* The fault kinds of a signature, as its text names them after "after". */
+static void json_faults(const hunt_sig *sg)
+{
+    char text[256];
+    hunt_sig_text(sg, text, sizeof text);
+    const char *after = strstr(text, " after ");
+    putchar('[');
+    if (after) {
+        char *words = sim_xstrdup(after + 7), *save = NULL;
+        int first = 1;
+        for (char *w = strtok_r(words, "+", &save); w; w = strtok_r(NULL, "+", &save)) {
+            char *comma = strchr(w, ',');
+            if (comma) *comma = '\0'; /* ", with ... held" */
+            printf("%s", first ? "" : ",");
+            report_json_str(stdout, w);
+            first = 0;
+        }
+        sim_xfree(words);
+    }
+    putchar(']');
+}
+
+/* --json: one object per signature. */
+static void print_found_json(const hunt *h, const found *f)
+{
+    const hunt_sig *sg = f->shrunk ? &f->final : &f->run;
+    char text[256], why[400];
+    hunt_sig_text(sg, text, sizeof text);
+    printf("{\"signature\":");
+    report_json_str(stdout, text);
+    printf(",\"invariants\":");
+    json_invariants(sg->invs);
+    printf(",\"faults\":");
+    json_faults(sg);
+    printf(",\"class\":\"%s\"", sg->beyond ? "beyond-contract" : "within-contract");
+    if (sg->beyond) {
+        fault_beyond_text(sg->beyond, why, sizeof why);
+        printf(",\"reason\":");
+        report_json_str(stdout, why);
+    }
+    printf(",\"seeds\":%llu,\"first_seed\":%llu,\"shrunk\":", (unsigned long long)f->seeds,
+           (unsigned long long)f->first_seed);
+    if (f->shrunk) report_json_str(stdout, f->file);
+    else printf("null");
+    if (f->shrunk)
+        printf(",\"shrunk_size\":{\"clients\":%d,\"faults\":%zu,\"steps\":%zu,\"duration_us\":%lld,"
+               "\"events\":%llu}",
+               f->clients, f->faults, f->steps, (long long)f->duration_us, (unsigned long long)f->events);
+    if (h->a->against) {
+        printf(",\"reference\":{\"protocol\":");
+        report_json_str(stdout, h->a->against);
+        /* Counted only where the reference held on the same seed. */
+        printf(",\"seeds_held\":%llu", (unsigned long long)f->seeds);
+        if (f->shrunk) {
+            printf(",\"shrunk\":");
+            report_json_str(stdout, f->ref_file);
+            printf(",\"on_shrunk\":\"%s\",\"broke\":", f->ref_broke ? "violated" : "held");
+            json_invariants(f->ref_broke);
+        }
+        putchar('}');
+    }
+    printf("}\n");
+}
+
+/* --json: the last object. */
+static void print_summary_json(const hunt *h, size_t run_sigs, size_t unshrunk, uint64_t unshrunk_seeds, int stopped)
+{
+    const hunt_args *a = h->a;
+    printf("{\"summary\":true,\"target\":");
+    report_json_str(stdout, a->target);
+    if (a->against) {
+        printf(",\"against\":");
+        report_json_str(stdout, a->against);
+        printf(",\"reference_failed_too\":%llu", (unsigned long long)h->both);
+    }
+    printf(",\"seeds\":[%llu,%llu],\"runs\":%llu,\"failed\":%zu,\"run_signatures\":%zu,"
+           "\"not_shrunk\":%zu,\"not_shrunk_seeds\":%llu,\"contract\":\"%s\",\"interrupted\":%s}\n",
+           (unsigned long long)a->seed_a, (unsigned long long)a->seed_b, (unsigned long long)h->runs, h->nfails,
+           run_sigs, unshrunk, (unsigned long long)unshrunk_seeds, a->beyond ? "beyond" : "within",
+           stopped ? "true" : "false");
 }
 
 /* ---------------------------------------------------------- the modes */
@@ -481,9 +803,7 @@ static int hunt_all(hunt *h)
         }
         v[j].seeds++;
     }
-    printf("hunt %s: seeds %llu..%llu, %llu runs, %zu failed (%.1f%%), %zu run signature%s\n", a->target,
-           (unsigned long long)a->seed_a, (unsigned long long)a->seed_b, (unsigned long long)h->runs, h->nfails,
-           h->runs ? 100.0 * (double)h->nfails / (double)h->runs : 0.0, n, n == 1 ? "" : "s");
+    if (!a->json) print_head(h, n);
     /* The biggest groups first: the commonest failures get shrunk. */
     if (n > 1) qsort(v, n, sizeof *v, by_size);
     size_t shrinks = 0, none;
@@ -496,7 +816,7 @@ static int hunt_all(hunt *h)
         if (t < m) {
             v[t].seeds += v[j].seeds;
             if (v[j].first_seed < v[t].first_seed) v[t].first_seed = v[j].first_seed;
-            if (v[j].file[0]) remove(v[j].file);
+            drop_files(&v[j]);
         } else {
             v[m++] = v[j];
         }
@@ -504,21 +824,39 @@ static int hunt_all(hunt *h)
     size_t shown = 0;
     uint64_t rest_seeds = 0;
     for (size_t j = 0; j < m; j++) shown += v[j].shrunk;
-    printf("%zu signature%s from %zu shrunk run signature%s:\n", shown, shown == 1 ? "" : "s", shrinks,
-           shrinks == 1 ? "" : "s");
-    for (size_t j = 0; j < m; j++) {
-        if (v[j].shrunk) {
+    if (!a->json)
+        printf("%zu signature%s from %zu shrunk run signature%s:\n", shown, shown == 1 ? "" : "s", shrinks,
+               shrinks == 1 ? "" : "s");
+    /* Within the contract first: what the lock claims and does not keep. */
+    for (int beyond = 0; beyond < 2; beyond++) {
+        int header = 0;
+        for (size_t j = 0; j < m; j++) {
+            const hunt_sig *sg = v[j].shrunk ? &v[j].final : &v[j].run;
+            if ((sg->beyond != 0) != beyond) continue;
+            if (!v[j].shrunk) {
+                rest_seeds += beyond ? 0 : v[j].seeds;
+                continue;
+            }
             keep(&v[j]);
-            print_found(&v[j]);
-        } else {
-            rest_seeds += v[j].seeds;
+            if (a->json) {
+                print_found_json(h, &v[j]);
+                continue;
+            }
+            if (beyond && !header++) printf("beyond %s's contract (drawn by --beyond-contract):\n", a->target);
+            print_found(h, &v[j]);
         }
     }
-    if (m > shown)
-        printf("  and %zu run signature%s of %llu seed%s not shrunk (raise --max-shrinks)\n", m - shown,
-               m - shown == 1 ? "" : "s", (unsigned long long)rest_seeds, rest_seeds == 1 ? "" : "s");
+    for (size_t j = 0; j < m; j++)
+        if (!v[j].shrunk && (v[j].run.beyond != 0)) rest_seeds += v[j].seeds;
+    if (a->json) {
+        print_summary_json(h, n, m - shown, rest_seeds, status == 130);
+    } else {
+        if (m > shown)
+            printf("  and %zu run signature%s of %llu seed%s not shrunk (raise --max-shrinks)\n", m - shown,
+                   m - shown == 1 ? "" : "s", (unsigned long long)rest_seeds, rest_seeds == 1 ? "" : "s");
+        if (status == 130) printf("(interrupted: %llu runs)\n", (unsigned long long)h->runs);
+    }
     sim_xfree(v);
-    if (status == 130) printf("(interrupted: %llu runs)\n", (unsigned long long)h->runs);
     return status ? status : h->nfails ? 1 : 0;
 }
 
@@ -606,7 +944,7 @@ static int hunt_want(hunt *h)
                    (unsigned long long)fd->first_seed, (unsigned long long)(fd->first_seed - a->seed_a + 1),
                    ordinal(fd->first_seed - a->seed_a + 1), shrinks, shrinks == 1 ? "" : "s",
                    (unsigned long long)h->runs, unrun_text(h, unrun, sizeof unrun), h->nfails);
-            print_found(fd);
+            print_found(h, fd);
             sim_xfree(v);
             return 0;
         }
@@ -627,7 +965,7 @@ int cli_hunt(int argc, char **argv)
     hunt_args a = {0};
     if (parse_args(argc, argv, &a) != 0) return 2;
     hunt h = {.a = &a};
-    if (load_base(a.target, &h.base) != 0) return 2;
+    if (load_base(&a, &h, &h.base) != 0) return 2;
     if (a.print_base) { /* the scenario every seed draws from, to edit and hunt with */
         int rc = scn_write(stdout, &h.base);
         scn_free(&h.base);

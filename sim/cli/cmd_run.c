@@ -641,7 +641,15 @@ int cli_list(int argc, char **argv)
         for (size_t k = 0; k < nrows; k++)
             if (check_applies(&rows[k], proto_invariants(pd))) printf(" %s", rows[k].name);
         printf("\n");
+        const proto_contract *c = proto_contract_of(pd);
+        char kinds[400];
+        proto_contract_text(c, kinds, sizeof kinds);
+        printf("  %-30s   contract: survives %s%s (from: %s)\n", "", kinds,
+               c->failover_synced && (c->survives & SCN_NEM_FAILOVER) ? "; failover where it WAITs" : "", c->source);
     }
+    printf("a contract's conditions: a client pause, node pause, partition or window of lost replies no longer "
+           "than the renewal margin; a delay whose round trip is under the reply timeout; a node crash with "
+           "persistence. `hunt` draws within it unless --beyond-contract\n");
     const char *usage, *doc;
     printf("client operations ([steps] lines: at = TIME cN[.tM] OPERATION ...):\n");
     for (size_t i = 0; scn_step_help(i, &usage, &doc); i++) printf("  %-50s %s\n", usage, doc);

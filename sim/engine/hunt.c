@@ -12,112 +12,176 @@ _Static_assert(!(HUNT_LINE_KINDS & HUNT_KIND_LEASE_EXPIRY), "lease-expiry is a c
 
 /* ------------------------------------------------------------ templates */
 
-/* The workload shapes of faults/swarm.c's last draws, for a protocol that
- * declares the invariants inv:
- *  - a third of the tryLock seeds take no wait (tryLock(-1, lease), the
- *    form whose member leases MultiLock 3.10 got wrong);
- *  - a third of the fixed-lease seeds give each acquire a lease of its own
- *    (readers and writers with leases of their own: a short one can cut a
- *    long one's), holds kept under each one's own lease;
- *  - a quarter retry a release that failed: the signature says so
- *    (retry-unlock), as it is the application's double release;
- *  - read/write locks: half the seeds re-enter on the other side (a
- *    downgrade, an upgrade under the watchdog) and release in either
- *    order, and half the watchdog seeds hold past the watchdog
- *    timeout (the write kept alive by its watchdog alone); Redisson's
- *    other locks a quarter (no renewal comes under a shorter hold, so
- *    none can fail);
- *  - expirable semaphores: a quarter of the fixed-lease seeds hold past the
- *    permits' lease, which their checker tells from a bug (a release
- *    answered past the lease; a permit taken from a lapsed holder is
- *    lease-expiry). Elsewhere a hold past the lease stays out: nothing
- *    tells the application's error from the lock's there but a lock's
- *    mutual exclusion. */
-static void template_shapes(FILE *f, const proto_def *pd, unsigned inv)
+const proto_def *hunt_find(const char *name)
 {
-    fprintf(f, "nowait = 33%%\nlease-spread = 33%%\nretry-unlock = 25%%\n");
-    if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\nlong-hold = 50%%\n");
-    else if ((inv & PROTO_INV(SCN_INV_MUTEX)) && !strncmp(pd->name, "redisson.", 9)) fprintf(f, "long-hold = 25%%\n");
-    if (inv & PROTO_INV(SCN_INV_LEASES)) fprintf(f, "overrun = 25%%\n");
+    const proto_def *pd = proto_find(name);
+    if (pd || name[0] != '/') return pd;
+    scenario probe; /* a policy file by its absolute path, as a scenario names it */
+    memset(&probe, 0, sizeof probe);
+    probe.protocol = (char *)name;
+    probe.path = (char *)"hunt.scn";
+    scn_error err;
+    return proto_resolve(&probe, &err);
 }
 
-/* The protocol's own settings the swarm draws: a semaphore lends permits
- * by addPermits in a third of the seeds (the wake-up of a waiter when
- * permits are added, 3.16.2); the fair lock's threadWaitTime within 5 s
- * .. 20 min (Redisson's 5 s up to 3.13.2, 5 min since, longer where a
- * queue must outlast long holds: how long a dead waiter holds the queue,
- * and its busy-polling followers with it). Over half the seeds draw a
- * minute or more: the deadlines of a busy queue drift into the past in
- * about threadWaitTime (known bug fair-contention-purges-live-waiters),
- * which breaks fifo in a 60 s run below that and masks every fair-lock
- * bug that keeps fifo. */
-static void template_protocol(FILE *f, const proto_def *pd, unsigned inv)
+/* What the protocols of a hunt declare: the target's, and with --against
+ * only what the reference declares too, so that a seed draws the same
+ * faults and workload for both. */
+typedef struct declared {
+    unsigned inv;       /* invariants both are judged by */
+    uint64_t steps;     /* operations both run (PROTO_STEP bits, PROTO_ASYNC) */
+    int renews;         /* both renew a held lease (a watchdog, a policy's [renew]) */
+    int leases;         /* what both hold has a lease (a margin below INT64_MAX) */
+    int permit_counts;  /* both count permits */
+    int members;        /* member locks per lock (MultiLock, RedLock), 0 */
+    int nodes;          /* masters */
+} declared;
+
+static int is_policy(const proto_def *pd)
 {
-    if (pd->steps & PROTO_STEP(SCN_OP_ADDPERMITS)) fprintf(f, "addpermits = 33%%\n");
-    /* A semaphore's permits have no lease to outlast: half its seeds hold
-     * for seconds (the expirable semaphore's: half its seeds without a
-     * lease on the permits; overrun keeps the others'). A wake-up that
-     * completes one of two waiters leaves the other beside the permits
-     * until the next release (known bug semaphore-async-one-listener),
-     * and a release message lost with no release after it for seconds
-     * leaves its waiter so (semaphore-lost-release-message, and the
-     * expirable one's): with holds under 500 ms the next release always
-     * came within the liveness bound. */
-    if (inv & PROTO_INV(SCN_INV_PERMITS)) fprintf(f, "slow = 50%%\n");
-    /* A tenth of them count permits near Java's int limit, where the
-     * latch of a waiter overflowed up to 3.15.5. (The expirable
-     * semaphore's permits are ids, one each: not there.) */
-    if (proto_counts_permits(pd)) fprintf(f, "huge = 10%%\n");
-    /* Half of them acquire one permit a cycle and lend one or two: waiters
-     * that want different counts starve each other in every version
-     * (mixed-n), which hides what befalls two that want one each, as one
-     * message completing one of two futures after addPermits(2) (known
-     * bug semaphore-async-one-listener). */
-    if (proto_counts_permits(pd)) fprintf(f, "single = 50%%\n");
-    if (strstr(pd->name, "fairlock")) fprintf(f, "thread-wait-time = 5s..20m\n");
-    /* Half a latch's seeds arm it again once it opened (trySetCount):
-     * several openings a run, each a ZERO message a fault or a race can
-     * meet (known bug latch-await-async-zero-before-listener). */
-    if (pd->steps & PROTO_STEP(SCN_OP_TRYSETCOUNT)) fprintf(f, "rearm = 50%%\n");
+    return pd->impl.proc_init == pol_generic_impl.proc_init;
 }
 
-char *hunt_template(const char *target, scn_error *err)
+/* Does pd renew a lease while it is held? Redisson's watchdog does (the
+ * C protocols with a lease), a policy where it has a [renew] section. */
+static int renews(const proto_def *pd, int leases)
+{
+    if (is_policy(pd)) return ((const pol_policy *)pd->impl.cfg)->renew.nsteps > 0;
+    return leases && strncmp(pd->name, "baseline.", 9) != 0 && !(proto_invariants(pd) & PROTO_INV(SCN_INV_LEASES));
+}
+
+static void declare(const proto_def *pd, declared *d)
+{
+    scenario probe;
+    memset(&probe, 0, sizeof probe); /* no lease per acquire */
+    probe.lease_us = probe.watchdog_us = SIM_SEC(30);
+    probe.hold = (scn_dist){SCN_DIST_CONST, SIM_MS(1), SIM_MS(1)};
+    d->inv = proto_invariants(pd);
+    d->steps = pd->steps;
+    d->leases = proto_margin(pd, &probe) != INT64_MAX;
+    d->renews = renews(pd, d->leases);
+    d->permit_counts = proto_counts_permits(pd);
+    d->members = 0;
+    d->nodes = 1;
+    if (is_policy(pd)) d->nodes = ((const pol_policy *)pd->impl.cfg)->masters;
+    else if (pd->options && strstr(pd->options, "members = ")) d->nodes = d->members = 3; /* member locks */
+}
+
+/* The workload shapes, from what the protocols declare (faults/swarm.c
+ * draws each for its share of the seeds):
+ *  - every lock waits by tryLock(wait) in half the seeds, and a third of
+ *    those take no wait (tryLock(-1, lease), an API form of its own);
+ *  - a lease per acquire for a third of the fixed-lease seeds, where what
+ *    is held has a lease: holders with leases of their own;
+ *  - a quarter retry a release that failed (the signature says so:
+ *    retry-unlock, the application's double release);
+ *  - read/write locks re-enter on the other side in half the seeds;
+ *  - a lease that renews is held past its renewal period in a quarter of
+ *    the watchdog seeds (half for read/write locks, whose two sides renew
+ *    apart): the renewal must come, and can fail;
+ *  - beyond the contract only: a fixed lease held past its end (overrun),
+ *    the application's error, which a checker tells from the lock's
+ *    (lease-expiry, a permit's lease). */
+static void template_shapes(FILE *f, const declared *d, int beyond)
+{
+    fprintf(f, "nowait = 33%%\n");
+    if (d->leases) fprintf(f, "lease-spread = 33%%\n");
+    fprintf(f, "retry-unlock = 25%%\n");
+    if (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\n");
+    if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
+    if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
+}
+
+/* The protocol's own operations and settings, each where it is declared:
+ *  - addPermits (a third of the seeds lend permits);
+ *  - permits with no lease: half the seeds hold for seconds (a waiter
+ *    then waits on the next release, seconds away, instead of the next
+ *    of many short holds);
+ *  - counted permits: a tenth count them near Java's int limit (what
+ *    Redisson keeps them in), and half acquire one permit a cycle (waiters
+ *    of one count each, not mixed);
+ *  - a wait queue with a deadline per waiter (fifo): its threadWaitTime
+ *    within 5 s .. 20 min (how long a dead waiter holds the queue);
+ *  - trySetCount: half the seeds arm a latch again once it opened. */
+static void template_protocol(FILE *f, const declared *d)
+{
+    if (d->steps & PROTO_STEP(SCN_OP_ADDPERMITS)) fprintf(f, "addpermits = 33%%\n");
+    if (d->inv & PROTO_INV(SCN_INV_PERMITS)) fprintf(f, "slow = 50%%\n");
+    if (d->permit_counts) fprintf(f, "huge = 10%%\nsingle = 50%%\n");
+    if (d->inv & PROTO_INV(SCN_INV_FIFO)) fprintf(f, "thread-wait-time = 5s..20m\n");
+    if (d->steps & PROTO_STEP(SCN_OP_TRYSETCOUNT)) fprintf(f, "rearm = 50%%\n");
+}
+
+/* The kind of object a protocol locks, for --against: two protocols of
+ * different kinds are not compared. */
+static const char *kind_name(unsigned inv)
+{
+    if (inv & PROTO_INV(SCN_INV_LATCH)) return "a count-down latch";
+    if (inv & PROTO_INV(SCN_INV_PERMITS)) return "a semaphore";
+    if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) return "a read/write lock";
+    return "a lock";
+}
+
+int hunt_comparable(const proto_def *a, const proto_def *b, char *why, size_t cap)
+{
+    const char *ka = kind_name(proto_invariants(a)), *kb = kind_name(proto_invariants(b));
+    if (!strcmp(ka, kb)) return 1;
+    snprintf(why, cap, "--against: %s is %s, %s is %s: a hunt compares two of a kind", a->name, ka, b->name, kb);
+    return 0;
+}
+
+char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
 {
     memset(err, 0, sizeof *err);
     snprintf(err->path, sizeof err->path, "%s", target);
-    const proto_def *pd = proto_find(target);
+    const proto_def *pd = hunt_find(target);
     if (pd == NULL) {
         proto_unknown_reason(target, err->msg, sizeof err->msg);
         return NULL;
     }
-    unsigned inv = proto_invariants(pd);
-    int nodes = 1, members = 0;
-    const char *extra = "", *clients_extra = "";
-    if (pd->impl.proc_init == pol_generic_impl.proc_init) {
-        const pol_policy *pol = pd->impl.cfg;
-        nodes = pol->masters;
-    } else if (strstr(pd->name, "multilock") || strstr(pd->name, "redlock")) {
-        nodes = members = 3;
+    declared d;
+    declare(pd, &d);
+    if (o && o->against) {
+        const proto_def *ref = hunt_find(o->against);
+        if (ref == NULL) {
+            char why[200];
+            proto_unknown_reason(o->against, why, sizeof why);
+            snprintf(err->msg, sizeof err->msg, "--against: %s", why);
+            return NULL;
+        }
+        declared r;
+        declare(ref, &r);
+        if (!hunt_comparable(pd, ref, err->msg, sizeof err->msg)) return NULL;
+        d.inv &= r.inv;
+        d.steps &= r.steps;
+        d.renews &= r.renews;
+        d.leases |= r.leases;
+        d.permit_counts &= r.permit_counts;
+        if (r.nodes > d.nodes) d.nodes = r.nodes;
+        if (r.members != d.members) d.members = 0;
     }
+    unsigned inv = d.inv;
+    const char *extra = "", *clients_extra = "";
     /* A protocol with fencing tokens writes to the fenced resource in
      * every critical section; half the seeds' resources refuse stale
      * tokens (a refused write keeps fencing), half accept them. */
-    int fenced = (inv & PROTO_INV(SCN_INV_FENCING)) && pd->impl.token != NULL;
+    int fenced = (inv & PROTO_INV(SCN_INV_FENCING)) && pd->impl.token != NULL &&
+                 !(o && o->against && hunt_find(o->against)->impl.token == NULL);
     if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
     /* A latch opens once, at its second countDown: threads that start
-     * within 30 s put that moment (its ZERO message) where the nemesis
-     * is, with awaiters already waiting. Three latches, each cycle on
-     * one of them, open three times a run: three ZERO messages a fault
-     * can meet (one latch: 2.8% of 400 drop-pubsub seeds failed, three:
-     * 5.5%). */
+     * within 30 s open it while the nemesis runs, with awaiters already
+     * waiting; three latches, each cycle on one of them, open three times
+     * a run. */
     else if (inv & PROTO_INV(SCN_INV_LATCH))
         extra = "count = 2\nlocks = l1, l2, l3\n", clients_extra = "start = 0ms..30s\n";
     else if (inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) clients_extra = "read-ratio = 0.5\n";
     /* A latch's t1 counts down and the others await: two awaiters of one
-     * process need three threads (the ZERO message runs its listeners). */
+     * process need three threads. */
     const char *threads = (inv & PROTO_INV(SCN_INV_LATCH)) ? "1..4" : "1..2";
-    char members_line[32] = "";
-    if (members) snprintf(members_line, sizeof members_line, "members = %d\n", members);
+    char members_line[32] = "", contract[256] = "within-contract = yes\n";
+    if (d.members) snprintf(members_line, sizeof members_line, "members = %d\n", d.members);
+    if (o && o->beyond) contract[0] = '\0';
+    else if (o && o->against) snprintf(contract, sizeof contract, "within-contract = yes\nreference = %s\n", o->against);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -129,10 +193,10 @@ char *hunt_template(const char *target, scn_error *err)
             "[clients]\ncount = 3\n%s\n"
             "[nemesis]\nkinds = any\n\n"
             /* Hold times stay under the shortest lease: a section slower
-             * than its lease is a finding of its own, not a fault's. */
-            "[swarm]\nclients = 2..5\nthreads = %s\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n"
+             * than its lease is the application's error, not a fault's. */
+            "[swarm]\n%sclients = 2..5\nthreads = %s\nhold = 1ms..500ms\nthink = 1ms..1s\nlease = 2s..30s\n"
             /* Half the seeds wait by tryLock(wait), whose timeouts have
-             * bugs of their own; half wait through the async API where
+             * paths of their own; half wait through the async API where
              * the protocol has one. */
             "trylock = 50%%\nwait = 10ms..10s\n%s"
             /* Faults a time-drawn nemesis cannot aim: a client machine's
@@ -143,13 +207,13 @@ char *hunt_template(const char *target, scn_error *err)
              * fault that fails a lock on its own is masked by a crowd. */
             "focus = 50%%\n"
             /* A quarter think for seconds: a lock left idle, where a
-             * waiter that missed its message waits past the liveness
+             * waiter that missed its wake-up waits past the liveness
              * bound instead of being woken by the next release. */
             "idle = 25%%\n",
-            pd->name, nodes, pd->name, members_line, extra, clients_extra, threads,
-            (pd->steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
-    template_shapes(f, pd, inv);
-    template_protocol(f, pd, inv);
+            pd->name, d.nodes, pd->name, members_line, extra, clients_extra, contract, threads,
+            (d.steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
+    template_shapes(f, &d, o && o->beyond);
+    template_protocol(f, &d);
     if (fenced) fprintf(f, "\n[resource]\nenabled = yes\n");
     fclose(f);
     return text;
@@ -272,6 +336,17 @@ static unsigned cause_kinds(unsigned cause)
     (HUNT_KIND_LEASE_EXPIRY | HUNT_KIND_RETRY_UNLOCK | HUNT_KIND_FAILED_OP | HUNT_KIND_ADDED | \
      HUNT_KIND_LATE_LISTENER | HUNT_KIND_ADD_RESENT | HUNT_KIND_OVER_WRITE | HUNT_KIND_PARKED)
 
+/* The first reason a line of s or of the n generated ones, in [from,
+ * to], is beyond s's protocol's contract (0: none). */
+static int beyond_of(const scenario *s, const scn_step *gen, size_t n, int64_t from, int64_t to)
+{
+    scn_error err;
+    const proto_def *pd = s->protocol ? proto_resolve(s, &err) : NULL;
+    if (pd == NULL) return FAULT_WITHIN; /* a run resolves it; a result made by hand may name none */
+    int why = fault_beyond_first(pd, s, s->steps, s->nsteps, from, to);
+    return why ? why : fault_beyond_first(pd, s, gen, n, from, to);
+}
+
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
@@ -291,6 +366,7 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
                  cause_kinds(f.cause | f.causes);
     sig->held = 0;
+    sig->beyond = beyond_of(r->s, r->generated, r->ngenerated, from, to);
     sim_assert((sig->kinds & ~can) == 0);
     return 1;
 }
@@ -301,6 +377,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
     sig->invs = k->last.invs;
     sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX) | cause_kinds(k->last.cause | k->last.causes);
     sig->held = 0;
+    sig->beyond = beyond_of(&k->out, NULL, 0, INT64_MIN, INT64_MAX);
 }
 
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
@@ -316,7 +393,7 @@ int hunt_sig_matches(const hunt_sig *got, const hunt_sig *want)
 
 int hunt_sig_equal(const hunt_sig *a, const hunt_sig *b)
 {
-    return a->inv == b->inv && a->invs == b->invs && a->kinds == b->kinds;
+    return a->inv == b->inv && a->invs == b->invs && a->kinds == b->kinds && a->beyond == b->beyond;
 }
 
 /* " of an async mixed-n waiter": how the starving waiter waited (the

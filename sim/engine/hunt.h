@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocols/protocol.h"
 #include "sim/engine/run.h"
 #include "sim/engine/shrink.h"
 
@@ -81,10 +82,20 @@ typedef struct hunt_sig {
     unsigned kinds;   /* SCN_NEM_* and HUNT_KIND_* bits */
     unsigned held;    /* a wanted signature: invariants its known bug holds
                          (another failure breaks one of them: another bug) */
+    int beyond;       /* FAULT_WITHIN (0), or why a fault behind it is beyond the
+                         protocol's contract (FAULT_BEYOND_*, faults/fault.h) */
 } hunt_sig;
 
+/* How a protocol's base scenario is made. */
+typedef struct hunt_base_opts {
+    int beyond;          /* draw faults beyond the contract too (--beyond-contract) */
+    const char *against; /* the reference protocol (--against): the draws follow what both declare */
+} hunt_base_opts;
+
 /* The scenario text a protocol is hunted with ("redisson.lock@2019", a
- * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any and
+ * bundled lock policy): 60 virtual seconds, [nemesis] kinds = any drawn
+ * within the protocol's contract (and the reference's: o->against) unless
+ * o->beyond, and
  * [swarm] bounds that keep hold times under the shortest lease (so what
  * fails, fails by a fault; holds outlast a lease only where a checker
  * tells that from a bug), lock() or tryLock(wait), the sync or async
@@ -94,7 +105,13 @@ typedef struct hunt_sig {
  * and for a protocol with fencing tokens the fenced resource (refusing
  * stale tokens in half the seeds). malloc'd; NULL with err set when the
  * name is not in the catalogue. */
-char *hunt_template(const char *target, scn_error *err);
+char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err);
+/* The protocol a hunt names: a catalogue name, or a lock policy file by
+ * its absolute path; NULL when there is none. */
+const proto_def *hunt_find(const char *name);
+/* 1 when a and b lock the same kind of object (a lock, a read/write
+ * lock, a semaphore, a latch), else 0 with why (one line). */
+int hunt_comparable(const proto_def *a, const proto_def *b, char *why, size_t cap);
 
 /* The fault kind of one timed line (0: not a fault of its own, such as
  * restart or heal), one of HUNT_LINE_KINDS. */

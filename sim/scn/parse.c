@@ -109,6 +109,8 @@ static const key_def keys[] = {
     {"swarm", "huge", K_PROB, F(swarm_huge_ppm), 0, 0},
     {"swarm", "single", K_PROB, F(swarm_single_ppm), 0, 0},
     {"swarm", "rearm", K_PROB, F(swarm_rearm_ppm), 0, 0},
+    {"swarm", "within-contract", K_BOOL, F(swarm_within), 0, 0},
+    {"swarm", "reference", K_STR, F(swarm_reference), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},
     {"expect", "min-acquisitions", K_INT64, F(min_acquisitions), 0, INT64_MAX},
     {"expect", "starvation-bound", K_INT64, F(starvation_bound), 1, INT64_MAX},
@@ -828,6 +830,7 @@ void scn_free(scenario *s)
     sim_xfree(s->name);
     sim_xfree(s->protocol);
     sim_xfree(s->expire_mode);
+    sim_xfree(s->swarm_reference);
     for (int i = 0; i < s->nlocks; i++) sim_xfree(s->lock_names[i]);
     sim_xfree(s->steps);
     memset(s, 0, sizeof *s);

@@ -376,6 +376,8 @@ struct scenario {
     int swarm_single_ppm;      /* this share of a semaphore's seeds acquires one permit a cycle,
                                   lending the [clients] permits range */
     int swarm_rearm_ppm;       /* this share of a latch's seeds arms it again ([clients] rearm 1%) */
+    int swarm_within;          /* draw only faults within the protocol's contract (faults/contract.c) */
+    char *swarm_reference;     /* and within this protocol's too (hunt --against), or NULL */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale
                                    tokens (0: [resource] reject-stale decides) */
 

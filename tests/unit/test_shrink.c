@@ -180,7 +180,7 @@ START_TEST(drawable_kinds_hold_every_line_a_run_has)
     int with = 0, without = 0;
     static const char *const protos[] = {"redisson.lock", "redisson.semaphore", "redisson.latch"};
     for (size_t p = 0; p < sizeof protos / sizeof protos[0]; p++) {
-        char *text = hunt_template(protos[p], &err);
+        char *text = hunt_template(protos[p], NULL, &err);
         ck_assert_ptr_nonnull(text);
         load(text, &s);
         free(text);

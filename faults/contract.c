@@ -1,0 +1,199 @@
+/* contract.c — fault lines judged against a protocol's contract
+ * (protocols' proto_contract): within it, or beyond it for a reason a
+ * user can read ("a pause longer than the lease: no lease lock survives
+ * it"); and the swarm's draw kept within the contract ([swarm]
+ * within-contract), so that a correct lock's hunt finds nothing the lock
+ * never claimed to survive. */
+#include <stdio.h>
+#include <string.h>
+
+#include "faults/fault.h"
+
+/* Why a line is beyond a contract, by code (fault.h). */
+static const char *const reasons[] = {
+    [FAULT_WITHIN] = "within the contract",
+    [FAULT_BEYOND_PAUSE] = "a client pause longer than the renewal margin: no lease lock survives it "
+                           "(Kleppmann 2016, How to do distributed locking)",
+    [FAULT_BEYOND_PARTITION] = "a partition longer than the renewal margin: the holder cannot renew and its "
+                               "lease runs out under it (Kleppmann 2016)",
+    [FAULT_BEYOND_NODE_PAUSE] = "a node pause longer than the renewal margin: renewals wait while the lease "
+                                "runs on the node's clock (Kleppmann 2016)",
+    [FAULT_BEYOND_DELAY] = "a delay whose round trip outlasts the client's reply timeout or the renewal "
+                           "margin: the reply comes after the client gave up on it",
+    [FAULT_BEYOND_DROP] = "replies lost for longer than the renewal margin, or with a margin shorter than the "
+                          "reply timeout: the holder waits on a reply past its lease",
+    [FAULT_BEYOND_CLOCK] = "a node's clock jump: a lease runs on the node's clock (redis.io, Distributed "
+                           "Locks with Redis: clocks must run at about the same rate)",
+    [FAULT_BEYOND_FAILOVER] = "a failover to an asynchronous replica: the lock's write may not have reached "
+                              "it (redis.io, Distributed Locks with Redis: replication is asynchronous)",
+    [FAULT_BEYOND_RESTART] = "a node restart without persistence: the lock's key is lost (redis.io, "
+                             "Distributed Locks with Redis: persistence, delayed restarts)",
+    [FAULT_BEYOND_HOLD] = "holds longer than the lease: the application's error, not the lock's",
+};
+
+size_t fault_beyond_text(int code, char *buf, size_t cap)
+{
+    int n;
+    if (code >= FAULT_BEYOND_KIND)
+        n = snprintf(buf, cap, "%s: not a fault the lock's contract claims to survive (its documentation does "
+                               "not claim it)",
+                     scn_nemesis_kind_name(1 << (code - FAULT_BEYOND_KIND)));
+    else
+        n = snprintf(buf, cap, "%s", code >= 0 && code < FAULT_BEYOND_KIND ? reasons[code] : "?");
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
+
+/* Does the lock wait for its replica after its writes (WAIT)? */
+static int waits_for_replica(const proto_def *pd, const scenario *s)
+{
+    if (s->synced >= 0) return s->synced;
+    return pd->impl.defaults ? pd->impl.defaults->synced : 1; /* NULL: the current Redisson's */
+}
+
+/* How long a lost reply holds a client up: its reply timeout, and the
+ * WAIT pipelined behind a write where the lock waits for its replica. */
+static int64_t reply_budget(const proto_def *pd, const scenario *s)
+{
+    return s->timeout_us + (waits_for_replica(pd, s) ? SIM_MS(1000) : 0);
+}
+
+/* The nemesis kind of a line (SCN_NEM_* bit; 0: none of the vocabulary's,
+ * such as a restart, a heal or a fiu point). */
+static int kind_of(const scn_step *st)
+{
+    int node = st->node_index >= 0;
+    switch (st->op) {
+    case SCN_FAULT_PAUSE: return node ? SCN_NEM_NODE_PAUSE : SCN_NEM_PAUSE;
+    case SCN_FAULT_CRASH: return node ? SCN_NEM_NODE_CRASH : SCN_NEM_CRASH;
+    case SCN_FAULT_CLOCK: return st->client > 0 ? SCN_NEM_CLIENT_CLOCK : SCN_NEM_CLOCK;
+    case SCN_FAULT_PARTITION:
+    case SCN_FAULT_DROP: return SCN_NEM_PARTITION; /* a link rule cuts as a partition does */
+    case SCN_FAULT_DELAY: return SCN_NEM_DELAY;
+    case SCN_FAULT_DROP_REPLY: return SCN_NEM_DROP_REPLY;
+    case SCN_FAULT_DROP_PUBSUB: return SCN_NEM_DROP_PUBSUB;
+    case SCN_FAULT_DISCONNECT: return SCN_NEM_DISCONNECT;
+    case SCN_FAULT_FAILOVER: return SCN_NEM_FAILOVER;
+    case SCN_FAULT_FAIL_REPLY: return SCN_NEM_FAIL_REPLY;
+    default: return 0;
+    }
+}
+
+/* Does a partition or link rule cut a client off (a side or end names a
+ * client)? One between nodes only (a replica cut from its master) holds
+ * no client up. */
+static int cuts_a_client(const scn_step *st)
+{
+    return st->end_a.all_clients || st->end_a.nclients > 0 || st->end_b.all_clients || st->end_b.nclients > 0;
+}
+
+int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s, const scn_step *st, int64_t margin)
+{
+    int kind = kind_of(st);
+    if (kind == 0) return FAULT_WITHIN;
+    if (!(c->survives & (unsigned)kind)) {
+        int b = 0;
+        while ((1 << b) != kind) b++;
+        return kind == SCN_NEM_CLOCK ? FAULT_BEYOND_CLOCK : FAULT_BEYOND_KIND + b;
+    }
+    switch (kind) {
+    case SCN_NEM_PAUSE: return st->for_us > margin ? FAULT_BEYOND_PAUSE : FAULT_WITHIN;
+    case SCN_NEM_NODE_PAUSE: return st->for_us > margin ? FAULT_BEYOND_NODE_PAUSE : FAULT_WITHIN;
+    case SCN_NEM_PARTITION:
+        if (!cuts_a_client(st)) return FAULT_WITHIN;
+        return st->for_us == 0 ? (margin == INT64_MAX ? FAULT_WITHIN : FAULT_BEYOND_PARTITION)
+               : st->for_us > margin ? FAULT_BEYOND_PARTITION
+                                     : FAULT_WITHIN;
+    case SCN_NEM_DELAY: {
+        int64_t bound = margin < s->timeout_us ? margin : s->timeout_us;
+        return 2 * st->by_us >= bound ? FAULT_BEYOND_DELAY : FAULT_WITHIN;
+    }
+    case SCN_NEM_DROP_REPLY:
+    case SCN_NEM_FAIL_REPLY: /* a lost reply costs the reply timeout (and a WAIT's) before the client goes on */
+        if (margin != INT64_MAX && margin < reply_budget(pd, s)) return FAULT_BEYOND_DROP;
+        return kind == SCN_NEM_DROP_REPLY && (st->for_us > margin || st->for_us == 0) ? FAULT_BEYOND_DROP
+                                                                                      : FAULT_WITHIN;
+    case SCN_NEM_NODE_CRASH: return s->persistence ? FAULT_WITHIN : FAULT_BEYOND_RESTART;
+    case SCN_NEM_FAILOVER:
+        return c->failover_synced && !waits_for_replica(pd, s) ? FAULT_BEYOND_FAILOVER : FAULT_WITHIN;
+    default: return FAULT_WITHIN;
+    }
+}
+
+int fault_beyond_workload(const proto_def *pd, const scenario *s)
+{
+    /* A fixed lease shorter than the longest hold: the application holds
+     * past its own lease ([swarm] overrun). A lock with no lease has
+     * nothing to outlast; a lease per acquire cuts each hold under it. */
+    if (s->lease_us == SCN_LEASE_WATCHDOG || scn_has_acquire_lease(s) || proto_margin(pd, s) == INT64_MAX) return 0;
+    int64_t hold = s->hold.kind == SCN_DIST_UNIFORM ? s->hold.b_us : s->hold.a_us;
+    return s->hold.kind == SCN_DIST_EXP || hold >= s->lease_us ? FAULT_BEYOND_HOLD : FAULT_WITHIN;
+}
+
+int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
+                       int64_t to_us)
+{
+    const proto_contract *c = proto_contract_of(pd);
+    int64_t margin = proto_margin(pd, s);
+    int w = fault_beyond_workload(pd, s);
+    if (w) return w;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].at_us < from_us || v[i].at_us > to_us) continue;
+        int why = fault_beyond(pd, c, s, &v[i], margin);
+        if (why) return why;
+    }
+    return FAULT_WITHIN;
+}
+
+/* ------------------------------------------------------------ the draw */
+
+/* The protocol s names (the catalogue's, or a policy file's), or NULL. */
+static const proto_def *protocol_of(const scenario *s, const char *name)
+{
+    if (name == NULL) return NULL;
+    scenario t = *s; /* proto_resolve reads the name and the path it is relative to */
+    t.protocol = (char *)name;
+    scn_error err;
+    return proto_resolve(&t, &err);
+}
+
+void fault_contract_draw(const scenario *s, scenario *c)
+{
+    if (!s->swarm_within) return;
+    const proto_def *a = protocol_of(c, c->protocol), *b = protocol_of(c, s->swarm_reference);
+    if (a == NULL) return; /* the run says why */
+    unsigned keep = proto_contract_of(a)->survives;
+    int64_t margin = proto_margin(a, c);
+    int sync_needed = proto_contract_of(a)->failover_synced && !waits_for_replica(a, c);
+    if (b) {
+        keep &= proto_contract_of(b)->survives;
+        int64_t mb = proto_margin(b, c);
+        if (mb < margin) margin = mb;
+        sync_needed |= proto_contract_of(b)->failover_synced && !waits_for_replica(b, c);
+    }
+    keep &= ~(unsigned)SCN_NEM_CLOCK;
+    if (sync_needed) keep &= ~(unsigned)SCN_NEM_FAILOVER;
+    /* A node restart is claimed with its data: the nodes persist. */
+    if (c->nemesis_kinds & (int)keep & SCN_NEM_NODE_CRASH) c->persistence = 1;
+    /* Each fault lasts at most half the margin, so that two that meet
+     * still fit in it; a delay's round trip stays under the reply
+     * timeout (the nemesis slows a link by a tenth of the duration, or
+     * by half of it with several masters). */
+    int64_t cap = margin == INT64_MAX ? INT64_MAX : margin / 2;
+    if (c->nemesis_kinds & (int)keep & SCN_NEM_DELAY) {
+        int64_t d = c->nodes > 1 ? c->timeout_us - SIM_MS(1) : 5 * c->timeout_us - SIM_MS(1);
+        if (d < cap) cap = d;
+    }
+    /* A lease shorter than a lost reply's timeout cannot survive one. */
+    if (margin != INT64_MAX && (margin < reply_budget(a, c) || (b && margin < reply_budget(b, c))))
+        keep &= ~(unsigned)(SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY);
+    if (cap < SIM_MS(1)) /* nothing may hold a holder up */
+        keep &= ~(unsigned)(SCN_NEM_PAUSE | SCN_NEM_NODE_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY | SCN_NEM_DROP_REPLY);
+    c->nemesis_kinds &= (int)keep;
+    c->nemesis = c->nemesis_kinds != 0;
+    scn_dist *d = &c->nemesis_duration;
+    int64_t top = d->kind == SCN_DIST_UNIFORM ? d->b_us : d->a_us;
+    if (cap < top) {
+        if (d->kind == SCN_DIST_UNIFORM && d->a_us < cap) d->b_us = cap;
+        else *d = (scn_dist){SCN_DIST_CONST, cap, cap};
+    }
+}
