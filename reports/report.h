@@ -127,6 +127,12 @@ int report_dat_close(FILE *dat, const char *dir, const char *name, char *why, si
  * 0, or -1 with why (cap bytes) when a file cannot be written. */
 int report_plot_run(const char *dir, const run_result *r, const history *h, const report_series *rs,
                     report_plots *out, char *why, size_t cap);
+/* The holders timelines alone (report_plot_run's first pictures), a
+ * picture per lock any thread used, width pixels wide (1200 in a run's
+ * report; narrower where two stand side by side). Returns 0, or -1 with
+ * why. */
+int report_plot_holders(const char *dir, const run_result *r, const history *h, const report_series *rs, int width,
+                        report_plots *out, char *why, size_t cap);
 
 /* Values of one line of a many-run picture: a latency CDF's samples, or
  * a contention curve's points (one per swept value). */
@@ -172,6 +178,10 @@ int report_gnuplot_found(void);
  * when gnuplot is not installed (nothing rendered), -1 when it failed
  * (why: its first error line). */
 int report_gnuplot_render(const char *dir, const report_plots *p, int timeout_s, char *why, size_t cap);
+/* Writes DIR/render.sh, which renders with gnuplot, each in its own
+ * folder, the scripts that globs match (shell patterns relative to DIR,
+ * space-separated, such as "*.gp"). Returns 0, or -1 (errno). */
+int report_render_sh(const char *dir, const char *globs);
 
 /* --------------------------------------------------------------- rows */
 
@@ -221,6 +231,8 @@ typedef struct report_html_run_args {
     const char *replay;        /* report_replay_cmd of the run */
 } report_html_run_args;
 
+/* The fault windows of a run as a list ("Faults:"; nothing when none). */
+void report_html_faults(FILE *out, const report_series *rs);
 /* Writes the run's section to run_out (heading, what the scenario says it
  * shows, verdicts, figures, faults, pictures, replay command) and each of
  * its violations to viol_out, explained in words: the threads involved
@@ -229,6 +241,9 @@ typedef struct report_html_run_args {
 void report_html_run(FILE *run_out, FILE *viol_out, const report_html_run_args *a);
 /* The head of a report page (inline style: no network) up to <main>. */
 void report_html_begin(FILE *out, const char *title, const char *subtitle);
+/* One chip per invariant judged or expected: its verdict, outlined when it
+ * missed the scenario's expectation (expect NULL: none expected). */
+void report_html_chips(FILE *out, const check_verdict *verdict, const scn_expect *expect);
 /* The summary table of rows (anchors[i]: the row's section id, or NULL). */
 void report_html_table(FILE *out, const report_row *rows, size_t n, char *const *anchors);
 /* A figure for picture p of folder reldir (and, when it is not rendered,
@@ -268,12 +283,16 @@ typedef struct report_outdir {
 } report_outdir;
 
 /* Checks that DIR may be written (absent, an empty folder, or an earlier
- * locksim report) and creates the temporary folder. Returns 0, or 2
- * after printing why (prefixed by who). */
+ * locksim report) and creates the temporary folder. Returns 0, or -1 with
+ * why (cap bytes, one line); o then holds nothing. */
+int report_outdir_open(report_outdir *o, const char *dir, char *why, size_t cap);
+/* report_outdir_open, but returns 2 after printing why (prefixed by who). */
 int report_outdir_begin(report_outdir *o, const char *dir, const char *who);
 /* Marks the temporary folder as a locksim report and moves it to DIR,
- * removing the earlier report. Returns 0, or 2 after printing why (the
- * temporary folder is then removed). Frees o either way. */
+ * removing the earlier report. Returns 0, or -1 with why (the temporary
+ * folder is then removed). Frees o either way. */
+int report_outdir_close(report_outdir *o, char *why, size_t cap);
+/* report_outdir_close, but returns 2 after printing why (prefixed by who). */
 int report_outdir_commit(report_outdir *o, const char *who);
 /* Removes the temporary folder and frees o. Safe on a zeroed o. */
 void report_outdir_abort(report_outdir *o);
