@@ -1,8 +1,8 @@
 /* report.h — the writers of what runs leave behind: the text summary and
  * the JSON line of a run, the series its pictures are drawn from, gnuplot
- * plots, the HTML page, JUnit and TAP, and the rows (JSON lines read back)
- * that the writers of many runs use. They read results; they judge
- * nothing. */
+ * plots, the HTML pages (of runs, of a hunt), JUnit and TAP, and the rows
+ * (JSON lines read back) that the writers of many runs use. They read
+ * results; they judge nothing. */
 #ifndef LOCKSIM_REPORT_H
 #define LOCKSIM_REPORT_H
 
@@ -338,5 +338,43 @@ void report_folder_run_name(size_t k, const char *path, uint64_t seed, char *buf
  * section) and render.sh, then moves the report into place. Prints where
  * it is. Returns 0 or 2 (printed). Frees rep's folder either way. */
 int report_folder_finish(report_folder *rep, const report_row *rows, size_t n, const char *cmdline, int interrupted);
+
+/* ------------------------------------------------------ the hunt page */
+
+/* `locksim hunt --report DIR` (hunt_page.c): a page of the signatures a
+ * hunt found, those within the lock's contract first, each with its shrunk
+ * scenario run once and drawn as a run's holders timeline, and with
+ * --against the reference protocol's run of the same file beside it (the
+ * witness pair: one violates, one holds). */
+
+typedef struct report_hunt_sig {
+    const char *signature; /* "liveness after partition" */
+    int beyond;            /* 0: within the lock's contract; 1: beyond it */
+    const char *reason;    /* beyond: why (one line), else NULL */
+    uint64_t seeds, first_seed;
+    const char *shrunk;    /* the shrunk scenario file (NULL: not shrunk) */
+    const char *reference; /* --against: the same scenario on the reference
+                              protocol (a .scn file; NULL: none) */
+} report_hunt_sig;
+
+typedef struct report_hunt {
+    const char *target;  /* "redisson.rwlock@3.10" */
+    const char *against; /* "redisson.rwlock@3.11.1", or NULL */
+    uint64_t seed_a, seed_b, runs, failed;
+    const report_hunt_sig *sigs; /* borrowed */
+    size_t nsigs;
+} report_hunt;
+
+/* Writes DIR/index.html and its pictures (DIR made if missing; an earlier
+ * locksim report there is replaced, any other folder refused), with a copy
+ * of each scenario file it shows. Each shrunk and reference file is run
+ * once (its own seed, else the signature's first seed) to draw its
+ * timeline; rendered by gnuplot when installed (else DIR/render.sh says
+ * how). Returns 0, or -1 with a one-line reason in err (cap bytes): a
+ * folder that cannot be written, a file that does not load or run, a
+ * picture gnuplot fails on. Never a half-written page: all is written
+ * under DIR.tmp-PID and renamed into place at the end. Cost: one run per
+ * file. */
+int report_hunt_write(const char *dir, const report_hunt *h, char *err, size_t cap);
 
 #endif /* LOCKSIM_REPORT_H */
