@@ -1,6 +1,7 @@
-/* gnuplot.c — the files behind every picture (NAME.gp, NAME.dat) and the
- * gnuplot process that renders them: one script draws its body twice, as
- * PNG (pngcairo) and as SVG, so one file is all a user restyles. */
+/* gnuplot.c — the files behind every picture (NAME.gp, NAME.dat), the
+ * gnuplot process that renders them and the render.sh that renders them
+ * again: one script draws its body twice, as PNG (pngcairo) and as SVG,
+ * so one file is all a user restyles. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -171,4 +172,24 @@ int report_gnuplot_render(const char *dir, const report_plots *p, int timeout_s,
     }
     remove(log); /* nothing to keep: it rendered */
     return 0;
+}
+
+int report_render_sh(const char *dir, const char *globs)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/render.sh", dir);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) return -1;
+    fprintf(f,
+            "#!/bin/sh\n"
+            "# render.sh: draws this report's pictures with gnuplot (each .gp writes its .png and .svg\n"
+            "# beside it), e.g. after restyling a script. Needs gnuplot (Debian: gnuplot-nox).\n"
+            "set -e\ncd \"$(dirname \"$0\")\"\n"
+            "for gp in %s; do\n"
+            "    [ -e \"$gp\" ] || continue\n"
+            "    (cd \"$(dirname \"$gp\")\" && gnuplot \"$(basename \"$gp\")\")\n"
+            "done\n",
+            globs);
+    int bad = ferror(f);
+    return fclose(f) != 0 || bad ? -1 : 0;
 }

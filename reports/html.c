@@ -98,6 +98,10 @@ void report_html_begin(FILE *out, const char *title, const char *subtitle)
           "pre{background:#f4f4f4;padding:8px;overflow:auto;font-size:12px;line-height:1.35}"
           "pre .f{color:#8a4b00;font-weight:bold}pre .v{color:#c62828;font-weight:bold}\n"
           "code{background:#f0f0f0;padding:1px 4px;font-size:13px}.note{color:#8a4b00}\n"
+          ".pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:14px}"
+          ".pair figure{margin:6px 0}.pair h4{margin:6px 0 0;font-size:14px}\n"
+          ".reason{border-left:4px solid #8a4b00;background:#fff8e1;padding:6px 12px}"
+          "details>summary{cursor:pointer;color:#1f5f9f}\n"
           "</style>\n</head>\n<body>\n<header><h1>",
           out);
     report_xml_text(out, title);
@@ -111,12 +115,10 @@ void report_html_end(FILE *out)
     fputs("</main>\n</body>\n</html>\n", out);
 }
 
-/* One chip per judged invariant: its verdict; outlined when it missed the
- * scenario's expectation. */
-static void chips(FILE *out, const check_verdict *verdict, const scn_expect *expect)
+void report_html_chips(FILE *out, const check_verdict *verdict, const scn_expect *expect)
 {
     for (int i = 0; i < SCN_INV_COUNT; i++) {
-        scn_expect want = expect[i];
+        scn_expect want = expect ? expect[i] : SCN_EXPECT_NONE;
         if (verdict[i] == CHECK_UNKNOWN && want == SCN_EXPECT_NONE) continue;
         int judged = want == SCN_EXPECT_HELD || want == SCN_EXPECT_VIOLATED;
         int met = !judged || (want == SCN_EXPECT_HELD) == (verdict[i] == CHECK_HELD);
@@ -144,7 +146,7 @@ void report_html_table(FILE *out, const report_row *rows, size_t n, char *const 
         fprintf(out, "</span></td><td class=\"n\">%" PRIu64 "</td><td>", r->seed);
         report_xml_text(out, r->protocol);
         fputs("</td><td>", out);
-        chips(out, r->verdict, r->expect);
+        report_html_chips(out, r->verdict, r->expect);
         fprintf(out, "</td><td><span class=\"res %s\">%s</span>", r->met ? "PASS" : "FAIL", r->met ? "PASS" : "FAIL");
         if (!r->met) {
             fputs("<br><span class=\"meta\">", out);
@@ -194,7 +196,7 @@ static void about(FILE *out, const char *path)
     fclose(f);
 }
 
-static void run_faults(FILE *out, const report_series *rs)
+void report_html_faults(FILE *out, const report_series *rs)
 {
     if (rs->nfaults == 0) return;
     fputs("<p>Faults:</p>\n<ul>\n", out);
@@ -400,7 +402,7 @@ void report_html_run(FILE *run_out, FILE *viol_out, const report_html_run_args *
         fputs("</p>\n", run_out);
     }
     fputs("<p>", run_out);
-    chips(run_out, r->checks.verdict, s->expect);
+    report_html_chips(run_out, r->checks.verdict, s->expect);
     fputs("</p>\n<p>", run_out);
     textf(run_out, "%" PRIu64 " acquisitions (%" PRIu64 " not acquired, %" PRIu64 " errors); acquire latency p50 %.1f ms, "
           "p95 %.1f ms, p99 %.1f ms, max %.1f ms; fairness (Jain) %.3f; %" PRIu64 " events, %" PRIu64 " script evals; "
@@ -412,7 +414,7 @@ void report_html_run(FILE *run_out, FILE *viol_out, const report_html_run_args *
     if (r->checks.nv)
         fprintf(run_out, "<p><a href=\"#%s-v1\">%zu violation%s explained below</a></p>\n", a->anchor, r->checks.nv,
                 r->checks.nv == 1 ? "" : "s");
-    run_faults(run_out, a->rs);
+    report_html_faults(run_out, a->rs);
     for (size_t i = 0; i < a->plots->n; i++) report_html_figure(run_out, a->reldir, &a->plots->v[i], a->rendered);
     fputs("<p>Replay: <code>", run_out);
     report_xml_text(run_out, a->replay);

@@ -63,7 +63,7 @@ static int is_empty_dir(const char *dir)
     return empty;
 }
 
-int report_outdir_begin(report_outdir *o, const char *dir, const char *who)
+int report_outdir_open(report_outdir *o, const char *dir, char *why, size_t cap)
 {
     memset(o, 0, sizeof *o);
     struct stat st;
@@ -71,23 +71,31 @@ int report_outdir_begin(report_outdir *o, const char *dir, const char *who)
         char marker[4096];
         snprintf(marker, sizeof marker, "%s/%s", dir, MARKER);
         if (!S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "%s: %s exists and is not a folder\n", who, dir);
-            return 2;
+            snprintf(why, cap, "%s exists and is not a folder", dir);
+            return -1;
         }
         if (access(marker, F_OK) != 0 && is_empty_dir(dir) != 1) {
-            fprintf(stderr, "%s: %s exists and is not a locksim report: give a new or empty folder\n", who, dir);
-            return 2;
+            snprintf(why, cap, "%s exists and is not a locksim report: give a new or empty folder", dir);
+            return -1;
         }
     }
     o->final = sim_xstrdup(dir);
     o->tmp = with_suffix(dir, "tmp");
     rm_tree(o->tmp);
     if (report_mkdirs(o->tmp) != 0) {
-        fprintf(stderr, "%s: cannot create %s: %s\n", who, o->tmp, strerror(errno));
+        snprintf(why, cap, "cannot create %s: %s", o->tmp, strerror(errno));
         report_outdir_abort(o);
-        return 2;
+        return -1;
     }
     return 0;
+}
+
+int report_outdir_begin(report_outdir *o, const char *dir, const char *who)
+{
+    char why[4500];
+    if (report_outdir_open(o, dir, why, sizeof why) == 0) return 0;
+    fprintf(stderr, "%s: %s\n", who, why);
+    return 2;
 }
 
 void report_outdir_abort(report_outdir *o)
@@ -98,34 +106,34 @@ void report_outdir_abort(report_outdir *o)
     memset(o, 0, sizeof *o);
 }
 
-int report_outdir_commit(report_outdir *o, const char *who)
+int report_outdir_close(report_outdir *o, char *why, size_t cap)
 {
     char marker[4096];
     snprintf(marker, sizeof marker, "%s/%s", o->tmp, MARKER);
     FILE *m = fopen(marker, "w");
-    if (m) fputs("a locksim report: `locksim run --report` may replace this folder\n", m);
+    if (m) fputs("a locksim report: `locksim run|sweep|hunt --report` may replace this folder\n", m);
     if (m == NULL || fclose(m) != 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", who, marker, strerror(errno));
+        snprintf(why, cap, "cannot write %s: %s", marker, strerror(errno));
         report_outdir_abort(o);
-        return 2;
+        return -1;
     }
     char *old = NULL;
     struct stat st;
     if (stat(o->final, &st) == 0) { /* an earlier report (checked at begin) */
         old = with_suffix(o->final, "old");
         if (rename(o->final, old) != 0) {
-            fprintf(stderr, "%s: cannot move the earlier %s aside: %s\n", who, o->final, strerror(errno));
+            snprintf(why, cap, "cannot move the earlier %s aside: %s", o->final, strerror(errno));
             sim_xfree(old);
             report_outdir_abort(o);
-            return 2;
+            return -1;
         }
     }
     if (rename(o->tmp, o->final) != 0) {
-        fprintf(stderr, "%s: cannot rename %s to %s: %s\n", who, o->tmp, o->final, strerror(errno));
+        snprintf(why, cap, "cannot rename %s to %s: %s", o->tmp, o->final, strerror(errno));
         if (old && rename(old, o->final) != 0) rm_tree(old);
         sim_xfree(old);
         report_outdir_abort(o);
-        return 2;
+        return -1;
     }
     if (old) rm_tree(old);
     sim_xfree(old);
@@ -133,6 +141,14 @@ int report_outdir_commit(report_outdir *o, const char *who)
     o->tmp = NULL;
     report_outdir_abort(o);
     return 0;
+}
+
+int report_outdir_commit(report_outdir *o, const char *who)
+{
+    char why[9000];
+    if (report_outdir_close(o, why, sizeof why) == 0) return 0;
+    fprintf(stderr, "%s: %s\n", who, why);
+    return 2;
 }
 
 int report_outfile_begin(report_outfile *o, const char *path, const char *who)

@@ -99,10 +99,13 @@ static void gp_faults(FILE *gp, const report_series *rs, const run_result *r, co
         char text[160];
         snprintf(text, sizeof text, " %s%s", scn_invariant_name(r->checks.v[0].inv),
                  r->checks.nv > 1 ? " (first of the violations)" : "");
+        /* In the last fifth of the run the label ends at the line, not
+         * past the plot's right edge. */
+        int right = rs->end_us > 0 && r->checks.v[0].t_us > rs->end_us / 5 * 4;
         fprintf(gp, "set label %zu ", rs->nfaults + 1);
-        report_gp_str(gp, text);
-        fprintf(gp, " at %.6f, graph 0 offset 0,0.7 font ',9' tc rgb '%s' front\n", secs(r->checks.v[0].t_us),
-                COLOR_VIOLATION);
+        report_gp_str(gp, right ? text + 1 : text);
+        fprintf(gp, " at %.6f, graph 0 %s offset %s,0.7 font ',9' tc rgb '%s' front\n", secs(r->checks.v[0].t_us),
+                right ? "right" : "left", right ? "-0.5" : "0", COLOR_VIOLATION);
     }
     fprintf(gp, "set tmargin %d\nset title offset 0,%d\n", 3 + LABEL_ROWS, LABEL_ROWS);
 }
@@ -217,7 +220,7 @@ typedef struct block {
 } block;
 
 static int plot_holders(const char *dir, const run_result *r, const history *h, const report_series *rs, int lock,
-                        report_plots *out, char *why, size_t cap)
+                        int width, report_plots *out, char *why, size_t cap)
 {
     const scenario *s = r->s;
     char name[96], what[256];
@@ -259,7 +262,7 @@ static int plot_holders(const char *dir, const run_result *r, const history *h, 
         return -1;
     }
     int height = 170 + 22 * (int)n;
-    FILE *gp = report_gp_open(dir, name, what, 1200, height < 320 ? 320 : height, why, cap);
+    FILE *gp = report_gp_open(dir, name, what, width, height < 320 ? 320 : height, why, cap);
     if (gp == NULL) {
         sim_xfree(rows);
         return -1;
@@ -486,11 +489,18 @@ static int write_samples(const char *dir, const report_series *rs, char *why, si
     return report_dat_close(dat, dir, "samples", why, cap);
 }
 
+int report_plot_holders(const char *dir, const run_result *r, const history *h, const report_series *rs, int width,
+                        report_plots *out, char *why, size_t cap)
+{
+    for (int lock = 0; lock < r->s->nlocks; lock++)
+        if (plot_holders(dir, r, h, rs, lock, width, out, why, cap) != 0) return -1;
+    return 0;
+}
+
 int report_plot_run(const char *dir, const run_result *r, const history *h, const report_series *rs,
                     report_plots *out, char *why, size_t cap)
 {
-    for (int lock = 0; lock < r->s->nlocks; lock++)
-        if (plot_holders(dir, r, h, rs, lock, out, why, cap) != 0) return -1;
+    if (report_plot_holders(dir, r, h, rs, 1200, out, why, cap) != 0) return -1;
     const report_span **w = sim_xcalloc(rs->nspans + 1, sizeof *w);
     const op_words *ow = waits(rs, 1, 1, w) > 0 ? &acquire_words : waits(rs, 0, 1, w) > 0 ? &await_words : NULL;
     sim_xfree(w);

@@ -1,8 +1,8 @@
 /* report.h — the writers of what runs leave behind: the text summary and
  * the JSON line of a run, the series its pictures are drawn from, gnuplot
- * plots, the HTML page, JUnit and TAP, and the rows (JSON lines read back)
- * that the writers of many runs use. They read results; they judge
- * nothing. */
+ * plots, the HTML pages (of runs, of a hunt), JUnit and TAP, and the rows
+ * (JSON lines read back) that the writers of many runs use. They read
+ * results; they judge nothing. */
 #ifndef LOCKSIM_REPORT_H
 #define LOCKSIM_REPORT_H
 
@@ -127,6 +127,12 @@ int report_dat_close(FILE *dat, const char *dir, const char *name, char *why, si
  * 0, or -1 with why (cap bytes) when a file cannot be written. */
 int report_plot_run(const char *dir, const run_result *r, const history *h, const report_series *rs,
                     report_plots *out, char *why, size_t cap);
+/* The holders timelines alone (report_plot_run's first pictures), a
+ * picture per lock any thread used, width pixels wide (1200 in a run's
+ * report; narrower where two stand side by side). Returns 0, or -1 with
+ * why. */
+int report_plot_holders(const char *dir, const run_result *r, const history *h, const report_series *rs, int width,
+                        report_plots *out, char *why, size_t cap);
 
 /* Values of one line of a many-run picture: a latency CDF's samples, or
  * a contention curve's points (one per swept value). */
@@ -172,6 +178,10 @@ int report_gnuplot_found(void);
  * when gnuplot is not installed (nothing rendered), -1 when it failed
  * (why: its first error line). */
 int report_gnuplot_render(const char *dir, const report_plots *p, int timeout_s, char *why, size_t cap);
+/* Writes DIR/render.sh, which renders with gnuplot, each in its own
+ * folder, the scripts that globs match (shell patterns relative to DIR,
+ * space-separated, such as "*.gp"). Returns 0, or -1 (errno). */
+int report_render_sh(const char *dir, const char *globs);
 
 /* --------------------------------------------------------------- rows */
 
@@ -221,6 +231,8 @@ typedef struct report_html_run_args {
     const char *replay;        /* report_replay_cmd of the run */
 } report_html_run_args;
 
+/* The fault windows of a run as a list ("Faults:"; nothing when none). */
+void report_html_faults(FILE *out, const report_series *rs);
 /* Writes the run's section to run_out (heading, what the scenario says it
  * shows, verdicts, figures, faults, pictures, replay command) and each of
  * its violations to viol_out, explained in words: the threads involved
@@ -229,6 +241,9 @@ typedef struct report_html_run_args {
 void report_html_run(FILE *run_out, FILE *viol_out, const report_html_run_args *a);
 /* The head of a report page (inline style: no network) up to <main>. */
 void report_html_begin(FILE *out, const char *title, const char *subtitle);
+/* One chip per invariant judged or expected: its verdict, outlined when it
+ * missed the scenario's expectation (expect NULL: none expected). */
+void report_html_chips(FILE *out, const check_verdict *verdict, const scn_expect *expect);
 /* The summary table of rows (anchors[i]: the row's section id, or NULL). */
 void report_html_table(FILE *out, const report_row *rows, size_t n, char *const *anchors);
 /* A figure for picture p of folder reldir (and, when it is not rendered,
@@ -268,12 +283,16 @@ typedef struct report_outdir {
 } report_outdir;
 
 /* Checks that DIR may be written (absent, an empty folder, or an earlier
- * locksim report) and creates the temporary folder. Returns 0, or 2
- * after printing why (prefixed by who). */
+ * locksim report) and creates the temporary folder. Returns 0, or -1 with
+ * why (cap bytes, one line); o then holds nothing. */
+int report_outdir_open(report_outdir *o, const char *dir, char *why, size_t cap);
+/* report_outdir_open, but returns 2 after printing why (prefixed by who). */
 int report_outdir_begin(report_outdir *o, const char *dir, const char *who);
 /* Marks the temporary folder as a locksim report and moves it to DIR,
- * removing the earlier report. Returns 0, or 2 after printing why (the
- * temporary folder is then removed). Frees o either way. */
+ * removing the earlier report. Returns 0, or -1 with why (the temporary
+ * folder is then removed). Frees o either way. */
+int report_outdir_close(report_outdir *o, char *why, size_t cap);
+/* report_outdir_close, but returns 2 after printing why (prefixed by who). */
 int report_outdir_commit(report_outdir *o, const char *who);
 /* Removes the temporary folder and frees o. Safe on a zeroed o. */
 void report_outdir_abort(report_outdir *o);
@@ -319,5 +338,43 @@ void report_folder_run_name(size_t k, const char *path, uint64_t seed, char *buf
  * section) and render.sh, then moves the report into place. Prints where
  * it is. Returns 0 or 2 (printed). Frees rep's folder either way. */
 int report_folder_finish(report_folder *rep, const report_row *rows, size_t n, const char *cmdline, int interrupted);
+
+/* ------------------------------------------------------ the hunt page */
+
+/* `locksim hunt --report DIR` (hunt_page.c): a page of the signatures a
+ * hunt found, those within the lock's contract first, each with its shrunk
+ * scenario run once and drawn as a run's holders timeline, and with
+ * --against the reference protocol's run of the same file beside it (the
+ * witness pair: one violates, one holds). */
+
+typedef struct report_hunt_sig {
+    const char *signature; /* "liveness after partition" */
+    int beyond;            /* 0: within the lock's contract; 1: beyond it */
+    const char *reason;    /* beyond: why (one line), else NULL */
+    uint64_t seeds, first_seed;
+    const char *shrunk;    /* the shrunk scenario file (NULL: not shrunk) */
+    const char *reference; /* --against: the same scenario on the reference
+                              protocol (a .scn file; NULL: none) */
+} report_hunt_sig;
+
+typedef struct report_hunt {
+    const char *target;  /* "redisson.rwlock@3.10" */
+    const char *against; /* "redisson.rwlock@3.11.1", or NULL */
+    uint64_t seed_a, seed_b, runs, failed;
+    const report_hunt_sig *sigs; /* borrowed */
+    size_t nsigs;
+} report_hunt;
+
+/* Writes DIR/index.html and its pictures (DIR made if missing; an earlier
+ * locksim report there is replaced, any other folder refused), with a copy
+ * of each scenario file it shows. Each shrunk and reference file is run
+ * once (its own seed, else the signature's first seed) to draw its
+ * timeline; rendered by gnuplot when installed (else DIR/render.sh says
+ * how). Returns 0, or -1 with a one-line reason in err (cap bytes): a
+ * folder that cannot be written, a file that does not load or run, a
+ * picture gnuplot fails on. Never a half-written page: all is written
+ * under DIR.tmp-PID and renamed into place at the end. Cost: one run per
+ * file. */
+int report_hunt_write(const char *dir, const report_hunt *h, char *err, size_t cap);
 
 #endif /* LOCKSIM_REPORT_H */

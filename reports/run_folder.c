@@ -151,24 +151,6 @@ static int cdf(const report_folder *rep, const report_row *rows, size_t n, char 
     return drawn;
 }
 
-static int write_render_sh(const char *dir)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/render.sh", dir);
-    FILE *f = fopen(path, "w");
-    if (f == NULL) return -1;
-    fputs("#!/bin/sh\n"
-          "# render.sh: draws this report's pictures with gnuplot (each .gp writes its .png and .svg\n"
-          "# beside it), e.g. after restyling a script. Needs gnuplot (Debian: gnuplot-nox).\n"
-          "set -e\ncd \"$(dirname \"$0\")\"\n"
-          "for gp in *.gp runs/*/*.gp; do\n"
-          "    [ -e \"$gp\" ] || continue\n"
-          "    (cd \"$(dirname \"$gp\")\" && gnuplot \"$(basename \"$gp\")\")\n"
-          "done\n",
-          f);
-    return fclose(f);
-}
-
 static void page(FILE *out, const report_folder *rep, const report_row *rows, size_t n, char *const *folders,
                  const report_plots *plots, int rendered, const char *cmdline, int interrupted)
 {
@@ -232,7 +214,7 @@ int report_folder_finish(report_folder *rep, const report_row *rows, size_t n, c
     FILE *out = fopen(path, "w");
     int status = 0;
     if (out) page(out, rep, rows, n, folders, &plots, rendered, cmdline, interrupted);
-    if (out == NULL || ferror(out) || fclose(out) != 0 || write_render_sh(rep->dir.tmp) != 0) {
+    if (out == NULL || ferror(out) || fclose(out) != 0 || report_render_sh(rep->dir.tmp, "*.gp runs/*/*.gp") != 0) {
         fprintf(stderr, "locksim run: cannot write %s: %s\n", path, strerror(errno ? errno : EIO));
         report_outdir_abort(&rep->dir);
         status = 2;

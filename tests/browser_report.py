@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """browser_report.py REPORT_DIR [--min-images N] [--expect-violations]
-[--screenshot FILE] — the browser check of an HTML report: opens
-REPORT_DIR/index.html in headless Chromium through chromedriver's W3C
-WebDriver HTTP API (standard library only); checks every image loaded, no
-request left file:/data:, optionally a non-empty #violations section; saves
-a full-page screenshot. Owns its chromedriver, the chromium it starts and a
+[--expect-sections ID,...] [--screenshot FILE] — the browser check of an
+HTML report: opens REPORT_DIR/index.html in headless Chromium through
+chromedriver's W3C WebDriver HTTP API (standard library only); checks every
+image loaded, no request left file:/data:, nothing logged as an error on
+the console, optionally a non-empty #violations section and a non-empty
+element for each id of --expect-sections; saves a full-page screenshot. Owns its chromedriver, the chromium it starts and a
 temporary profile, and always removes them. Exit 0 pass, 1 a check failed,
 2 usage error or chromium/chromium-driver missing."""
 import argparse, base64, json, os, shutil, signal, socket, subprocess
@@ -94,13 +95,15 @@ def stop_driver(proc):
 def new_session(base, profile):
     opts = {"binary": CHROMIUM, "args": ARGS + ["--user-data-dir=" + profile]}
     caps = {"capabilities": {"alwaysMatch": {
-        "browserName": "chrome", "goog:chromeOptions": opts}}}
+        "browserName": "chrome", "goog:chromeOptions": opts,
+        "goog:loggingPrefs": {"browser": "ALL"}}}}
     value = http("POST", base + "/session", caps, timeout=60)
     return value["sessionId"], value["capabilities"].get("browserVersion", "?")
 
 
-def run_js(sess, script):
-    return http("POST", sess + "/execute/sync", {"script": script, "args": []})
+def run_js(sess, script, *args):
+    return http("POST", sess + "/execute/sync", {"script": script,
+                                                 "args": list(args)})
 
 
 def open_page(sess, path, timeout=20):
@@ -152,6 +155,29 @@ def check_violations(sess):
     return "ok   browser: violations section with %d violations" % found[0]
 
 
+def check_console(sess):
+    """The console's errors (a resource that failed to load, a script
+    error), from chromedriver's log of the browser."""
+    logs = http("POST", sess + "/se/log", {"type": "browser"}) or []
+    errors = [e["message"] for e in logs if e.get("level") == "SEVERE"]
+    for message in errors:
+        print("       console: %s" % message)
+    if errors:
+        return "FAIL browser: %d console errors" % len(errors)
+    return "ok   browser: no console error (%d messages)" % len(logs)
+
+
+def check_sections(sess, ids):
+    found = run_js(sess, "return arguments[0].map(id => {"
+                   "const e = document.getElementById(id);"
+                   "return e ? e.innerText.trim().length : -1})", ids)
+    missing = [i for i, n in zip(ids, found) if n < 0]
+    empty = [i for i, n in zip(ids, found) if n == 0]
+    if missing or empty:
+        return "FAIL browser: sections missing %s, empty %s" % (missing, empty)
+    return "ok   browser: sections %s present" % ", ".join(ids)
+
+
 def check_screenshot(sess, out):
     # the viewport is the window minus its frame: add the frame's height
     page, frame = run_js(sess, "return [document.documentElement.scrollHeight,"
@@ -175,8 +201,11 @@ def run_checks(base, profile, args, page):
         open_page(sess, page)
         emit(check_images(sess, args.min_images, version))
         emit(check_requests(sess))
+        emit(check_console(sess))
         if args.expect_violations:
             emit(check_violations(sess))
+        if args.expect_sections:
+            emit(check_sections(sess, args.expect_sections.split(",")))
         emit(check_screenshot(sess, args.screenshot))
     finally:
         try:
@@ -190,6 +219,7 @@ def parse_args():
     p.add_argument("report_dir")
     p.add_argument("--min-images", type=int, default=1)
     p.add_argument("--expect-violations", action="store_true")
+    p.add_argument("--expect-sections", help="ids, comma-separated")
     p.add_argument("--screenshot")
     args = p.parse_args()  # exits 2 on usage errors
     page = os.path.abspath(os.path.join(args.report_dir, "index.html"))

@@ -8,8 +8,10 @@
 # and scripts are written and render.sh draws them; the contention sweep
 # draws the reentrant, fair and spin locks on one chart, the same with
 # --jobs 1 and 2; the progress bar shows on a terminal and nowhere else;
-# bad output paths are refused before anything runs. The known-bugs report
-# (with the browser's screenshot) is kept in OUT when given.
+# bad output paths are refused before anything runs; a short hunt's page
+# (`hunt --report`) has each signature's shrunk scenario and timeline and
+# loads in Chromium. The known-bugs report (with the browser's screenshot)
+# is kept in OUT when given, the hunt's page in OUT/hunt.
 set -u
 bin=$(realpath "${1:-build/locksim}")
 keep=${2:-}
@@ -187,9 +189,52 @@ echo a file > "$tmp/afile"
 [ -e "$kb/runs/00001-cad-renewer-s1/run.html" ] && [ ! -e "$kb/runs/00032-spinlock-pause-outlives-lease-s1" ] ||
     fail "the earlier report was not replaced whole"
 echo "ok   bad output paths refused (exit 2, user folders untouched); an earlier report is replaced whole"
+# 8. The hunt's page (`hunt --report`): a short hunt's page has a section per
+# signature it printed, each with its shrunk scenario copied beside the
+# holders timeline gnuplot drew of it; it loads in headless Chromium; a
+# folder that is not a report is refused before the hunt runs. (The
+# reference timeline of --against: unit test hunt_page_orders_and_pairs.)
+rep=$tmp/hunt
+"$bin" hunt redisson.lock@3.10 --seeds 1..40 --max-shrinks 2 --jobs 2 --out "$tmp/out" --report "$rep" \
+    > "$tmp/hunt.txt" 2> "$tmp/hunt.err"
+rc=$?
+[ $rc = 1 ] || { cat "$tmp/hunt.txt" "$tmp/hunt.err"; fail "hunt --report exited $rc, want 1 (failures found)"; }
+grep -q "^report: $rep/index.html$" "$tmp/hunt.txt" || fail "the hunt does not say where the report is"
+mapfile -t files < <(grep -o '[^ ]*\.scn$' "$tmp/hunt.txt")
+[ "${#files[@]}" -ge 1 ] || fail "the hunt shrank nothing: $(cat "$tmp/hunt.txt")"
+[ "$(grep -c '<section class="run" id="sig-' "$rep/index.html")" = "${#files[@]}" ] ||
+    fail "$(grep -c '<section class="run" id="sig-' "$rep/index.html") sections for ${#files[@]} signatures"
+for i in "${!files[@]}"; do
+    f=${files[$i]}
+    d=$rep/$(printf 'sig-%02d' $((i + 1)))
+    sig=$(grep -F "$f" "$tmp/hunt.txt" | sed -E 's/^  (.*[^ ]) +[0-9]+ seeds? \(first.*/\1/')
+    grep -qF ">$((i + 1)). $sig</h2>" "$rep/index.html" || fail "no section for signature $((i + 1)) ($sig)"
+    cmp -s "$f" "$d/$(basename "$f")" || fail "$d does not hold a copy of $f"
+    grep -qF "href=\"$(basename "$d")/$(basename "$f")\"" "$rep/index.html" || fail "no link to $d/$(basename "$f")"
+    is_png "$d/holders-lock.png" || fail "no holders timeline in $d"
+    grep -q '^# violation' "$d/holders-lock.dat" && [ "$(sed -n '/^# violation/,$p' "$d/holders-lock.dat" | grep -c '^[0-9]')" -ge 1 ] ||
+        fail "$d: the violation is not marked on the timeline"
+done
+ls -d "$tmp"/*.tmp-* 2>/dev/null | grep -q . && fail "temporary folders left: $(ls -d "$tmp"/*.tmp-*)"
+echo "ok   hunt --report: ${#files[@]} signatures, each with its shrunk scenario and its holders timeline"
+
+# The page in a real browser.
+python3 tests/browser_report.py "$rep" --min-images "${#files[@]}" --expect-sections within,beyond,sig-1 \
+    --screenshot "$rep/screenshot.png" || fail "the hunt's page does not pass in headless Chromium"
+is_png "$rep/screenshot.png" || fail "no screenshot"
+
+# Refusals, before the hunt runs.
+mkdir -p "$tmp/mine" && echo keep > "$tmp/mine/notes.txt"
+"$bin" hunt redisson.lock@3.10 --seeds 1..40 --out "$tmp/out2" --report "$tmp/mine" > /dev/null 2> "$tmp/e1"; rc=$?
+[ $rc = 2 ] && grep -q "is not a locksim report" "$tmp/e1" && [ "$(cat "$tmp/mine/notes.txt")" = keep ] &&
+    [ ! -e "$tmp/out2" ] || fail "--report onto a user's folder: exit $rc, $(cat "$tmp/e1")"
+"$bin" hunt redisson.lock --want scenarios/known-bugs/pause-outlives-lease.scn --report "$tmp/w" > /dev/null 2> "$tmp/e2"; rc=$?
+[ $rc = 2 ] && grep -q -- "--report is for a hunt without --want" "$tmp/e2" || fail "--report with --want: exit $rc"
+echo "ok   hunt --report refuses a user's folder before the hunt, and --want"
 if [ -n "$keep" ]; then
     "$bin" run scenarios/known-bugs --seed 1 --report "$keep" --jobs 2 > /dev/null 2>&1 || fail "report into $keep"
     python3 tests/browser_report.py "$keep" --expect-violations > /dev/null || fail "the kept report in the browser"
-    echo "ok   kept: $keep/index.html, screenshot $keep/screenshot.png"
+    cp -r "$rep" "$keep/hunt" || fail "cannot keep the hunt's page in $keep/hunt"
+    echo "ok   kept: $keep/index.html, screenshot $keep/screenshot.png; the hunt's page in $keep/hunt"
 fi
 echo "reports: all passed"

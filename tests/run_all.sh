@@ -55,7 +55,7 @@ sweep_seeds=1..10
 [ "$san" = 1 ] && sweep_seeds=1..2
 bash "$here/sweeps.sh" "$bin" "$sweep_seeds" || { echo "FAIL: sweeps"; exit 1; }
 
-stage "reports: plots, index.html in headless Chromium, JUnit, TAP, contention sweep, progress"
+stage "reports: plots, index.html in headless Chromium, JUnit, TAP, contention sweep, progress, the hunt's page"
 keep="$build/test-report"
 [ "$san" = 1 ] && keep="" # the plain build keeps one for CI's artifacts
 bash "$here/reports.sh" "$bin" $keep || { echo "FAIL: reports"; exit 1; }

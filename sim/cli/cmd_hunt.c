@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "protocols/protocol.h"
+#include "reports/report.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/hunt.h"
 #include "sim/engine/pool.h"
@@ -34,6 +35,7 @@
 typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
     const char *against;  /* --against REF: count only what REF holds on the same seed */
+    const char *report_dir; /* --report DIR: the page of the signatures */
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
     int progress, print_base, verbose;
@@ -92,7 +94,8 @@ static int usage(const char *fmt, const char *v)
 {
     return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | LOCK-FILE | SCENARIO --seeds A..B "
                                    "[--against REF] [--beyond-contract] [--json] [--jobs N] [--out DIR] "
-                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--verbose] [--print-base]", fmt, v);
+                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--report DIR] [--verbose] [--print-base]",
+                           fmt, v);
 }
 
 static int parse_args(int argc, char **argv, hunt_args *a)
@@ -112,6 +115,9 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             i++;
         } else if (!strcmp(o, "--out") && v) {
             a->out_dir = v;
+            i++;
+        } else if (!strcmp(o, "--report") && v) {
+            a->report_dir = v;
             i++;
         } else if (!strcmp(o, "--want") && v) {
             a->want_path = v;
@@ -145,6 +151,7 @@ static int parse_args(int argc, char **argv, hunt_args *a)
     }
     if (a->target == NULL) return usage("no protocol or scenario given%s", NULL);
     if (a->against && a->want_path) return usage("--against and --want: one at a time%s", NULL);
+    if (a->report_dir && a->want_path) return usage("--report is for a hunt without --want%s", NULL);
     return 0;
 }
 
@@ -783,6 +790,38 @@ static int by_size(const void *x, const void *y)
     return a->first_seed < b->first_seed ? -1 : a->first_seed > b->first_seed;
 }
 
+/* --report DIR: the page of the m signatures of v that were shrunk,
+ * those within the lock's contract first, each beyond it with its reason,
+ * and with --against the reference's file of each witness pair. 0, or 2
+ * (printed). */
+static int write_report(const hunt *h, const found *v, size_t m)
+{
+    report_hunt_sig *sigs = sim_xcalloc(m + 1, sizeof *sigs);
+    char (*text)[256] = sim_xcalloc(m + 1, sizeof *text);
+    char (*why)[400] = sim_xcalloc(m + 1, sizeof *why);
+    size_t n = 0;
+    for (int beyond = 0; beyond < 2; beyond++)
+        for (size_t j = 0; j < m; j++) {
+            if (!v[j].shrunk || (v[j].final.beyond != 0) != beyond) continue;
+            hunt_sig_text(&v[j].final, text[n], sizeof text[n]);
+            if (beyond) fault_beyond_text(v[j].final.beyond, why[n], sizeof why[n]);
+            sigs[n] = (report_hunt_sig){.signature = text[n], .beyond = beyond, .reason = beyond ? why[n] : NULL,
+                                        .seeds = v[j].seeds, .first_seed = v[j].first_seed, .shrunk = v[j].file,
+                                        .reference = v[j].ref_file[0] ? v[j].ref_file : NULL};
+            n++;
+        }
+    report_hunt rh = {.target = h->a->target, .against = h->a->against, .seed_a = h->a->seed_a,
+                      .seed_b = h->a->seed_b, .runs = h->runs, .failed = h->nfails, .sigs = sigs, .nsigs = n};
+    char err[1024];
+    int rc = report_hunt_write(h->a->report_dir, &rh, err, sizeof err);
+    if (rc == 0) fprintf(h->a->json ? stderr : stdout, "report: %s/index.html\n", h->a->report_dir);
+    else fprintf(stderr, "locksim hunt: cannot write the report %s: %s\n", h->a->report_dir, err);
+    sim_xfree(why);
+    sim_xfree(text);
+    sim_xfree(sigs);
+    return rc == 0 ? 0 : 2;
+}
+
 /* Without --want: every seed, then one shrink per run signature, the
  * groups merged by their shrunk signature. */
 static int hunt_all(hunt *h)
@@ -856,6 +895,7 @@ static int hunt_all(hunt *h)
                    m - shown == 1 ? "" : "s", (unsigned long long)rest_seeds, rest_seeds == 1 ? "" : "s");
         if (status == 130) printf("(interrupted: %llu runs)\n", (unsigned long long)h->runs);
     }
+    if (a->report_dir && status == 0 && write_report(h, v, m) != 0) status = 2;
     sim_xfree(v);
     return status ? status : h->nfails ? 1 : 0;
 }
@@ -966,6 +1006,12 @@ int cli_hunt(int argc, char **argv)
     if (parse_args(argc, argv, &a) != 0) return 2;
     hunt h = {.a = &a};
     if (load_base(&a, &h, &h.base) != 0) return 2;
+    report_outdir probe; /* a --report folder we may not write is refused before the hunt */
+    if (a.report_dir && report_outdir_begin(&probe, a.report_dir, "locksim hunt") != 0) {
+        scn_free(&h.base);
+        return 2;
+    }
+    if (a.report_dir) report_outdir_abort(&probe);
     if (a.print_base) { /* the scenario every seed draws from, to edit and hunt with */
         int rc = scn_write(stdout, &h.base);
         scn_free(&h.base);

@@ -1,10 +1,14 @@
 /* test_report.c — what the report writers derive and print: spans of a
  * history as the checkers count holds, fault windows, the threads a
  * violation names, rows read back from JSON lines, Jain's index, escaping,
- * TAP and JUnit text, and scenario keys overridden from the command line. */
+ * TAP and JUnit text, scenario keys overridden from the command line, and
+ * the hunt's page (its order, its witness pairs, its refusals). */
+#include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "reports/report.h"
@@ -281,6 +285,176 @@ START_TEST(scenario_keys_from_the_command_line)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ the hunt page */
+
+/* The lost unlock reply of known bug drop-reply-unlock-3.23: pinned to
+ * 3.23 it breaks reentrancy and exclusion; the same file on 3.24 (the
+ * unlock latch) holds. */
+#define LOST_UNLOCK(version)                                                                            \
+    "# a witness pair\n[scenario]\nname = lost unlock reply\nduration = 30s\nseed = 3\n[protocol]\n"   \
+    "name = redisson.lock@" version "\nlease = -1\n[steps]\nat = 0s c1 lock\nat = 50ms c1 unlock\n"    \
+    "at = 100ms c1 lock\nat = 150ms c1 lock\nat = 1s c1 unlock\nat = 2s c2 lock\nat = 20s c1 unlock\n" \
+    "at = 25s c2 unlock\n[faults]\nat = 900ms drop-reply client=1 p=1 for=1s\n"
+
+static const char *pause_scn =
+    "[scenario]\nname = pause outlives the lease\nduration = 60s\n[protocol]\nname = redisson.lock\nlease = -1\n"
+    "[steps]\nat = 0s c1 lock\nat = 5s c1 pause for=40s\nat = 6s c2 lock\nat = 46s c1 unlock\nat = 50s c2 unlock\n";
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s is missing", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+/* The names in dir (sorted, space-separated) into buf. */
+static const char *names_in(const char *dir, char *buf, size_t cap)
+{
+    struct dirent **v;
+    int n = scandir(dir, &v, NULL, alphasort);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (v[i]->d_name[0] != '.') len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s ", v[i]->d_name);
+        free(v[i]);
+    }
+    free(v);
+    return buf;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static char hunt_dir[64];
+
+static void hunt_files(void)
+{
+    snprintf(hunt_dir, sizeof hunt_dir, "/tmp/locksim-hunt-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(hunt_dir));
+    put(hunt_dir, "bug.scn", LOST_UNLOCK("3.23"));
+    put(hunt_dir, "ref.scn", LOST_UNLOCK("3.24"));
+    put(hunt_dir, "pause.scn", pause_scn);
+}
+
+static const char *kleppmann = "a pause longer than the lease: no lease lock survives it (Kleppmann 2016)";
+
+/* A beyond-contract signature given first is shown after the within ones;
+ * the within one with a reference shows both timelines, the reference
+ * holding; every scenario shown is copied beside its pictures. */
+START_TEST(hunt_page_orders_and_pairs)
+{
+    hunt_files();
+    char bug[128], ref[128], pause[128], out[128], err[512], names[512];
+    snprintf(bug, sizeof bug, "%s/bug.scn", hunt_dir);
+    snprintf(ref, sizeof ref, "%s/ref.scn", hunt_dir);
+    snprintf(pause, sizeof pause, "%s/pause.scn", hunt_dir);
+    snprintf(out, sizeof out, "%s/report", hunt_dir);
+    report_hunt_sig sigs[] = {
+        {.signature = "mutual-exclusion after pause", .beyond = 1, .reason = kleppmann, .seeds = 5, .first_seed = 2,
+         .shrunk = pause},
+        {.signature = "reentrancy+mutual-exclusion after drop-reply", .seeds = 7, .first_seed = 3, .shrunk = bug,
+         .reference = ref},
+        {.signature = "liveness after crash", .seeds = 1, .first_seed = 11},
+    };
+    report_hunt h = {.target = "redisson.lock@3.23", .against = "redisson.lock@3.24", .seed_a = 1, .seed_b = 100,
+                     .runs = 100, .failed = 13, .sigs = sigs, .nsigs = 3};
+    ck_assert_msg(report_hunt_write(out, &h, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(names_in(hunt_dir, names, sizeof names), "bug.scn pause.scn ref.scn report ");
+    ck_assert_str_eq(names_in(out, names, sizeof names), "index.html render.sh sig-01 sig-01-ref sig-03 ");
+    int drawn = report_gnuplot_found();
+    for (size_t i = 0; i < 3; i++) {
+        static const char *const want[] = {"sig-01/holders-lock", "sig-01-ref/holders-lock", "sig-03/holders-lock"};
+        char gp[96], png[96];
+        snprintf(gp, sizeof gp, "%s.gp", want[i]);
+        snprintf(png, sizeof png, "%s.png", want[i]);
+        ck_assert_msg(exists(out, gp), "%s is missing", gp);
+        ck_assert_int_eq(exists(out, png), drawn);
+    }
+    ck_assert(exists(out, "sig-01/bug.scn") && exists(out, "sig-01-ref/ref.scn") && exists(out, "sig-03/pause.scn"));
+    char *page = slurp(out, "index.html");
+    const char *within = strstr(page, "<section id=\"within\">"), *beyond = strstr(page, "<section id=\"beyond\">");
+    const char *s1 = strstr(page, "<section class=\"run\" id=\"sig-1\">"), *s3 = strstr(page, "id=\"sig-3\"");
+    ck_assert(within && beyond && s1 && s3 && within < s1 && s1 < beyond && beyond < s3);
+    ck_assert_ptr_nonnull(strstr(s1, "reentrancy+mutual-exclusion after drop-reply"));
+    ck_assert_ptr_nonnull(strstr(s1, "<img src=\"sig-01/holders-lock.png\""));
+    ck_assert_ptr_nonnull(strstr(s1, "<img src=\"sig-01-ref/holders-lock.png\""));
+    ck_assert_ptr_nonnull(strstr(s1, "redisson.lock@3.23: violates</h4>"));
+    ck_assert_ptr_nonnull(strstr(s1, "redisson.lock@3.24 (reference, <a href=\"sig-01-ref/ref.scn\">the same scenario</a>): holds"));
+    ck_assert_ptr_nonnull(strstr(s1, "locksim replay"));
+    const char *s2 = strstr(page, "id=\"sig-2\"");
+    ck_assert(s2 && s2 < beyond && strstr(s2, "Not shrunk") && strstr(s2, "Not shrunk") < beyond);
+    ck_assert_ptr_nonnull(strstr(s3, "a pause longer than the lease: no lease lock survives it (Kleppmann 2016)"));
+    ck_assert_ptr_nonnull(strstr(s3, "<details><summary>"));
+    ck_assert_ptr_nonnull(strstr(page, "2 within the lock&#39;s contract, 1 beyond it"));
+    free(page);
+    /* Written again: the earlier report is replaced whole. */
+    h.nsigs = 1;
+    ck_assert_msg(report_hunt_write(out, &h, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(names_in(out, names, sizeof names), "index.html render.sh sig-01 ");
+    nftw(hunt_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
+/* A folder that is not a report, or a file that does not load: -1 with the
+ * reason, and nothing written. */
+START_TEST(hunt_page_refuses)
+{
+    hunt_files();
+    char mine[128], bad[128], out[128], err[512], names[512];
+    snprintf(mine, sizeof mine, "%s/mine", hunt_dir);
+    ck_assert_int_eq(mkdir(mine, 0755), 0);
+    put(mine, "notes.txt", "keep\n");
+    report_hunt_sig sig = {.signature = "x", .seeds = 1, .first_seed = 1};
+    report_hunt h = {.target = "redisson.lock", .sigs = &sig, .nsigs = 1};
+    ck_assert_int_eq(report_hunt_write(mine, &h, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "is not a locksim report"));
+    ck_assert_str_eq(names_in(mine, names, sizeof names), "notes.txt ");
+    snprintf(bad, sizeof bad, "%s/missing.scn", hunt_dir);
+    snprintf(out, sizeof out, "%s/report", hunt_dir);
+    sig.shrunk = bad;
+    ck_assert_int_eq(report_hunt_write(out, &h, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "missing.scn"));
+    ck_assert_ptr_null(strchr(err, '\n'));
+    put(hunt_dir, "broken.scn", "[protocol]\nname = redisson.nosuch\n");
+    snprintf(bad, sizeof bad, "%s/broken.scn", hunt_dir);
+    ck_assert_int_eq(report_hunt_write(out, &h, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "broken.scn:"));
+    ck_assert_str_eq(names_in(hunt_dir, names, sizeof names), "broken.scn bug.scn mine pause.scn ref.scn ");
+    nftw(hunt_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -292,10 +466,13 @@ Suite *report_suite(void)
     tcase_add_test(core, jain_index);
     tcase_add_test(core, rows_read_back_json_lines);
     tcase_add_test(core, ci_formats);
+    tcase_add_test(core, hunt_page_orders_and_pairs);
+    tcase_set_timeout(core, 60); /* the hunt page runs three scenarios and gnuplot */
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_add_test(errors, escaping_and_replay_commands);
     tcase_add_test(errors, scenario_keys_from_the_command_line);
+    tcase_add_test(errors, hunt_page_refuses);
     suite_add_tcase(s, errors);
     return s;
 }
