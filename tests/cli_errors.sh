@@ -121,4 +121,10 @@ printf '[scenario]\nduration = 10s\n[protocol]\nname = node-redlock\n[clients]\n
 expect policy-masters "$tmp/masters.scn:4: node-redlock@5.0.0-beta.2 takes 3 independent masters: give [redis] nodes = 3" -- run "$tmp/masters.scn"
 expect protocols-dir "no-such-dir: cannot open the folder of lock policies" -- --protocols "$tmp/no-such-dir" list
 expect protocols-missing "locksim: --protocols wants a folder" -- list --protocols
+# The lock's contract and the differential hunt.
+printf '[lock]\nname = mine\n[acquire]\ncommand = SET {key} {owner} NX PX {lease_ms}\nacquired = OK\nheld = nil\n[release]\ncommand = DEL {key}\nreleased = any\n[contract]\nsurvives = crash, pasue\n' > "$tmp/locks/mine.lock"
+expect contract-kind "$tmp/locks/mine.lock:11: survives: \"pasue\" is not a fault kind (did you mean pause?)" -- run "$tmp/mine.scn"
+expect hunt-against-unknown "locksim hunt: --against: unknown protocol 'redisson.lok' (did you mean redisson.lock?)" -- hunt redisson.lock --against redisson.lok --seeds 1..2
+expect hunt-against-kind "--against: redisson.semaphore is a semaphore, redisson.lock is a lock: a hunt compares two of a kind" -- hunt redisson.semaphore --against redisson.lock --seeds 1..2
+expect hunt-against-want "--against and --want: one at a time" -- hunt redisson.lock --against redisson.lock@3.24 --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..2
 exit $fail

@@ -484,3 +484,44 @@ y=$("$bin" run "$tmp/aimed.scn" --json | python3 -c "$same")
     --out "$tmp/tb" > "$tmp/tb.out" || fail "hunt did not find textbook-setnx-crash-between in 512 seeds: $(cat "$tmp/tb.out")"
 grep -q 'on=reply' "$tmp/tb"/*.scn || fail "the crash between SETNX and PEXPIRE was found without a crash on a reply"
 echo "ok   aimed faults: seed $seed crashes on a reply and sets a client clock, its plain scenario runs the same faults and events; hunt textbook-setnx-expire: $(grep '^found' "$tmp/tb.out" | cut -d'(' -f1)"
+
+# 6. The lock's contract, --beyond-contract, --json and the differential
+# hunt (--against): its witness pair, A violating and B holding the same file.
+"$bin" hunt redisson.lock --print-base | grep -q '^within-contract = yes' &&
+    ! "$bin" hunt redisson.lock --print-base --beyond-contract | grep -q '^within-contract' ||
+    fail "the base scenario does not draw within the contract by default, or does with --beyond-contract"
+"$bin" hunt redisson.lock --print-base > "$tmp/within.scn"
+"$bin" run "$tmp/within.scn" --seeds 1..100 --json | python3 -c 'import json,sys
+for l in sys.stdin:
+    d=json.loads(l)
+    for f in d["faults"]:
+        assert " clock node=" not in f, (d["seed"], f)          # a node clock jump is never claimed
+' || fail "a within-contract seed drew a node clock jump"
+"$bin" hunt textbook-lease --seeds 1..120 --jobs 2 --beyond-contract --max-shrinks 6 --json --out "$tmp/bc" > "$tmp/bc.json"
+python3 - "$tmp/bc.json" <<'PY' || fail "hunt --beyond-contract --json: $(cat "$tmp/bc.json")"
+import json, os, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+sigs, summary = rows[:-1], rows[-1]
+assert summary["summary"] and summary["contract"] == "beyond" and summary["runs"] == 120, summary
+classes = [s["class"] for s in sigs]
+assert classes == sorted(classes, key=lambda c: c != "within-contract"), classes  # within first
+beyond = [s for s in sigs if s["class"] == "beyond-contract"]
+assert beyond and all(s["reason"] for s in beyond), sigs
+files = [s["shrunk"] for s in sigs if s["shrunk"]]
+assert len(files) == len(set(files)) and all(os.path.exists(f) for f in files), files
+for s in sigs:
+    assert set(s) >= {"signature", "invariants", "faults", "class", "seeds", "first_seed", "shrunk"}, s
+PY
+echo "ok   hunt --beyond-contract --json: $(grep -c '"class":"beyond-contract"' "$tmp/bc.json") beyond-contract signature(s) with reasons, after the within ones; $(grep -o '"reason":"[^:]*' "$tmp/bc.json" | head -1)"
+"$bin" hunt redisson.rwlock@3.10 --against redisson.rwlock@3.11.1 --seeds 120..130 --jobs 2 --max-shrinks 2 \
+    --out "$tmp/ag" > "$tmp/ag.out"
+grep -q '^hunt redisson.rwlock@3.10 against redisson.rwlock@3.11.1: seeds 120..130, 11 runs, [0-9]* failed .* where redisson.rwlock@3.11.1 held, [0-9]* where it failed too' "$tmp/ag.out" ||
+    fail "hunt --against: no head line naming the reference: $(cat "$tmp/ag.out")"
+a=$(ls "$tmp/ag"/*.scn | grep -v '\.ref\.scn$' | head -1)
+b="${a%.scn}.ref.scn"
+[ -n "$a" ] && [ -f "$b" ] || fail "hunt --against wrote no witness pair: $(ls "$tmp/ag")"
+grep -q '^name = redisson.rwlock@3.11.1$' "$b" || fail "the reference's file does not run the reference"
+va=$("$bin" run "$a" --json | field violations)
+vb=$("$bin" run "$b" --json | field violations)
+[ "$va" != "[]" ] && [ "$vb" = "[]" ] || fail "the witness pair is not one violating, one holding: $va / $vb"
+echo "ok   hunt --against: the witness pair $(basename "$a") violates on 3.10 and holds on 3.11.1"

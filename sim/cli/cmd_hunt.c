@@ -571,7 +571,10 @@ static void on_item(void *arg, size_t k, const pool_result *res)
     hunt_sig_text(&f->final, sig, sizeof sig);
     for (char *c = sig; *c; c++)
         if (strchr(" ()+/:,", *c)) *c = '-';
-    int len = snprintf(f->file, sizeof f->file, "%s--%s--seed%llu.scn", stem, sig, (unsigned long long)f->first_seed);
+    /* A signature beyond the contract is another finding than the same
+     * one within it: its own file. */
+    int len = snprintf(f->file, sizeof f->file, "%s--%s%s--seed%llu.scn", stem, sig,
+                       f->final.beyond ? "--beyond-contract" : "", (unsigned long long)f->first_seed);
     if (len >= (int)sizeof f->file || rename(part, f->file) != 0) snprintf(f->file, sizeof f->file, "%s", part);
     if (b->h->a->against) {
         char ref_part[sizeof part + 8];
