@@ -93,6 +93,22 @@ int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, sc
     return 0;
 }
 
+int run_use_scripts(scenario *s, const char *dir, scn_error *err)
+{
+    char *was = s->scripts;
+    int was_line = s->scripts_line;
+    s->scripts = sim_xstrdup(dir);
+    s->scripts_line = 0;
+    if (proto_resolve(s, err) == NULL) {
+        sim_xfree(s->scripts);
+        s->scripts = was;
+        s->scripts_line = was_line;
+        return -1;
+    }
+    sim_xfree(was);
+    return 0;
+}
+
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err);
 

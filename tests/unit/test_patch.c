@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "protocols/protocol.h"
+#include "sim/engine/run.h"
 #include "sim/fake/fake.h"
 #include "tests/unit/tests.h"
 
@@ -32,6 +33,13 @@ static void text_of(const char *extra, char *buf, size_t cap)
              "[scenario]\nduration = 5s\n[protocol]\nname = redisson.lock\n%s\n[steps]\nat = 0s c1 lock\n"
              "at = 1s c2 unlock\nat = 2s c3 lock\nat = 3s c1 unlock\nat = 4s c3 unlock\n",
              extra);
+}
+
+/* Its text without a patch, in buf. */
+static const char *text_of_none(char *buf, size_t cap)
+{
+    text_of("", buf, cap);
+    return buf;
 }
 
 /* That scenario as the file dir/t.scn would give it. */
@@ -97,6 +105,15 @@ START_TEST(a_patch_replaces_its_scripts_and_runs)
     snprintf(line, sizeof line, "scripts = %s", dir);
     text_of(line, text, sizeof text);
     ck_assert_int_eq(trun_text(text).verdict[SCN_INV_MUTEX], CHECK_VIOLATED);
+    /* The hunt's way: a scenario from a string (no folder in its path)
+     * patched afterwards; a bad folder leaves it as it was. */
+    ck_assert_int_eq(scn_load_string("hunt-redisson.lock.scn", text_of_none(text, sizeof text), &s, &err), 0);
+    ck_assert_int_eq(run_use_scripts(&s, "/no/such/folder", &err), -1);
+    ck_assert_ptr_null(s.scripts);
+    ck_assert_int_eq(run_use_scripts(&s, dir, &err), 0);
+    ck_assert_str_eq(s.scripts, dir);
+    ck_assert_ptr_nonnull(strstr(proto_resolve(&s, &err)->name, "+scripts("));
+    scn_free(&s);
 }
 END_TEST
 
