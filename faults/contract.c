@@ -146,11 +146,15 @@ int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v
 
 /* ------------------------------------------------------------ the draw */
 
-/* The protocol s names (the catalogue's, or a policy file's), or NULL. */
+/* The protocol named name in scenario s (the catalogue's, or a policy
+ * file's relative to s), or NULL; with s's patch of its scripts only when
+ * it is s's own protocol. Contracts and margins do not depend on a patch,
+ * but a patch of one protocol's scripts is no script of another's. */
 static const proto_def *protocol_of(const scenario *s, const char *name)
 {
     if (name == NULL) return NULL;
     scenario t = *s; /* proto_resolve reads the name and the path it is relative to */
+    if (name != s->protocol) t.scripts = NULL, t.scripts_line = 0;
     t.protocol = (char *)name;
     scn_error err;
     return proto_resolve(&t, &err);

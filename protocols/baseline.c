@@ -264,11 +264,21 @@ static void base_observe(cl_world *cw, int group, int lock, hist_store *out)
     if (c2) *c2 = '\0';
 }
 
+/* SETNX + DEL runs no script; compare-and-delete its release and its
+ * renewer's extension (renew = yes). */
+static size_t base_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
+{
+    (void)d;
+    const char *names[] = {"cad_release", "cad_extend"};
+    return proto_names_out(names, ((const base_cfg *)cfg)->kind == BASE_CAD ? 2 : 0, out, max);
+}
+
 /* The two baselines differ in their settings only. */
 #define BASE_IMPL(c)                                                                        \
     .impl = {.cfg = c, .script = proto_script_find, .proc_init = base_init, .proc_free = base_free, \
              .acquire = base_acquire, .release = base_release, .force_unlock = base_force,        \
-             .query = base_query, .observe = base_observe, .node_of = base_node_of}
+             .query = base_query, .observe = base_observe, .node_of = base_node_of}, \
+    .scripts = base_scripts
 
 const proto_def proto_baseline_setnx = {
     .name = "baseline.setnx",

@@ -230,6 +230,19 @@ static void psem_at_version(int v, void *cfg, cl_defaults *d)
     counter_client_at(v, d);
 }
 
+/* The scripts of a release (expirable_ops.c sends most of them). */
+static size_t psem_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
+{
+    (void)d;
+    const psem_cfg *c = cfg;
+    const char *names[8] = {c->multi ? "psem_acquire" : "psem2019_acquire",
+                            c->release_checks ? "psem_release" : "psem2019_release", "psem_update_lease",
+                            "psem_add", "sem_try_set", "psem_available"};
+    size_t n = 6;
+    if (c->multi) names[n++] = "psem_release_many"; /* n ids at once */
+    return proto_names_out(names, n, out, max);
+}
+
 const proto_def proto_expirable_semaphore = {
     .name = "redisson.expirable-semaphore",
     .contract = &proto_contract_client_time,
@@ -244,6 +257,7 @@ const proto_def proto_expirable_semaphore = {
     .min_version = 31100,
     .at_version = psem_at_version,
     .cfg_size = sizeof(psem_cfg),
+    .scripts = psem_scripts,
     .steps = PROTO_STEP(SCN_OP_ADDPERMITS) | PROTO_STEP(SCN_OP_TRYSETPERMITS) |
              PROTO_STEP(SCN_OP_AVAILABLEPERMITS) | PROTO_STEP(SCN_OP_UPDATELEASE) | PROTO_ASYNC,
     .impl = {

@@ -217,6 +217,13 @@ static void latch_at_version(int v, void *cfg, cl_defaults *d)
     counter_client_at(v, d);
 }
 
+static size_t latch_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
+{
+    (void)cfg, (void)d;
+    const char *names[] = {"latch_try_set", "latch_count_down"};
+    return proto_names_out(names, 2, out, max);
+}
+
 const proto_def proto_latch = {
     .name = "redisson.latch",
     .summary = "RedissonCountDownLatch (4.7.x): a count key, countDown publishes ZERO, await waits for it",
@@ -229,6 +236,7 @@ const proto_def proto_latch = {
     .min_version = 31100,
     .at_version = latch_at_version,
     .cfg_size = sizeof(latch_cfg),
+    .scripts = latch_scripts,
     .steps = PROTO_ASYNC | PROTO_STEP(SCN_OP_TRYSETCOUNT),
     .impl = {
         .cfg = &latch_current,

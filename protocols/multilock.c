@@ -387,6 +387,7 @@ static const cl_defaults ml_defaults = {
                  .refuse = ml_refuse,                                                              \
                  .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |            \
                                PROTO_INV(SCN_INV_DEADLOCK)},                                       \
+        .scripts = rlock_scripts,                                                                  \
     }
 
 ML_DEF(proto_multilock, "redisson.multilock",

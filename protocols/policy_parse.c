@@ -55,24 +55,8 @@ static char *file_text(const pol_policy *p, const char *rel, size_t *len, int *o
             }
         return NULL;
     }
-    FILE *in = fopen(path, "rb");
-    if (in == NULL) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    char chunk[4096];
-    while ((got = fread(chunk, 1, sizeof chunk, in)) > 0) {
-        if (n + got + 1 > cap) {
-            cap = (n + got + 1) * 2;
-            buf = sim_xrealloc(buf, cap);
-        }
-        memcpy(buf + n, chunk, got);
-        n += got;
-    }
-    fclose(in);
-    if (buf == NULL) buf = sim_xcalloc(1, 1);
-    buf[n] = '\0';
-    *len = n;
-    *owned = 1;
+    char *buf = proto_file_read(path, len);
+    *owned = buf != NULL;
     return buf;
 }
 
@@ -89,15 +73,10 @@ static const cl_script *load_script(pparser *pp, const char *rel)
         fail(pp, pp->line, "script \"%s\" not found (looked in %s)", rel, p->dir[0] ? p->dir : ".");
         return NULL;
     }
-    char why[512];
-    if (fake_script_compile(text, len, why, sizeof why) != 0) {
-        /* "user_script:3: msg" -> FILE:3: msg */
-        const char *colon = strncmp(why, "user_script:", 12) == 0 ? why + 12 : NULL;
-        snprintf(pp->err->path, sizeof pp->err->path, "%s%s%s", p->dir, p->dir[0] ? "/" : "", rel);
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s%s", p->dir, p->dir[0] ? "/" : "", rel);
+    if (proto_script_compile(path, text, len, pp->err) != 0) {
         pp->failed = 1;
-        pp->err->line = colon ? atoi(colon) : 0;
-        const char *msg = colon ? strchr(colon, ':') : NULL;
-        snprintf(pp->err->msg, sizeof pp->err->msg, "the script does not compile: %.400s", msg ? msg + 2 : why);
         if (owned) sim_xfree(text);
         return NULL;
     }

@@ -283,6 +283,24 @@ static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn
     return pd;
 }
 
+/* pd with the scripts of s's [protocol] scripts folder (relative to the
+ * scenario's folder, as a policy file's path is), or NULL with err set. */
+static const proto_def *patch(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    char dir[4096], label[512];
+    proto_scenario_path(s, s->scripts, dir, sizeof dir);
+    snprintf(err->path, sizeof err->path, "%s", s->path);
+    err->line = s->scripts_line;
+    return proto_patch(pd, dir, scn_protocol_label(s, label, sizeof label), err);
+}
+
+void proto_scenario_path(const scenario *s, const char *rel, char *buf, size_t cap)
+{
+    const char *slash = strrchr(s->path, '/');
+    if (rel[0] == '/' || slash == NULL) snprintf(buf, cap, "%s", rel);
+    else snprintf(buf, cap, "%.*s/%s", (int)(slash - s->path), s->path, rel);
+}
+
 const proto_def *proto_resolve(const scenario *s, scn_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -291,9 +309,7 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
     const proto_def *pd = proto_find(s->protocol); /* "redisson.lock" is a name, ./x.lock a file */
     if (pd == NULL && is_path(s->protocol)) {
         char path[4096];
-        const char *slash = strrchr(s->path, '/');
-        if (s->protocol[0] == '/' || slash == NULL) snprintf(path, sizeof path, "%s", s->protocol);
-        else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - s->path), s->path, s->protocol);
+        proto_scenario_path(s, s->protocol, path, sizeof path);
         pd = by_path(path, err);
         if (pd == NULL) return NULL;
     } else if (pd == NULL) {
@@ -316,5 +332,6 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
     if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) || refuse_lend(s, err) || refuse_huge(pd, s, err) ||
         refuse_single(pd, s, err) || refuse_rearm(pd, s, err))
         return NULL;
-    return refuse_steps(pd, s, err);
+    if (refuse_steps(pd, s, err) == NULL) return NULL;
+    return s->scripts ? patch(pd, s, err) : pd;
 }

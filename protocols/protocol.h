@@ -23,6 +23,14 @@ extern const size_t proto_script_text_count;
 /* The bundled script named name, or NULL. O(number of scripts). */
 const cl_script *proto_script_find(const char *name);
 
+/* The bytes of the file at path, NUL-terminated (*len without the NUL),
+ * owned by the caller (sim_xfree); NULL when it cannot be read. */
+char *proto_file_read(const char *path, size_t *len);
+/* Compiles text (len bytes) as Redis compiles a script, without running
+ * it. Returns 0, or -1 with err set to "path:LINE: the script does not
+ * compile: why" (err->path = path). */
+int proto_script_compile(const char *path, const char *text, size_t len, scn_error *err);
+
 /* A file of the bundled lock policies (protocols/locks/), named by its
  * path below protocols/ ("locks/redis-py.lock"). */
 typedef struct proto_bundle_file {
@@ -95,6 +103,11 @@ typedef struct proto_def {
     uint64_t steps;
     /* What it claims to survive (NULL: a lease lock's, proto_contract_of). */
     const proto_contract *contract;
+    /* The bundled scripts it runs with settings cfg (impl.cfg or a
+     * release's copy) and defaults d (never NULL): at most max names into
+     * out; returns how many there are (NULL hook: none; see
+     * proto_script_names). */
+    size_t (*scripts)(const void *cfg, const cl_defaults *d, const char **out, size_t max);
 } proto_def;
 
 /* A release as proto_def.min_version and at_version take it: 3.23.4 is
@@ -143,6 +156,49 @@ const char *proto_unknown_reason(const char *name, char *buf, size_t cap);
 /* The protocols written in C, NULL-terminated, for `locksim list`. */
 extern const proto_def *const proto_all[];
 
+/* -------------------------------------------- a user's patch (patch.c) */
+
+/* The names of the scripts pd runs (a release's own for "name@V"; a lock
+ * policy's script files; a patched protocol's base's), at most max of
+ * them into out; returns how many there are. The names are static or
+ * live as long as pd. */
+size_t proto_script_names(const proto_def *pd, const char **out, size_t max);
+/* The same for base (a protocol of proto_all with versions) at release v
+ * (PROTO_V), resolved without keeping it: for `locksim list`. */
+size_t proto_script_names_at(const proto_def *base, int v, const char **out, size_t max);
+/* The hooks' helper: copies the n names into out (at most max); returns n. */
+size_t proto_names_out(const char *const *names, size_t n, const char **out, size_t max);
+/* pd with the scripts of folder dir in place of its bundled ones of the
+ * same names (NAME.lua replaces NAME; the others stay), named label (e.g.
+ * "redisson.lock+scripts(patch)"). Every file of dir is compiled as Redis
+ * compiles it. Returns the patched protocol, which lives for the process
+ * (the same dir and label give the same one back, read once), or NULL
+ * with err set: a folder that cannot be read, a *.lua file that names no
+ * script of pd (did you mean), a script that does not compile
+ * ("DIR/FILE:LINE: ..."), or pd a lock policy (its scripts are its own
+ * files: edit a copy). err->path and line are left as they are for the
+ * errors of the folder (the caller's [protocol] scripts line). */
+const proto_def *proto_patch(const proto_def *pd, const char *dir, const char *label, scn_error *err);
+/* The folder a patched protocol's scripts came from (as proto_patch was
+ * given it), or NULL when pd is not patched. */
+const char *proto_patch_dir(const proto_def *pd);
+/* One file `locksim scripts` writes: its name in the folder and its
+ * bytes (owned: non-NULL when the caller frees text). */
+typedef struct proto_file {
+    char name[256];
+    const char *text;
+    size_t len;
+    char *owned;
+} proto_file;
+/* The files to start a patch of pd from: NAME.lua for each script it
+ * runs (its release's, patched ones as patched), or for a lock policy its
+ * script files and its .lock file. At most max into out; returns how
+ * many there are, or -1 with why (cap bytes) when a policy's file cannot
+ * be read or names a script outside its folder. Free each with
+ * proto_file_free. */
+int proto_script_files(const proto_def *pd, proto_file *out, size_t max, char *why, size_t cap);
+void proto_file_free(proto_file *f);
+
 /* ------------------------------------------------------ lock policies */
 
 /* The protocol scenario s names: a protocol of the catalogue (C or a
@@ -152,6 +208,11 @@ extern const proto_def *const proto_all[];
  * why", the scenario's or the policy file's) when there is none, or when
  * the protocol cannot run s (its refuse hook; a policy's masters). */
 const proto_def *proto_resolve(const scenario *s, scn_error *err);
+/* A path the scenario s gives (a policy file, a scripts folder) as the
+ * process opens it: rel when absolute or when s->path has no folder
+ * (a scenario read from a string: relative to the current directory),
+ * else relative to s->path's folder. Into buf (cap bytes). */
+void proto_scenario_path(const scenario *s, const char *rel, char *buf, size_t cap);
 /* Adds every lock policy (*.lock) of folder dir to the catalogue
  * (--protocols DIR). Returns 0, or -1 with err set. */
 int proto_add_dir(const char *dir, scn_error *err);

@@ -33,7 +33,8 @@ static const cl_defaults v2019_defaults = {
              .acquire = rlock_acquire, .release = rlock_release,                \
              .force_unlock = rlock_force_unlock, .query = rlock_query,          \
              .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,  \
-             __VA_ARGS__}
+             __VA_ARGS__},                                                       \
+    .scripts = rlock_scripts
 
 static const proto_def rlock_cur_def = {
     .name = "redisson.lock",

@@ -662,6 +662,23 @@ int64_t rlock_token(cl_thread *t, int lock)
     return state(cl_thread_proc(t))->token[cl_thread_index(t) - 1][lock];
 }
 
+size_t rlock_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
+{
+    const rlock_cfg *c = cfg;
+    const char *names[10];
+    size_t n = 0;
+    names[n++] = c->acquire;
+    if (c->read_acquire) names[n++] = c->read_acquire;
+    if (is_fair(c)) names[n++] = c->fair.dequeue;
+    names[n++] = c->unlock;
+    if (c->read_unlock) names[n++] = c->read_unlock;
+    names[n++] = c->force;
+    if (c->read_force) names[n++] = c->read_force;
+    names[n++] = d->watchdog_gen == 2 ? "lock_renew_batch" : "lock_renew"; /* watchdog.c */
+    if (c->read_acquire) names[n++] = "rw_read_renew_batch";               /* the read task: always batched */
+    return proto_names_out(names, n, out, max);
+}
+
 /* -------------------------------------------------------- the versions */
 
 /* The current client's settings (4.7.x), shared with the fenced, fair

@@ -46,6 +46,9 @@ void rlock_force_unlock(cl_thread *t, int lock, cl_done_fn *done);
 void rlock_query(cl_thread *t, int lock, scn_op what, cl_done_fn *done);
 void rlock_observe(cl_world *cw, int group, int lock, hist_store *out);
 int64_t rlock_token(cl_thread *t, int lock);
+/* proto_def.scripts of the lock family (an rlock_cfg): its acquire,
+ * dequeue, unlock and force scripts, each side's, and the watchdog's. */
+size_t rlock_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max);
 /* The unlock latch's TTL for the world's retry settings (ms). */
 int64_t rlock_latch_ttl_ms(cl_proc *p);
 /* Read/write lock (rwlock.c): the store's view, and the hold count (read

@@ -107,6 +107,7 @@ const proto_def proto_rwlock = {
         .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
                       PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
     },
+    .scripts = rlock_scripts,
     .versions = "@3.10 .. @4.7 (read acquire, unlock latch, client as redisson.lock)", .min_version = 31000,
     .history = "read acquire 3.10-3.11.0: a reader joining a held lock sets the hash TTL to its own lease, "
                "which can shorten it under the other readers (issue #2144, changelog 3.11.1); 3.11.1+: "

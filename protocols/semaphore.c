@@ -239,6 +239,17 @@ static void sem_at_version(int v, void *cfg, cl_defaults *d)
     counter_client_at(v, d);
 }
 
+/* The scripts of a release: addPermits's only where it exists. */
+static size_t sem_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
+{
+    (void)d;
+    const sem_cfg *c = cfg;
+    const char *names[5] = {"sem_try_acquire", "sem_release", "sem_try_set", "sem_drain"};
+    size_t n = 4;
+    if (c->has_add) names[n++] = c->add_publishes ? "sem_add" : "sem2019_add";
+    return proto_names_out(names, n, out, max);
+}
+
 const proto_def proto_semaphore = {
     .name = "redisson.semaphore",
     .contract = &proto_contract_semaphore,
@@ -254,6 +265,7 @@ const proto_def proto_semaphore = {
     .min_version = 31100,
     .at_version = sem_at_version,
     .cfg_size = sizeof(sem_cfg),
+    .scripts = sem_scripts,
     .steps = PROTO_STEPS_SEMAPHORE | PROTO_ASYNC,
     .impl = {
         .cfg = &sem_current,

@@ -201,12 +201,22 @@ static void spin_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
 
 static const cl_defaults spin_defaults = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
 
+/* Its own three scripts and the watchdog's of the release. */
+static size_t spin_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
+{
+    (void)cfg;
+    const char *names[] = {"spin_acquire", "spin_unlock", "spin_force_unlock",
+                           d->watchdog_gen == 2 ? "lock_renew_batch" : "lock_renew"};
+    return proto_names_out(names, 4, out, max);
+}
+
 const proto_def proto_spinlock = {
     .name = "redisson.spinlock",
     .summary = "RedissonSpinLock (3.15+): the lock's hash and watchdog, no pub/sub: exponential backoff polling",
     .options = "backoff 1..128 ms exponential with jitter (fixed); lease, wait, watchdog-timeout as redisson.lock",
     .versions = "@3.15 .. @4.7 (watchdog, retries, WAIT as the release)",
     .min_version = 31500,
+    .scripts = spin_scripts,
     .impl = {
         /* The reentrant lock's settings: its queries (rlock_query) read
          * them; the spin lock's own operations read none. */

@@ -89,6 +89,31 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     d->nosync_unchecked = v < V(3, 20, 0);
 }
 
+/* base's settings at release v into cfg (PROTO_CFG_MAX bytes) and d. */
+static void fill(const proto_def *base, int v, void *cfg, cl_defaults *d)
+{
+    *d = base->impl.defaults ? *base->impl.defaults : (cl_defaults){0};
+    if (base->at_version) {
+        sim_assert(base->cfg_size <= PROTO_CFG_MAX);
+        if (base->impl.cfg) memcpy(cfg, base->impl.cfg, base->cfg_size);
+        base->at_version(v, cfg, d);
+    } else {
+        if (base->impl.cfg) *(rlock_cfg *)cfg = *(const rlock_cfg *)base->impl.cfg;
+        settings(v, cfg, d);
+    }
+}
+
+size_t proto_script_names_at(const proto_def *base, int v, const char **out, size_t max)
+{
+    union {
+        rlock_cfg lock;
+        _Alignas(max_align_t) unsigned char raw[PROTO_CFG_MAX];
+    } cfg = {0};
+    cl_defaults d;
+    fill(base, v, cfg.raw, &d);
+    return base->scripts ? base->scripts(cfg.raw, &d, out, max) : 0;
+}
+
 const proto_def *proto_at_version(const proto_def *base, const char *version, const char *full_name)
 {
     for (int i = 0; i < ntable; i++)
@@ -99,15 +124,7 @@ const proto_def *proto_at_version(const proto_def *base, const char *version, co
     resolved *r = sim_xcalloc(1, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", full_name);
     r->def = *base;
-    r->defaults = base->impl.defaults ? *base->impl.defaults : (cl_defaults){0};
-    if (base->at_version) {
-        sim_assert(base->cfg_size <= sizeof r->cfg.raw);
-        if (base->impl.cfg) memcpy(r->cfg.raw, base->impl.cfg, base->cfg_size);
-        base->at_version(v, r->cfg.raw, &r->defaults);
-    } else {
-        if (base->impl.cfg) r->cfg.lock = *(const rlock_cfg *)base->impl.cfg;
-        settings(v, &r->cfg.lock, &r->defaults);
-    }
+    fill(base, v, r->cfg.raw, &r->defaults);
     snprintf(r->summary, sizeof r->summary, "%s as of Redisson %d.%d.%d", base->name, v / 10000, v / 100 % 100,
              v % 100);
     r->def.name = r->name;

@@ -392,7 +392,9 @@ void report_html_run(FILE *run_out, FILE *viol_out, const report_html_run_args *
     report_xml_text(run_out, s->name);
     fprintf(run_out, " <span class=\"res %s\">%s</span></h2>\n<p class=\"meta\">", r->expectations_met ? "PASS" : "FAIL",
             r->expectations_met ? "PASS" : "FAIL");
-    textf(run_out, "%s · seed %" PRIu64 " · %s · backend %s · trace %016" PRIx64 "%s", s->path, r->seed, s->protocol,
+    char proto[512];
+    textf(run_out, "%s · seed %" PRIu64 " · %s · backend %s · trace %016" PRIx64 "%s", s->path, r->seed,
+          scn_protocol_label(s, proto, sizeof proto),
           r->backend, r->trace_hash, r->trace_reproducible ? "" : " (not reproducible on this backend)");
     fputs("</p>\n", run_out);
     about(run_out, s->path);

@@ -267,8 +267,9 @@ static int plot_holders(const char *dir, const run_result *r, const history *h, 
         sim_xfree(rows);
         return -1;
     }
-    char title[512];
-    snprintf(title, sizeof title, "%s: holders of %s (%s, seed %llu)%s", s->name, s->lock_names[lock], s->protocol,
+    char title[1024], proto[512];
+    snprintf(title, sizeof title, "%s: holders of %s (%s, seed %llu)%s", s->name, s->lock_names[lock],
+             scn_protocol_label(s, proto, sizeof proto),
              (unsigned long long)r->seed, total > n ? ", threads in violations and the first others" : "");
     fputs("set title ", gp);
     report_gp_str(gp, title);
@@ -361,8 +362,8 @@ static size_t dat_quantiles(FILE *dat, const report_span **acq, size_t n, int64_
 
 static void gp_title(FILE *gp, const run_result *r, const char *what)
 {
-    char title[512];
-    snprintf(title, sizeof title, "%s: %s (%s, seed %llu)", r->s->name, what, r->s->protocol,
+    char title[1024], proto[512];
+    snprintf(title, sizeof title, "%s: %s (%s, seed %llu)", r->s->name, what, scn_protocol_label(r->s, proto, sizeof proto),
              (unsigned long long)r->seed);
     fputs("set title ", gp);
     report_gp_str(gp, title);

@@ -35,8 +35,13 @@ void report_json(FILE *out, const run_result *r, const history *h)
     report_json_str(out, s->name);
     fprintf(out, ",\"seed\":%" PRIu64 ",\"backend\":", r->seed);
     report_json_str(out, r->backend);
-    fputs(",\"protocol\":", out);
-    report_json_str(out, s->protocol);
+    char proto[512];
+    fputs(",\"protocol\":", out); /* a patched one as NAME+scripts(DIR), and its folder */
+    report_json_str(out, scn_protocol_label(s, proto, sizeof proto));
+    if (s->scripts) {
+        fputs(",\"scripts\":", out);
+        report_json_str(out, s->scripts);
+    }
     fprintf(out,
             ",\"virtual_ms\":%.3f,\"wall_ms\":%.3f,\"peak_rss_kb\":%ld,\"events\":%" PRIu64 ",\"evals\":%" PRIu64
             ",\"commands\":%" PRIu64 ",\"acquisitions\":%" PRIu64 ",\"acquire_failures\":%" PRIu64
@@ -122,7 +127,8 @@ static void fmt_dur(int64_t us, char *buf, size_t cap)
 void report_summary(FILE *out, const run_result *r, const history *h, int verbose)
 {
     const scenario *s = r->s;
-    fprintf(out, "%s  seed %" PRIu64 "  %s  [%s]\n", s->path, r->seed, s->protocol,
+    char proto[512];
+    fprintf(out, "%s  seed %" PRIu64 "  %s  [%s]\n", s->path, r->seed, scn_protocol_label(s, proto, sizeof proto),
             r->halted ? "STOPPED" : r->expectations_met ? "PASS" : "FAIL");
     if (r->halted) fprintf(out, "  stopped: %s\n", r->halt_why);
     else if (!r->expectations_met) fprintf(out, "  expectation not met: %s\n", r->expectation_failure);

@@ -127,4 +127,25 @@ expect contract-kind "$tmp/locks/mine.lock:11: survives: \"pasue\" is not a faul
 expect hunt-against-unknown "locksim hunt: --against: unknown protocol 'redisson.lok' (did you mean redisson.lock?)" -- hunt redisson.lock --against redisson.lok --seeds 1..2
 expect hunt-against-kind "--against: redisson.semaphore is a semaphore, redisson.lock is a lock: a hunt compares two of a kind" -- hunt redisson.semaphore --against redisson.lock --seeds 1..2
 expect hunt-against-want "--against and --want: one at a time" -- hunt redisson.lock --against redisson.lock@3.24 --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..2
+# A patch of a protocol's scripts ([protocol] scripts, --scripts, locksim scripts).
+mkdir -p "$tmp/patch"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\nscripts = patch\n[clients]\ncount = 1\n' > "$tmp/patched.scn"
+printf 'return 1\n' > "$tmp/patch/lock_unlok.lua"
+expect scripts-unknown "$tmp/patched.scn:5: [protocol] scripts: $tmp/patch/lock_unlok.lua is no script of redisson.lock (did you mean" -- run "$tmp/patched.scn"
+rm "$tmp/patch/lock_unlok.lua"
+printf -- '-- unlock\nif redis.call("get", KEYS[1]) = ARGV[1] then\nend\n' > "$tmp/patch/lock_unlock.lua"
+expect scripts-compile "$tmp/patch/lock_unlock.lua:2: the script does not compile" -- run "$tmp/patched.scn"
+expect scripts-compile-flag "$tmp/patch/lock_unlock.lua:2: the script does not compile" -- replay "$good" --scripts "$tmp/patch"
+expect scripts-no-folder "locksim: --scripts $tmp/no-such-dir: no such folder" -- run "$good" --scripts "$tmp/no-such-dir"
+expect scripts-missing "locksim: --scripts wants one folder" -- run "$good" --scripts
+expect scripts-not-here "locksim: --scripts is an option of run, replay, shrink, check, sweep and hunt" -- list --scripts "$tmp/patch"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\nscripts =\n[clients]\ncount = 1\n' > "$tmp/empty.scn"
+expect scripts-empty "$tmp/empty.scn:5: 'scripts' wants a folder" -- run "$tmp/empty.scn"
+printf '[scenario]\nduration = 10s\n[protocol]\nname = redis-py\nscripts = patch\n[clients]\ncount = 1\n' > "$tmp/policy-patched.scn"
+expect scripts-policy "$tmp/policy-patched.scn:5: [protocol] scripts: redis-py@5.0 is a lock policy" -- run "$tmp/policy-patched.scn"
+expect scripts-cmd-unknown "locksim scripts: unknown protocol 'redisson.lokc' (did you mean redisson.lock?)" -- scripts redisson.lokc "$tmp/out"
+expect scripts-cmd-release "locksim scripts: '2.0' is not a release of redisson.lock" -- scripts redisson.lock@2.0 "$tmp/out"
+expect scripts-cmd-none "locksim scripts: baseline.setnx runs no Lua script" -- scripts baseline.setnx "$tmp/out"
+expect scripts-cmd-usage "locksim scripts: which folder? (DIR)" -- scripts redisson.lock
+expect scripts-cmd-exists "$tmp/patch/lock_unlock.lua exists (--force writes over it)" -- scripts redisson.lock "$tmp/patch"
 exit $fail

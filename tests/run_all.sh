@@ -2,7 +2,8 @@
 # run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
 # command-line errors, every bundled scenario over a seed sweep, sweeps,
 # reports (plots, HTML in a browser, CI formats), robustness (Ctrl-C,
-# missing programs), the fuzzers' saved inputs, the real backend, check,
+# missing programs), the fuzzers' saved inputs, the real backend, lock
+# policies, patched scripts, check,
 # nemesis replay, replay and shrink, determinism (and, in the plain build,
 # across gcc, sanitizer and clang builds, and valgrind memcheck),
 # conformance of the fake against a real redis-server. Stops at the first
@@ -73,6 +74,9 @@ bash "$here/real_backend.sh" "$bin" || { echo "FAIL: real backend"; exit 1; }
 
 stage "lock policies: your own lock on the fake and on redis-server, --protocols, script errors"
 bash "$here/policies.sh" "$bin" || { echo "FAIL: lock policies"; exit 1; }
+
+stage "your patch of a Redisson lock: scripts = DIR on the fake and on redis-server, script errors"
+bash "$here/scripts.sh" "$bin" || { echo "FAIL: patched scripts"; exit 1; }
 
 stage "check: exhaustive exploration within bounds, counterexamples replay"
 bash "$here/check.sh" "$bin" || { echo "FAIL: check"; exit 1; }

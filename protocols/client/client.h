@@ -100,6 +100,10 @@ typedef struct cl_protocol {
     /* Why the protocol cannot run s, as a sentence written into buf (cap
      * bytes) and returned; NULL when it can (a NULL hook: any scenario). */
     const char *(*refuse)(const scenario *s, char *buf, size_t cap);
+    /* A user's patch ([protocol] scripts = DIR): npatched scripts that
+     * replace those of script() with the same names (none: NULL, 0). */
+    const cl_script *patched;
+    size_t npatched;
 } cl_protocol;
 
 /* ------------------------------------------------------ what a protocol
@@ -157,8 +161,9 @@ void cl_key_rename(cl_world *cw, int lock, const char *name);
 /* Adds a key (copied) on group; returns its lock index (-1: no room). */
 int cl_key_add(cl_world *cw, const char *name, int group);
 
-/* The script named name, as the world's protocol resolves it; asserts it
- * exists (a protocol names only its own scripts). */
+/* The script named name, as the world's protocol resolves it (its patch
+ * first); asserts it exists (a protocol names only its own scripts).
+ * O(patched scripts) before the protocol's lookup. */
 const cl_script *cl_script_of(const cl_world *cw, const char *name);
 
 /* ------------------------------------------------------------ processes */

@@ -20,6 +20,12 @@ int cli_hunt(int argc, char **argv);
 int cli_new(int argc, char **argv);
 /* locksim sweep SCENARIO... --KEY V1,V2,..: contention curves. */
 int cli_sweep(int argc, char **argv);
+/* locksim scripts PROTOCOL[@V] DIR [--force]: the scripts to patch. */
+int cli_scripts(int argc, char **argv);
+/* `locksim list`'s lines of pd's scripts, indented by indent: those it
+ * runs, then for a protocol with releases where they change. */
+struct proto_def;
+void cli_list_scripts(const struct proto_def *pd, int indent);
 
 /* Helpers of the subcommands. */
 struct scenario;
@@ -28,6 +34,10 @@ struct pool_result;
 /* A run that could not start (run_scenario's err) as a sweep result of
  * status 2 whose stderr line is "path:line: why". */
 void cli_result_error(struct pool_result *res, const struct scn_error *err);
+/* --scripts DIR as the override [protocol] scripts = DIR (absolute) that
+ * every scenario a subcommand loads takes, or NULL when not given. */
+struct scn_override;
+const struct scn_override *cli_scripts_override(void);
 /* Loads path into *s and checks its protocol exists; on bad input prints
  * "path:line: why" and returns -1 (nothing to free). */
 int cli_load(const char *path, struct scenario *s);

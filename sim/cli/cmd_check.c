@@ -78,7 +78,7 @@ int cli_check(int argc, char **argv)
     }
     scenario s;
     scn_error err;
-    if (run_load(path, NULL, 0, &s, &err) != 0) {
+    if (run_load(path, cli_scripts_override(), cli_scripts_override() != NULL, &s, &err) != 0) {
         scn_error_print(&err);
         return 2;
     }

@@ -227,6 +227,14 @@ static int load_base(const hunt_args *a, hunt *h, scenario *s)
         scn_error_print(&err);
         return 2;
     }
+    /* --scripts DIR: the target runs the user's patch of its scripts (the
+     * reference of --against its own). */
+    const scn_override *patch = cli_scripts_override();
+    if (patch && run_use_scripts(s, patch->value, &err) != 0) {
+        scn_error_print(&err);
+        scn_free(s);
+        return 2;
+    }
     if (proto_resolve(s, &err) == NULL) {
         scn_error_print(&err);
         scn_free(s);
@@ -244,6 +252,8 @@ static scenario with_reference(const hunt *h, const scenario *s)
 {
     scenario r = *s;
     r.protocol = sim_xstrdup(h->against);
+    r.scripts = NULL; /* a patch is the target's, never the reference's */
+    r.scripts_line = 0;
     r.swarm_reference = s->swarm_reference ? sim_xstrdup(s->protocol) : NULL;
     return r;
 }
@@ -676,7 +686,10 @@ static void print_found(const hunt *h, const found *f)
 static void print_head(const hunt *h, size_t nsigs)
 {
     const hunt_args *a = h->a;
-    printf("hunt %s%s%s: seeds %llu..%llu, %llu runs, %zu failed (%.1f%%)", a->target, a->against ? " against " : "",
+    char label[600]; /* the target, and its patch of scripts (--scripts) */
+    if (h->base.scripts) scn_protocol_label(&h->base, label, sizeof label);
+    else snprintf(label, sizeof label, "%s", a->target);
+    printf("hunt %s%s%s: seeds %llu..%llu, %llu runs, %zu failed (%.1f%%)", label, a->against ? " against " : "",
            a->against ? a->against : "", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
            (unsigned long long)h->runs, h->nfails, h->runs ? 100.0 * (double)h->nfails / (double)h->runs : 0.0);
     if (a->against) printf(" where %s held, %llu where it failed too", a->against, (unsigned long long)h->both);

@@ -21,7 +21,7 @@
 int cli_load(const char *path, scenario *s)
 {
     scn_error err;
-    if (run_load(path, NULL, 0, s, &err) != 0) {
+    if (run_load(path, cli_scripts_override(), cli_scripts_override() != NULL, s, &err) != 0) {
         scn_error_print(&err);
         return -1;
     }
@@ -320,8 +320,9 @@ int cli_replay(int argc, char **argv)
         for (size_t i = 0; i < r.checks.nv; i++)
             if (first < 0 || r.checks.v[i].t_us < first) first = r.checks.v[i].t_us;
         int64_t at = a.around_violation ? first : a.around_us;
+        char proto[512];
         printf("replay %s  seed %llu  %s  %zu trace lines  trace %016llx\n", s.path, (unsigned long long)seed,
-               s.protocol, l.n, (unsigned long long)r.trace_hash);
+               scn_protocol_label(&s, proto, sizeof proto), l.n, (unsigned long long)r.trace_hash);
         if (a.around_violation && first < 0) {
             printf("(no violation in this run: nothing around it to show)\n");
             lo = 1;

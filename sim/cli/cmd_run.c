@@ -271,7 +271,7 @@ static int load_all(const run_args *a, scenario *scns, size_t *loaded)
     for (*loaded = 0; *loaded < a->files.n; (*loaded)++) {
         scenario *s = &scns[*loaded];
         scn_error err;
-        if (run_load(a->files.v[*loaded], NULL, 0, s, &err) != 0) {
+        if (run_load(a->files.v[*loaded], cli_scripts_override(), cli_scripts_override() != NULL, s, &err) != 0) {
             scn_error_print(&err);
             return 2;
         }
@@ -635,6 +635,7 @@ int cli_list(int argc, char **argv)
         if (pd->options) printf("  %-30s   options: %s\n", "", pd->options);
         if (pd->versions) printf("  %-30s   versions: %s\n", "", pd->versions);
         if (pd->history) printf("  %-30s   history: %s\n", "", pd->history);
+        cli_list_scripts(pd, 35);
         printf("  %-30s   checkers:", "");
         size_t nrows;
         const check_row *rows = check_rows(&nrows);

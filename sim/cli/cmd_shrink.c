@@ -3,6 +3,7 @@
  * removed, writes FILE (temporary name, then renamed) and runs it once more
  * as a user will, to check that it fails the same way. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,15 @@ int cli_shrink(int argc, char **argv)
     if (policy) {
         sim_xfree(k.out.protocol);
         k.out.protocol = sim_xstrdup(policy);
+    }
+    /* So is a scripts folder ([protocol] scripts; --scripts gives it so). */
+    char dir[4096], abs[PATH_MAX];
+    if (k.out.scripts && k.out.scripts[0] != '/') {
+        proto_scenario_path(&k.out, k.out.scripts, dir, sizeof dir);
+        if (realpath(dir, abs)) {
+            sim_xfree(k.out.scripts);
+            k.out.scripts = sim_xstrdup(abs);
+        }
     }
     int status = write_and_verify(&k, seed, path, out);
     shrink_result_free(&k);

@@ -182,17 +182,20 @@ static int load_variants(sweep_work *w, size_t *loaded)
         for (size_t p = 0; p < np; p++) {
             size_t series = f * np + p;
             for (size_t x = 0; x < w->nvalues; x++) {
-                scn_override ov[2] = {{a->section, a->key, a->values.v[x]}, {"protocol", "name", NULL}};
+                scn_override ov[3] = {{a->section, a->key, a->values.v[x]}, {"protocol", "name", NULL}};
+                size_t nov = a->protocols.n ? 2 : 1;
+                if (cli_scripts_override()) ov[nov++] = *cli_scripts_override();
                 if (a->protocols.n) ov[1].value = a->protocols.v[p];
                 scn_error err;
                 scenario *s = &w->variants[series * w->nvalues + x];
-                if (run_load(a->files[f], ov, a->protocols.n ? 2 : 1, s, &err) != 0) {
+                if (run_load(a->files[f], ov, nov, s, &err) != 0) {
                     if (err.line > 0 || err.nmore) scn_error_print(&err);
                     else fprintf(stderr, "locksim sweep: %s: %s\n", err.path, err.msg);
                     return 2;
                 }
                 (*loaded)++;
-                if (x == 0) series_label(w, series, a->files[f], s->protocol);
+                char proto[512];
+                if (x == 0) series_label(w, series, a->files[f], scn_protocol_label(s, proto, sizeof proto));
             }
         }
     return 0;

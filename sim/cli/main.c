@@ -1,6 +1,9 @@
 /* main.c — the locksim command line: dispatches to the subcommands. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "protocols/protocol.h"
 #include "sim/cli/cli.h"
@@ -28,7 +31,10 @@ static void usage(FILE *to)
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n"
-          "options of every command: --protocols DIR   add the lock policies (*.lock) of DIR\n",
+          "  scripts PROTOCOL[@V] DIR [--force]   write the Lua scripts it runs into DIR (to patch them)\n"
+          "options of every command: --protocols DIR   add the lock policies (*.lock) of DIR\n"
+          "options of run, replay, shrink, check, sweep: --scripts DIR   run the protocol with DIR's NAME.lua\n"
+          "                                   in place of its script NAME ([protocol] scripts = DIR)\n",
           to);
 }
 
@@ -58,9 +64,59 @@ static int take_protocol_dirs(int *argc, char **argv)
     return 0;
 }
 
+/* --scripts DIR: set once by main before a subcommand runs, read by the
+ * subcommands' loads (the front end's only state of the command line that
+ * outlives its parsing, like --protocols' additions to the catalogue). */
+static char scripts_dir[PATH_MAX];
+static scn_override scripts_ov;
+
+const scn_override *cli_scripts_override(void)
+{
+    return scripts_dir[0] ? &scripts_ov : NULL;
+}
+
+/* --scripts DIR, anywhere on the line, once: the commands that load
+ * scenarios run their protocol with DIR's scripts. Removes it from argv;
+ * -1 after printing why on bad input. */
+static int take_scripts_dir(int *argc, char **argv)
+{
+    int n = 1;
+    const char *dir = NULL;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--scripts") != 0) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc || dir) {
+            fprintf(stderr, "locksim: --scripts wants one folder of NAME.lua files (locksim scripts PROTOCOL DIR "
+                            "writes one)\n");
+            return -1;
+        }
+        dir = argv[++i];
+    }
+    *argc = n;
+    argv[n] = NULL;
+    if (dir == NULL) return 0;
+    static const char *const takers[] = {"run", "replay", "shrink", "check", "sweep", "hunt"};
+    int takes = 0;
+    for (size_t i = 0; i < sizeof takers / sizeof takers[0]; i++) takes |= n > 1 && !strcmp(argv[1], takers[i]);
+    if (!takes) {
+        fprintf(stderr, "locksim: --scripts is an option of run, replay, shrink, check, sweep and hunt\n");
+        return -1;
+    }
+    struct stat st;
+    if (realpath(dir, scripts_dir) == NULL || stat(scripts_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        scripts_dir[0] = '\0';
+        fprintf(stderr, "locksim: --scripts %s: no such folder\n", dir);
+        return -1;
+    }
+    scripts_ov = (scn_override){"protocol", "scripts", scripts_dir};
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (take_protocol_dirs(&argc, argv) != 0) return 2;
+    if (take_protocol_dirs(&argc, argv) != 0 || take_scripts_dir(&argc, argv) != 0) return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -76,6 +132,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "hunt") == 0) return cli_hunt(argc - 1, argv + 1);
     if (strcmp(cmd, "new") == 0) return cli_new(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "scripts") == 0) return cli_scripts(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0) {
         printf("locksim %s (fake Redis %s)\n", CLI_VERSION, "7.0.15");
         return 0;
@@ -85,7 +142,7 @@ int main(int argc, char **argv)
         return 0;
     }
     static const char *const cmds[] = {"conform", "run", "merge", "list", "check", "replay", "shrink", "sweep",
-                                       "hunt", "new", "version", "help"};
+                                       "hunt", "new", "scripts", "version", "help"};
     const char *near = sim_closest(cmd, cmds, sizeof cmds / sizeof cmds[0]);
     if (near) fprintf(stderr, "locksim: unknown command '%s' (did you mean %s?)\n", cmd, near);
     else fprintf(stderr, "locksim: unknown command '%s'\n", cmd);

@@ -25,14 +25,14 @@ static void to_file(void *ud, const char *line, size_t len)
 
 static void trace_header(sim_ctx *ctx, const scenario *s, uint64_t seed)
 {
-    char lat[64], hold[64], think[64];
+    char lat[64], hold[64], think[64], proto[512];
     scn_dist_format(&s->latency, lat, sizeof lat);
     scn_dist_format(&s->hold, hold, sizeof hold);
     scn_dist_format(&s->think, think, sizeof think);
     sim_trace(ctx, "run",
               "seed=%llu scenario=%s protocol=%s nodes=%d replicas=%d latency=%s clients=%d "
               "threads=%d hold=%s think=%s lease=%lldus wait=%lldus duration=%lldus steps=%zu",
-              (unsigned long long)seed, s->name, s->protocol, s->nodes, s->replicas, lat, s->clients,
+              (unsigned long long)seed, s->name, scn_protocol_label(s, proto, sizeof proto), s->nodes, s->replicas, lat, s->clients,
               s->threads, hold, think, (long long)s->lease_us, (long long)s->wait_us,
               (long long)s->duration_us, s->nsteps);
 }
@@ -90,6 +90,22 @@ int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, sc
         scn_free(s);
         return -1;
     }
+    return 0;
+}
+
+int run_use_scripts(scenario *s, const char *dir, scn_error *err)
+{
+    char *was = s->scripts;
+    int was_line = s->scripts_line;
+    s->scripts = sim_xstrdup(dir);
+    s->scripts_line = 0;
+    if (proto_resolve(s, err) == NULL) {
+        sim_xfree(s->scripts);
+        s->scripts = was;
+        s->scripts_line = was_line;
+        return -1;
+    }
+    sim_xfree(was);
     return 0;
 }
 

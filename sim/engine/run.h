@@ -76,6 +76,14 @@ typedef struct run_opts {
  * the most specific first; an unknown protocol name is reported with a
  * did-you-mean even when the file has other errors. */
 int run_load(const char *path, const scn_override *ov, size_t n, scenario *s, scn_error *err);
+/* Makes a loaded s run its protocol with the scripts of folder dir, as
+ * [protocol] scripts = dir would (dir absolute, or relative to s->path's
+ * folder; to the current directory when s->path has none, as for a
+ * scenario read from a string), over any folder s named. Loads and checks
+ * the patch: 0, or -1 with err set ("DIR/FILE:LINE: ..." for a script
+ * that does not compile) and s unchanged. Every later run, shrink and
+ * scn_write of s (and of its copies) carries the patch. */
+int run_use_scripts(scenario *s, const char *dir, scn_error *err);
 
 /* The first fault of s the real backend cannot apply with options o, as
  * "file:line: why" in buf (cap bytes); 0 when it can run. */

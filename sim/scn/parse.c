@@ -33,6 +33,7 @@ static const key_def keys[] = {
     {"redis", "down-after", K_DURATION, F(down_after_us), 1, 0},
     {"redis", "discovery", K_DURATION, F(discovery_us), 0, 0},
     {"protocol", "name", K_STR, F(protocol), 0, 0},
+    {"protocol", "scripts", K_STR, F(scripts), 0, 0},
     {"protocol", "lease", K_LEASE, F(lease_us), 0, 0},
     {"protocol", "wait", K_DURATION, F(wait_us), 0, 0},
     {"protocol", "mode", K_MODE, F(mode), 0, 0},
@@ -334,6 +335,11 @@ static int set_key(parser *p, const key_def *k, const char *v)
     case K_STR: {
         char **dst = (char **)(base + k->off);
         if (k->off == F(protocol)) p->s->protocol_line = p->line;
+        if (k->off == F(scripts)) p->s->scripts_line = p->line;
+        if (k->off == F(scripts) && *v == '\0') {
+            fail(p, p->line, "'scripts' wants a folder of NAME.lua files (locksim scripts PROTOCOL DIR writes one)");
+            return 0;
+        }
         sim_xfree(*dst);
         *dst = sim_xstrdup(v);
         return 1;
@@ -667,6 +673,13 @@ void scn_defaults(scenario *s)
     s->swarm_wait = (scn_dist){SCN_DIST_UNIFORM, SIM_MS(10), SIM_SEC(10)};
 }
 
+const char *scn_protocol_label(const scenario *s, char *buf, size_t cap)
+{
+    if (s->scripts) snprintf(buf, cap, "%s+scripts(%s)", s->protocol, s->scripts);
+    else snprintf(buf, cap, "%s", s->protocol ? s->protocol : "");
+    return buf;
+}
+
 int scn_has_acquire_lease(const scenario *s)
 {
     return !(s->acquire_lease.kind == SCN_DIST_CONST && s->acquire_lease.a_us == 0); /* a set one averages 1ms+ */
@@ -829,6 +842,7 @@ void scn_free(scenario *s)
     sim_xfree(s->path);
     sim_xfree(s->name);
     sim_xfree(s->protocol);
+    sim_xfree(s->scripts);
     sim_xfree(s->expire_mode);
     sim_xfree(s->swarm_reference);
     for (int i = 0; i < s->nlocks; i++) sim_xfree(s->lock_names[i]);

@@ -273,6 +273,8 @@ struct scenario {
     /* [protocol] */
     char *protocol;            /* e.g. "redisson.lock", "redisson.lock@2019" */
     int protocol_line;         /* where it was named, for error messages */
+    char *scripts;             /* a folder of NAME.lua replacing the protocol's own (NULL: none) */
+    int scripts_line;
     int64_t lease_us;          /* SCN_LEASE_WATCHDOG = -1 */
     int64_t wait_us;           /* tryLock wait */
     scn_mode mode;
@@ -443,6 +445,11 @@ int scn_max_client(const scenario *s);
 /* Writes node's name ("redis0", "redis0.r1") into buf (cap bytes);
  * returns its length. */
 size_t scn_node_name(const scenario *s, int node, char *buf, size_t cap);
+
+/* The protocol as a run names it: [protocol] name, or with a patch
+ * "NAME+scripts(DIR)" (DIR as written). Writes into buf (cap bytes) and
+ * returns buf. */
+const char *scn_protocol_label(const scenario *s, char *buf, size_t cap);
 
 /* 1 when s's [clients] lease is set: each random acquire draws its own
  * lease from it instead of taking [protocol] lease. */

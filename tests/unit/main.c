@@ -9,6 +9,29 @@
 #include "sim/engine/run.h"
 #include "tests/unit/tests.h"
 
+void tdir_make(char *dir, size_t cap, const char *tag)
+{
+    snprintf(dir, cap, "/tmp/locksim-%s.XXXXXX", tag);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void tdir_write(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+void tdir_remove(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 trun trun_text(const char *text)
 {
     scenario s;
@@ -122,6 +145,7 @@ int main(void)
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, policy_suite());
     srunner_add_suite(sr, shrink_suite());
+    srunner_add_suite(sr, patch_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

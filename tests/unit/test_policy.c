@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "protocols/policy.h"
 #include "tests/unit/tests.h"
@@ -14,12 +13,7 @@ static char dir[64];
 
 static void write_file(const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    tdir_write(dir, name, text);
 }
 
 /* Loads NAME from the temporary folder: the policy, or NULL with *err. */
@@ -32,8 +26,7 @@ static pol_policy *load(const char *name, scn_error *err)
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/locksim-policy.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tdir_make(dir, sizeof dir, "policy");
     write_file("del.lua", "-- compare and delete\nif redis.call('get', KEYS[1]) == ARGV[1] then\n"
                           "  return redis.call('del', KEYS[1])\nend\nreturn 0\n");
     write_file("broken.lua", "-- line 1\nlocal x = \nif then\n");
@@ -41,9 +34,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    tdir_remove(dir);
 }
 
 #define GOOD_HEAD "[lock]\nname = t\nkey = k:{lock}\n"

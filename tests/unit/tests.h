@@ -32,6 +32,7 @@ Suite *semaphores_suite(void);
 Suite *report_suite(void);
 Suite *policy_suite(void);
 Suite *shrink_suite(void);
+Suite *patch_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {
@@ -60,5 +61,11 @@ typedef struct trun {
     uint64_t acquisitions;
 } trun;
 trun trun_text(const char *text);
+
+/* A fresh folder /tmp/locksim-TAG.XXXXXX (its name into dir, cap bytes),
+ * a file of it written with text, and the folder removed with all in it. */
+void tdir_make(char *dir, size_t cap, const char *tag);
+void tdir_write(const char *dir, const char *name, const char *text);
+void tdir_remove(const char *dir);
 
 #endif /* LOCKSIM_TESTS_H */
