@@ -9,6 +9,9 @@
 #   make fuzz     clang + libFuzzer: each fuzz target for FUZZ_SECONDS (build-fuzz/)
 #   make fuzz-long  fuzz_sim for FUZZ_EXECS executions (10^6) on the LSan build
 #                 (build-fuzz-lite/), then its corpus under ASan
+#   make hunt-quality  precision of the correct locks' hunts within their
+#                 contracts (QUALITY_SEEDS, 1..2000) and recall of hunt BUGGY
+#                 --against FIXED (RECALL_SEEDS, 1..10000); long
 #   make hunt     the known-bug table: each known bug hunted on its protocol
 #                 (HUNT_SEEDS, 1..10000) and on its fixed version (HUNT_FIXED_SEEDS,
 #                 1..100000); long, out/hunt/table.txt; HUNT_ROW_SECONDS=S boxes each hunt
@@ -105,7 +108,7 @@ UNIT     = $(BUILD)/unit_tests
 BENCHBIN = $(patsubst bench/%.c,$(BUILD)/bench_%,$(subst bench_,,$(BENCH_SRC)))
 SHIM     = $(BUILD)/libclockshim.so
 
-.PHONY: all deps run test bench fuzz fuzz-long fuzzers clean unit conform hunt
+.PHONY: all deps run test bench fuzz fuzz-long fuzzers clean unit conform hunt hunt-quality
 all: $(BIN) $(UNIT) $(BENCHBIN) $(SHIM) $(REPLAYS)
 fuzzers: $(FUZZERS) $(REPLAYS)
 
@@ -177,6 +180,15 @@ HUNT_FIXED_SEEDS ?= 1..100000
 hunt: deps
 	@$(MAKE) --no-print-directory all OPT=-O2 SAN=0
 	@bash tools/hunt-table.sh build $(HUNT_SEEDS) $(HUNT_FIXED_SEEDS)
+
+# How far a hunt can be trusted: precision (the correct locks' hunts within
+# their contracts, QUALITY_SEEDS) and recall (each known bug found by
+# hunt BUGGY --against FIXED, RECALL_SEEDS); out/hunt-quality/summary.txt.
+QUALITY_SEEDS ?= 1..2000
+RECALL_SEEDS ?= 1..10000
+hunt-quality: deps
+	@$(MAKE) --no-print-directory all OPT=-O2 SAN=0
+	@bash tools/hunt-quality.sh build $(QUALITY_SEEDS) $(RECALL_SEEDS)
 
 fuzz:
 	@LOCKSIM_DEPS_EXTRA="$(FUZZ_DEPS)" sh tools/deps.sh

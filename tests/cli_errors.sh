@@ -126,7 +126,6 @@ printf '[lock]\nname = mine\n[acquire]\ncommand = SET {key} {owner} NX PX {lease
 expect contract-kind "$tmp/locks/mine.lock:11: survives: \"pasue\" is not a fault kind (did you mean pause?)" -- run "$tmp/mine.scn"
 expect hunt-against-unknown "locksim hunt: --against: unknown protocol 'redisson.lok' (did you mean redisson.lock?)" -- hunt redisson.lock --against redisson.lok --seeds 1..2
 expect hunt-against-kind "--against: redisson.semaphore is a semaphore, redisson.lock is a lock: a hunt compares two of a kind" -- hunt redisson.semaphore --against redisson.lock --seeds 1..2
-expect hunt-against-want "--against and --want: one at a time" -- hunt redisson.lock --against redisson.lock@3.24 --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 1..2
 # A patch of a protocol's scripts ([protocol] scripts, --scripts, locksim scripts).
 mkdir -p "$tmp/patch"
 printf '[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\nscripts = patch\n[clients]\ncount = 1\n' > "$tmp/patched.scn"

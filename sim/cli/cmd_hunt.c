@@ -150,7 +150,6 @@ static int parse_args(int argc, char **argv, hunt_args *a)
         }
     }
     if (a->target == NULL) return usage("no protocol or scenario given%s", NULL);
-    if (a->against && a->want_path) return usage("--against and --want: one at a time%s", NULL);
     if (a->report_dir && a->want_path) return usage("--report is for a hunt without --want%s", NULL);
     return 0;
 }
@@ -444,9 +443,17 @@ typedef struct witness {
 static int reference_holds(const scenario *cand, const shrink_failure *got, void *arg)
 {
     const witness *w = arg;
+    if (w->h->want && !hunt_keeps_kinds(cand, got, (void *)&w->h->want->kinds)) return 0;
     if (got == NULL) return 1; /* it must run first */
     unsigned broke;
     return reference_breaks(w->h, cand, w->seed, 0, got->invs, &broke) == 0 && broke == 0;
+}
+
+/* hunt_unwanted_line for a differential --want (its argument the witness). */
+static int unwanted_kind(const scn_step *line, void *arg)
+{
+    const witness *w = arg;
+    return hunt_unwanted_line(line, (void *)&w->h->want->kinds);
 }
 
 /* The reference's file of the witness pair: the shrunk scenario with the
@@ -481,7 +488,7 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
     witness w = {.h = h, .seed = f.first_seed};
     if (h->want) so.admit = hunt_keeps_kinds, so.unwanted = hunt_unwanted_line, so.admit_arg = (void *)&h->want->kinds;
-    if (h->a->against) so.admit = reference_holds, so.admit_arg = &w;
+    if (h->a->against) so.admit = reference_holds, so.admit_arg = &w, so.unwanted = h->want ? unwanted_kind : NULL;
     /* Not 1: it ran differently here (not expected); the item is not shrunk. */
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
         f.shrunk = sk.stats.abandoned ? SHRUNK_STOPPED : 1;

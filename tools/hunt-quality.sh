@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# hunt-quality.sh BUILD [PRECISION_SEEDS] [RECALL_SEEDS] — what `make
+# hunt-quality` prints: how far a hunt can be trusted.
+#  - Precision: `hunt X --seeds 1..N --json` within X's contract, for the
+#    locks we call correct (the current Redisson ones, each correct bundled
+#    policy, the Redis-counted reentrant hash lock of scenarios/own-lock):
+#    how many seeds failed and the signatures they shrink to. Each one left
+#    is a real bug (with its witness in out/hunt-quality/X/) or a checker
+#    to fix.
+#  - Recall: `hunt BUGGY --against FIXED --want BUG` for each known bug with
+#    a fixed version (tools/known-bug-fixes.txt, but the pairs whose fix
+#    does not remove the signature): the seed at which the differential
+#    hunt first finds the bug's signature where the fixed version holds the
+#    same seed, and the size it shrinks to.
+# Lines go to stdout and to out/hunt-quality/summary.txt; each hunt's output
+# to out/hunt-quality/logs/. QUALITY_ONLY=precision|recall runs one part;
+# QUALITY_TARGETS / QUALITY_BUGS name the rows to run (space-separated).
+# Long (hours at the default seeds): a make target, not part of make test.
+set -u
+build=${1:-build}
+pseeds=${2:-1..2000}
+rseeds=${3:-1..10000}
+bin="$build/locksim"
+cd "$(dirname "$0")/.."
+out=out/hunt-quality
+mkdir -p "$out/logs"
+jobs=$(nproc 2> /dev/null || echo 2)
+summary="$out/summary.txt"
+: > "$summary"
+say() { printf '%s\n' "$*" | tee -a "$summary"; }
+
+correct="redisson.lock redisson.fairlock redisson.rwlock redisson.semaphore redisson.expirable-semaphore
+redisson.latch redisson.spinlock redisson.fencedlock redis-py node-redlock redsync spring-lockregistry
+spring-lockregistry-pubsub scenarios/own-lock/distlock.lock scenarios/own-lock/hashlock.lock"
+targets=${QUALITY_TARGETS:-$correct}
+
+if [ "${QUALITY_ONLY:-precision}" = precision ]; then
+    say "precision: hunt X --seeds $pseeds within X's contract ($(date -u +%F))"
+    for t in $targets; do
+        [ -e "$t" ] || [ "${t#*/}" = "$t" ] || continue # a policy file this tree does not have
+        name=$(basename "$t" .lock)
+        t0=$(date +%s)
+        "$bin" hunt "$t" --seeds "$pseeds" --jobs "$jobs" --json --max-shrinks 30 --no-progress \
+            --out "$out/$name" > "$out/logs/precision-$name.json" 2> "$out/logs/precision-$name.err"
+        secs=$(($(date +%s) - t0))
+        python3 - "$out/logs/precision-$name.json" "$t" "$secs" <<'PY' | tee -a "$summary"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+if not rows or not rows[-1].get("summary"):
+    print("  %-34s the hunt did not finish (see its log)" % sys.argv[2]); sys.exit(0)
+s, sigs = rows[-1], rows[:-1]
+within = [r for r in sigs if r["class"] == "within-contract"]
+print("  %-34s %5d runs, %4d failed (%.1f%%), %2d within-contract signature%s%s, %d run signature%s not shrunk (%s s)" % (
+    sys.argv[2], s["runs"], s["failed"], 100.0 * s["failed"] / max(s["runs"], 1), len(within),
+    "" if len(within) == 1 else "s", ": " + "; ".join("%s (%d, first %d)" % (r["signature"], r["seeds"], r["first_seed"]) for r in within) if within else "",
+    s["not_shrunk"], "" if s["not_shrunk"] == 1 else "s", sys.argv[3]))
+PY
+    done
+fi
+
+if [ "${QUALITY_ONLY:-recall}" = recall ]; then
+    say "recall: hunt BUGGY --against FIXED --want BUG --seeds $rseeds (every fault drawn, as --want does)"
+    grep -v '^#' tools/known-bug-fixes.txt | while read -r bug fixed shared; do
+        [ -n "$bug" ] && [ -z "$shared" ] || continue
+        case " ${QUALITY_BUGS:-$bug} " in *" $bug "*) ;; *) continue ;; esac
+        f=scenarios/known-bugs/$bug.scn
+        buggy=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
+        t0=$(date +%s)
+        "$bin" hunt "$buggy" --against "$fixed" --want "$f" --seeds "$rseeds" --jobs "$jobs" --no-progress \
+            --out "$out/recall" > "$out/logs/recall-$bug.txt" 2>&1
+        secs=$(($(date +%s) - t0))
+        found=$(sed -n 's/^found at seed \([0-9]*\),.*/\1/p' "$out/logs/recall-$bug.txt")
+        size=$(grep -o 'shrunk: [^/]*events' "$out/logs/recall-$bug.txt" | head -1)
+        if [ -n "$found" ]; then
+            say "$(printf '  %-44s %-32s found at seed %-6s %s (%s s)' "$bug" "--against $fixed" "$found" "$size" "$secs")"
+        else
+            say "$(printf '  %-44s %-32s NOT found in %s (%s s)' "$bug" "--against $fixed" "$rseeds" "$secs")"
+        fi
+    done
+fi
