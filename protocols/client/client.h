@@ -146,6 +146,14 @@ typedef struct cl_settings {
     int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
+/* The longest a command may take, from the fault that lost it or its
+ * reply, to be answered on a live connection: a reconnect, its reply
+ * timeout (with a synced command's WAIT) and the longest resend delay.
+ * An upper bound for the checkers; nothing in a run reads it. */
+int64_t cl_recover_us(const cl_world *cw);
+/* The node group holding lock as the protocol places it (-1: it spans
+ * groups). */
+int cl_lock_group(const cl_world *cw, int lock);
 
 /* The Redis keys behind lock indexes: the scenario's locks first (group
  * 0), then whatever a protocol adds (MultiLock's members, each on its
