@@ -204,6 +204,107 @@ START_TEST(liveness_leaves_the_partition_out)
 }
 END_TEST
 
+static void fev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int64_t value)
+{
+    hist_add(h, &(hist_event){.t_us = MS(t_ms), .kind = kind, .op = op, .client = client, .inc = 1, .thread = 1,
+                              .lock = 0, .value = value});
+}
+
+static void fgrant(history *h, int64_t t_ms, int client)
+{
+    hist_add(h, &(hist_event){.t_us = MS(t_ms), .kind = HIST_INFO, .op = HOP_STORE, .client = client, .inc = 1,
+                              .thread = 1, .lock = 0, .value = 1, .aux = INT64_MAX});
+    fev(h, t_ms, HIST_OK, HOP_ACQUIRE, client, 1);
+}
+
+/* c1 holds until 10 s; c2 queues first, then c3; c3 is granted at 10 s
+ * while c2 still waits: an overtake, unless c2 was cut off then. Then c3
+ * dies holding the lock for ever, c2 still waiting at the end: a
+ * deadlock, unless the master is down at the end. */
+START_TEST(fair_and_deadlock_leave_the_impaired_out)
+{
+    history h;
+    hist_init(&h);
+    fev(&h, 0, HIST_INVOKE, HOP_ACQUIRE, 1, 0);
+    fgrant(&h, 1, 1);
+    fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+    fev(&h, 1001, HIST_INFO, HOP_QUEUED, 2, 1);
+    fev(&h, 2000, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+    fev(&h, 2001, HIST_INFO, HOP_QUEUED, 3, 2);
+    fev(&h, 10000, HIST_INVOKE, HOP_RELEASE, 1, 0);
+    fgrant(&h, 10000, 3);
+    check_input in = {.nlocks = 1, .names = names, .starvation_bound = 0, .end_us = MS(20000)};
+    unsigned fair = CHECK_INV(SCN_INV_FIFO) | CHECK_INV(SCN_INV_STARVATION);
+    check_result r;
+    check_result_init(&r);
+    check_all(&h, &in, fair, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_VIOLATED);
+    check_result_free(&r);
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 9s partition c2|nodes for=2s\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, fair, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_HELD);
+    check_result_free(&r);
+    in.s = NULL;
+    scn_free(&sc);
+    /* Deadlock: a dead holder keeps the lock for ever; at the end the
+     * master is down: the store seen may not be what it serves again. */
+    fev(&h, 12000, HIST_INFO, HOP_CRASH, 3, 0);
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    check_result_free(&r);
+    load(&sc, "nodes = 1", "at = 15s crash node=redis0\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_HELD);
+    check_result_free(&r);
+    scn_free(&sc);
+    /* Only cut off at the end: the dead holder's lock is still there. */
+    load(&sc, "nodes = 1", "at = 15s partition c2|nodes\n");
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    check_result_free(&r);
+    scn_free(&sc);
+    hist_free(&h);
+}
+END_TEST
+
+/* Starvation: c2 waits from 1 s to the end while c3 is granted three
+ * times; two of the grants come while it is cut off. */
+START_TEST(starvation_counts_reachable_grants)
+{
+    history h;
+    hist_init(&h);
+    fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+    for (int i = 0; i < 3; i++) {
+        fev(&h, 2000 + 2000 * i, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+        fgrant(&h, 2001 + 2000 * i, 3);
+        fev(&h, 2500 + 2000 * i, HIST_INVOKE, HOP_RELEASE, 3, 0);
+        hist_add(&h, &(hist_event){.t_us = MS(2500 + 2000 * i), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+    }
+    check_input in = {.nlocks = 1, .names = names, .starvation_bound = 2, .end_us = MS(20000)};
+    check_result r;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_VIOLATED);
+    check_result_free(&r);
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 3s partition c2|nodes for=2s\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_HELD);
+    check_result_free(&r);
+    scn_free(&sc);
+    hist_free(&h);
+}
+END_TEST
+
 Suite *check_impaired_suite(void)
 {
     Suite *s = suite_create("check_impaired");
@@ -214,6 +315,8 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, pause_disconnect_and_drop_reply);
     tcase_add_test(core, no_scenario_no_periods);
     tcase_add_test(core, liveness_leaves_the_partition_out);
+    tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
+    tcase_add_test(core, starvation_counts_reachable_grants);
     suite_add_tcase(s, core);
     return s;
 }
