@@ -146,11 +146,9 @@ typedef struct cl_settings {
     int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
-/* The longest a command may take, from the fault that lost it or its
- * reply, to be answered on a live connection: a reconnect, its reply
- * timeout (with a synced command's WAIT) and the longest resend delay.
- * An upper bound for the checkers; nothing in a run reads it. */
-int64_t cl_recover_us(const cl_world *cw);
+/* How long after a connection is lost the client opens it again (for the
+ * checkers; the runtime's reconnect timer). */
+int64_t cl_reconnect_us(void);
 /* The node group holding lock as the protocol places it (-1: it spans
  * groups). */
 int cl_lock_group(const cl_world *cw, int lock);

@@ -241,10 +241,9 @@ static void send_now(cl_cmd *c)
     cl_timer_arm(p, &c->timeout, timeout, "cmd timeout", on_timeout, c);
 }
 
-int64_t cl_recover_us(const cl_world *cw)
+int64_t cl_reconnect_us(void)
 {
-    int64_t resend = cw->set.jitter ? SIM_MS(2000) : cw->set.retry_interval_us; /* retry_delay's most */
-    return RECONNECT_US + cw->s->timeout_us + (cw->set.synced ? SIM_MS(WAIT_TIMEOUT_MS) : 0) + resend;
+    return RECONNECT_US;
 }
 
 static void on_retry(cl_proc *p, void *arg)

@@ -169,8 +169,8 @@ typedef struct check_input {
     size_t ngenerated;
     const int *lock_group;      /* per lock: the node group holding it (-1: it spans
                                    groups); NULL: group 0 */
-    int64_t recover_us;         /* after a fault that lost commands, how long a client
-                                   may take to have one answered (cl_recover_us) */
+    int64_t reconnect_us;       /* how long a client takes to open a lost connection
+                                   again (cl_reconnect_us) */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 
