@@ -154,8 +154,11 @@ sed "s#$tmp/h1#DIR#" "$tmp/h1.out" > "$tmp/h1.n"
 sed "s#$tmp/h2#DIR#" "$tmp/h2.out" > "$tmp/h2.n"
 cmp -s "$tmp/h1.n" "$tmp/h2.n" || fail "hunt printed different tables with --jobs 1 and 2"
 echo "ok   hunt redisson.lock seeds 1..40: the same table with --jobs 1 and 2 ($(head -1 "$tmp/h1.out" | cut -d, -f3-))"
-# --want: seed 254 shrinks to another signature, 303 to the wanted one; the
-# two shrink side by side with --jobs 2.
+# --want: seed 254 shrinks to another signature, 292 to the wanted one; the
+# two shrink side by side with --jobs 2. (Seed 292 also broke liveness
+# while nodes crashed and a link was slowed, until the checkers left the
+# waiters' impaired periods out: its shrink then kept liveness broken and
+# the hunt went on to seed 303.)
 for j in 1 2; do
     "$bin" hunt "$tmp/redisson.lock.scn" --want scenarios/known-bugs/clock-jump-expires-lock.scn --seeds 250..305 --jobs $j \
         --verbose --out "$tmp/w$j" | sed "s#$tmp/w$j#DIR#" > "$tmp/w$j.out"
@@ -163,24 +166,25 @@ for j in 1 2; do
 done
 cmp -s "$tmp/w1.out" "$tmp/w2.out" && cmp -s "$tmp/w1.files" "$tmp/w2.files" ||
     fail "hunt --want printed or wrote different things with --jobs 1 and 2: $(diff "$tmp/w1.out" "$tmp/w2.out"; diff "$tmp/w1.files" "$tmp/w2.files")"
-[ "$(grep -c '^  seed [0-9]*: ' "$tmp/w1.out")" -ge 2 ] && grep -q '^found at seed 303, ' "$tmp/w1.out" &&
+[ "$(grep -c '^  seed [0-9]*: ' "$tmp/w1.out")" -ge 2 ] && grep -q '^found at seed 292, ' "$tmp/w1.out" &&
     [ "$(cat "$tmp/w1.files")" = redisson.lock--mutual-exclusion-after-clock.scn ] ||
-    fail "hunt --want seeds 250..305: not 2 candidates, seed 303 found and its file alone: $(cat "$tmp/w1.out" "$tmp/w1.files")"
+    fail "hunt --want seeds 250..305: not 2 candidates, seed 292 found and its file alone: $(cat "$tmp/w1.out" "$tmp/w1.files")"
 echo "ok   hunt --want seeds 250..305: the same candidates, seed and file with --jobs 1 and 2 ($(grep -c '^  seed' "$tmp/w1.out") shrunk, $(grep '^found' "$tmp/w1.out" | cut -d'(' -f1))"
 
 # --want keeps looking: --max-shrinks caps each pass of each chunk (1..64,
 # 65..192, 193..448, 449..560), not the hunt (2 + 2 of each chunk's
-# candidates, seed 555 of the last among them: 12; a cap over the hunt
-# stopped at 4 and never looked at the later seeds), and a candidate whose failure needs a fault kind the
+# candidates, seed 555 of the last among them: 13, 12 before the checkers
+# left the waiters' impaired periods out, which changed the candidates; a
+# cap over the hunt stopped at 4 and never looked at the later seeds), and a candidate whose failure needs a fault kind the
 # bug has not (the fixed 3.16.4 for the resent release of 3.16.3, after
 # drop-reply alone) stops before the duration's shrink.
 "$bin" hunt "$tmp/redisson.semaphore@3.16.4.scn" --want scenarios/known-bugs/semaphore-release-resent-3.16.3.scn --seeds 1..560 \
     --jobs 2 --max-shrinks 2 --verbose --out "$tmp/cap" > "$tmp/cap.out"
 stopped=$(grep -c 'not without a fault of another kind' "$tmp/cap.out")
 [ "$stopped" -ge 1 ] && grep -q '^  seed 555: ' "$tmp/cap.out" &&
-    grep -q '^not found in seeds 1..560: .*, 12 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
-    fail "hunt --want seeds 1..560 --max-shrinks 2: not 12 shrunk (seed 555 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
-echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 555 of the last), $stopped of them stopped early (a fault of another kind)"
+    grep -q '^not found in seeds 1..560: .*, 13 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
+    fail "hunt --want seeds 1..560 --max-shrinks 2: not 13 shrunk (seed 555 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
+echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 13 shrunk (seed 555 of the last), $stopped of them stopped early (a fault of another kind)"
 
 # Slow seeds: a semaphore's holds of seconds (half its seeds) leave a
 # waiter whose release message was lost beside the free permit past the
@@ -376,7 +380,9 @@ assert any(e.endswith("store: lock held by c1.t1 (count 1, expires 48.379s)") fo
     fail "spring-lockregistry@6.4 seed 1843 shrunk: the store does not name c1.t1 as the holder whose lease ran out"
 echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not the 5.5 unlock; the store names the acquiring thread"
 # Expirable semaphore 3.16.4 seed 48134 (today's base): lost replies broke
-# liveness first; later a holder blocked in a re-entry past its permit's
+# liveness first (until the checkers left the waiters' impaired periods
+# out: drop-reply windows no longer count against the bound, and permits
+# over the count come first now); later a holder blocked in a re-entry past its permit's
 # 2 s lease let threads hold 4 of 3 permits. A lease that ran out, not the
 # permit the 3.16.3 resent acquire loses: the permits over the count mark
 # the run lease-expiry as two holders do, whichever violation came first
@@ -385,9 +391,8 @@ echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not
 "$bin" run "$tmp/es3164.scn" --seed 48134 --json | python3 -c 'import json,sys
 d=json.loads(sys.stdin.readline())
 v=[v for v in d["violations"] if v["invariant"] == "permits"]
-first = min(d["violations"], key=lambda x: x["at_ms"])
-assert first["invariant"] == "liveness" and v and " permits of lock, which has " in v[0]["detail"], d["violations"]' ||
-    fail "redisson.expirable-semaphore@3.16.4 seed 48134 no longer breaks liveness, then permits over the count: the test below tests nothing"
+assert v and " permits of lock, which has " in v[0]["detail"], d["violations"]' ||
+    fail "redisson.expirable-semaphore@3.16.4 seed 48134 no longer breaks permits over the count: the test below tests nothing"
 "$bin" hunt redisson.expirable-semaphore@3.16.4 --want scenarios/known-bugs/expirable-semaphore-acquire-resent-3.16.3.scn \
     --seeds 48134..48134 --out "$tmp/x5" > "$tmp/x5.out"
 grep -q '^not found in seeds 48134..48134: 1 runs, 1 failed, 0 with room' "$tmp/x5.out" ||

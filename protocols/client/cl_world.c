@@ -104,6 +104,11 @@ static int read_node_of(void *ud, int lock)
     return cw->proto->node_of(cw, lock);
 }
 
+int cl_lock_group(const cl_world *cw, int lock)
+{
+    return cw->proto->node_of(cw, lock);
+}
+
 static int64_t read_count(void *ud, int group, int lock, const char *lname)
 {
     cl_world *cw = ud;

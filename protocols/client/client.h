@@ -150,6 +150,12 @@ typedef struct cl_settings {
     int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
+/* How long after a connection is lost the client opens it again (for the
+ * checkers; the runtime's reconnect timer). */
+int64_t cl_reconnect_us(void);
+/* The node group holding lock as the protocol places it (-1: it spans
+ * groups). */
+int cl_lock_group(const cl_world *cw, int lock);
 
 /* The Redis keys behind lock indexes: the scenario's locks first (group
  * 0), then whatever a protocol adds (MultiLock's members, each on its

@@ -241,6 +241,11 @@ static void send_now(cl_cmd *c)
     cl_timer_arm(p, &c->timeout, timeout, "cmd timeout", on_timeout, c);
 }
 
+int64_t cl_reconnect_us(void)
+{
+    return RECONNECT_US;
+}
+
 static void on_retry(cl_proc *p, void *arg)
 {
     cl_cmd *c = arg;

@@ -5,7 +5,15 @@
  *
  * Queue order is the server's: the observer records HOP_QUEUED when the
  * master ran the script that queued a thread; a thread that never queued
- * is placed at the store observation that made it the holder. */
+ * is placed at the store observation that made it the holder.
+ *
+ * Excluded, both: what happens while a waiter could not reach the master
+ * (its impaired periods, impaired.c: cut off, a slow link, the master
+ * down, paused or mid-failover, its process paused). A grant then is no
+ * overtake of it (it could not have taken its turn, nor kept its place:
+ * the queue purges a waiter that does not come back in time), and no
+ * grant counted against its starvation bound. Grants while it could reach
+ * the master count as before. */
 #include <stdio.h>
 #include <string.h>
 
@@ -88,14 +96,16 @@ static size_t grant_place(const history *h, const waiter *w, const size_t *holde
 }
 
 /* Reports the waiters that grant k (to w) overtook; returns how many. */
-static uint64_t overtakes(const history *h, char *const *names, waiter *open, const waiter *w,
+static uint64_t overtakes(const history *h, const check_input *in, waiter *open, const waiter *w,
                           size_t place, size_t k, check_result *r)
 {
+    char *const *names = in->names;
     const hist_event *g = &h->ev[k];
     uint64_t n = 0;
     const waiter *first = NULL;
     for (const waiter *x = open; x; x = x->hh.next) {
         if (x == w || x->lock != g->lock || x->queued == SIZE_MAX || x->queued >= place) continue;
+        if (check_impaired_at(in->impaired, x->k.client, x->lock, g->t_us)) continue; /* it could not take its turn */
         if (first == NULL || x->queued < first->queued) first = x;
         n++;
     }
@@ -114,7 +124,6 @@ static uint64_t overtakes(const history *h, char *const *names, waiter *open, co
 
 void check_fifo(const history *h, const check_holds *hs, const check_input *in, check_result *r)
 {
-    char *const *names = in->names;
     r->checked[SCN_INV_FIFO] = 1;
     r->verdict[SCN_INV_FIFO] = CHECK_HELD;
     waiter *open = NULL;
@@ -148,7 +157,7 @@ void check_fifo(const history *h, const check_holds *hs, const check_input *in, 
             waiter *w = find(open, e);
             if (e->kind == HIST_OK && e->value == 1) {
                 grants++;
-                total += overtakes(h, names, open, w, grant_place(h, w, holder_at, k), k, r);
+                total += overtakes(h, in, open, w, grant_place(h, w, holder_at, k), k, r);
             }
             if (w) close_wait(&open, w);
         }
@@ -190,10 +199,30 @@ typedef struct worst {
     int lock, open;
 } worst;
 
-static void consider(worst *m, const size_t *const *g, const size_t *ng, const waiter *w, size_t end,
-                     int64_t end_us, int still_open)
+/* The grants to others of wait w (invoked .. end) that it could have taken:
+ * those while it could reach the master. */
+static size_t reachable(const history *h, const check_impaired *im, const size_t *const *g, const size_t *ng,
+                        const waiter *w, size_t end, int64_t end_us)
 {
     size_t c = between(g[w->lock], ng[w->lock], w->invoked, end);
+    if (c == 0 || check_impaired_within(im, w->k.client, w->lock, h->ev[w->invoked].t_us, end_us, NULL) == 0) return c;
+    const size_t *v = g[w->lock];
+    size_t n = 0;
+    size_t lo = 0, hi = ng[w->lock];
+    while (lo < hi) { /* the first grant after the invoke */
+        size_t mid = (lo + hi) / 2;
+        if (v[mid] <= w->invoked) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < ng[w->lock] && v[i] < end; i++)
+        if (!check_impaired_at(im, w->k.client, w->lock, h->ev[v[i]].t_us)) n++;
+    return n;
+}
+
+static void consider(worst *m, const history *h, const check_impaired *im, const size_t *const *g,
+                     const size_t *ng, const waiter *w, size_t end, int64_t end_us, int still_open)
+{
+    size_t c = reachable(h, im, g, ng, w, end, end_us);
     if (c <= m->count) return;
     *m = (worst){c, w->invoked, end, end_us, w->k, w->lock, still_open};
 }
@@ -231,7 +260,7 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
             waiter *w, *tmp;
             HASH_ITER(hh, open, w, tmp)
                 if (w->k.client == e->client && w->k.inc == e->inc) {
-                    consider(&m, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+                    consider(&m, h, in->impaired, (const size_t *const *)g, ng, w, k, e->t_us, 0);
                     close_wait(&open, w);
                 }
             continue;
@@ -243,10 +272,10 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
         }
         waiter *w = find(open, e);
         if (w == NULL) continue;
-        consider(&m, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+        consider(&m, h, in->impaired, (const size_t *const *)g, ng, w, k, e->t_us, 0);
         close_wait(&open, w);
     }
-    for (waiter *w = open; w; w = w->hh.next) consider(&m, (const size_t *const *)g, ng, w, h->n, end_us, 1);
+    for (waiter *w = open; w; w = w->hh.next) consider(&m, h, in->impaired, (const size_t *const *)g, ng, w, h->n, end_us, 1);
     close_all(&open);
     if ((int64_t)m.count > bound) {
         char from[24], to[24];

@@ -3,7 +3,10 @@
  * two clients believe they hold the lock. It is unsafe when it accepted a
  * write out of token order (it does not check, or tokens went backwards)
  * or accepted writes from two holders under the same token (a token
- * counter that lost an increment in a failover). */
+ * counter that lost an increment in a failover).
+ *
+ * Excludes no fault: a safety property must hold whatever the network
+ * did; only the waits' checkers leave out impaired periods (impaired.c). */
 #include <stdio.h>
 #include <string.h>
 

@@ -15,7 +15,11 @@
  *           failover that lost the count;
  * liveness: no await waits longer than the bound within one time the
  *           latch stood open (a lost ZERO message; a failover that lost
- *           a countDown; a listener added after the message). */
+ *           a countDown; a listener added after the message), counting
+ *           only the time the awaiter could reach the master: its
+ *           impaired periods (impaired.c: cut off, a slow link, the master
+ *           down, paused or mid-failover, its process paused) are left
+ *           out, and the bound starts again after each. */
 #include <stdio.h>
 #include <string.h>
 
@@ -133,26 +137,33 @@ static void closings(int nlocks, latch *l)
     }
 }
 
-static void late(const history *hi, const size_t *ends, size_t k, const latch *x, char *const *names, int64_t bound_us,
-                 int64_t end_us, check_result *r)
+static void late(const history *hi, const size_t *ends, size_t k, const latch *x, const check_input *in,
+                 check_result *r)
 {
     const hist_event *e = &hi->ev[k];
     size_t done = ends[k];
-    int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
+    int64_t bound_us = in->liveness_bound_us, to = done == (size_t)-1 ? in->end_us : hi->ev[done].t_us;
     for (size_t i = 0; i < x->nopen; i++) {
         const opening *o = &x->open[i];
-        int64_t from = e->t_us > o->from_us ? e->t_us : o->from_us;
-        int64_t until = to < o->until_us ? to : o->until_us;
-        if (from >= to) break; /* the openings after the wait */
-        if (until - from <= bound_us) continue;
-        check_violation *v = check_violate(
-            r, SCN_INV_LIVENESS, from + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
-            "c%d.t%d %s %lldms after %s was due to open at %lld.%03llds (bound %lldms)", e->client, e->thread,
-            done == (size_t)-1 && until == to ? "still waited" : "waited", (long long)((until - from) / 1000),
-            names[e->lock], (long long)(o->from_us / 1000000), (long long)(o->from_us / 1000 % 1000),
-            (long long)(bound_us / 1000));
-        if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, from);
-        return;
+        int64_t from0 = e->t_us > o->from_us ? e->t_us : o->from_us;
+        int64_t until0 = to < o->until_us ? to : o->until_us;
+        if (from0 >= to) break; /* the openings after the wait */
+        if (until0 - from0 <= bound_us) continue;
+        /* Only the stretches the awaiter could reach the master count. */
+        int64_t t = from0, from, until;
+        while (check_impaired_next(in->impaired, e->client, e->lock, &t, until0, &from, &until)) {
+            if (until - from <= bound_us) continue;
+            char why[200];
+            check_impaired_told(in->impaired, e->client, e->lock, from0, until0, why, sizeof why);
+            check_violation *v = check_violate(
+                r, SCN_INV_LIVENESS, from + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
+                "c%d.t%d %s %lldms after %s was due to open at %lld.%03llds (bound %lldms)%s", e->client, e->thread,
+                done == (size_t)-1 && until == to ? "still waited" : "waited", (long long)((until - from) / 1000),
+                in->names[e->lock], (long long)(o->from_us / 1000000), (long long)(o->from_us / 1000 % 1000),
+                (long long)(bound_us / 1000), why);
+            if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, from);
+            return;
+        }
     }
 }
 
@@ -182,7 +193,6 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
 {
     int nlocks = in->nlocks;
     char *const *names = in->names;
-    int64_t bound_us = in->liveness_bound_us, end_us = in->end_us;
     static const scn_invariant mine[] = {SCN_INV_LATCH, SCN_INV_LIVENESS};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) {
         r->checked[mine[i]] = 1;
@@ -210,7 +220,7 @@ void check_latch(const history *hi, const check_holds *hs, const check_input *in
             x->count = e->n;
         }
         if (e->op != HOP_AWAIT) continue;
-        if (e->kind == HIST_INVOKE) late(hi, ends, k, x, names, bound_us, end_us, r);
+        if (e->kind == HIST_INVOKE) late(hi, ends, k, x, in, r);
         else if (e->kind == HIST_OK && e->value == 1 && x->has_set && x->invoked < x->count &&
                  !open_before_armed(x, hi->ev[starts[k]].t_us, e->t_us))
             check_violate(r, SCN_INV_LATCH, e->t_us, k,

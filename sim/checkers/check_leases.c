@@ -17,9 +17,13 @@
  *           after an addPermits resent on a reply timeout, either carries
  *           CHECK_CAUSE_ADD_RESENT (its script may have run twice);
  * liveness: no acquire(n) waits longer than the bound while the store has
- *           n available (a lost wake-up);
+ *           n available and the waiter could reach the master (a lost
+ *           wake-up; its impaired periods, impaired.c, do not count, and
+ *           the bound starts again after each);
  * deadlock: no thread still waits at the end for n permits when the store
- *           has fewer than n in all, available or acquired;
+ *           has fewer than n in all, available or acquired (unless the
+ *           master is down, paused or mid-failover at the end, as in
+ *           check_permits.c);
  * leases:   no release is answered "released" for a permit whose lease had
  *           ended before the release was invoked, nor for one released
  *           before. */
@@ -270,18 +274,21 @@ static void waits(const history *hi, const check_input *in, const state *st, che
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? in->end_us : hi->ev[done].t_us;
         int64_t at = 0, n = e->n > 0 ? e->n : 1;
-        int64_t len = check_avail_longest(avail, e->lock, n, e->t_us, to, &at);
+        int64_t len = check_avail_reachable(avail, in->impaired, e->client, e->lock, n, e->t_us, to, &at);
         if (len > in->liveness_bound_us) {
+            char why[200];
+            check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);
             check_violation *v = check_violate(r, SCN_INV_LIVENESS, at + in->liveness_bound_us, done == (size_t)-1 ? hi->n - 1 : done,
                           "c%d.t%d waited %lldms for %lld permit(s) of %s while the store had them "
-                          "(from %lld.%03llds; bound %lldms)",
+                          "(from %lld.%03llds; bound %lldms)%s",
                           e->client, e->thread, (long long)(len / 1000), (long long)n, in->names[e->lock],
                           (long long)(at / 1000000), (long long)(at / 1000 % 1000),
-                          (long long)(in->liveness_bound_us / 1000));
+                          (long long)(in->liveness_bound_us / 1000), why);
             if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, at);
         }
         const pool *p = &st->p[e->lock];
         if (done != (size_t)-1 || !p->observed || p->available + p->acquired >= n) continue;
+        if (check_impaired_kinds_at(in->impaired, e->client, e->lock, in->end_us) & CHECK_IMP_MASTER) continue;
         check_violate(r, SCN_INV_DEADLOCK, in->end_us, k,
                       "c%d.t%d waits for %lld permit(s) of %s that can never come: the store has %lld available "
                       "and %lld acquired",

@@ -1,5 +1,12 @@
 /* check_liveness.c — lost wake-ups: no thread waits in an acquire for
- * longer than the bound while the lock is free in the store. The store's
+ * longer than the bound while the lock is free in the store and it could
+ * reach the lock's master. Excluded: the waiter's impaired periods
+ * (impaired.c: a partition, drop or drop-reply rule, a disconnect, a link
+ * slowed beyond the bound, the master down, paused or mid-failover, its
+ * own process paused, each with the time a lost command takes to be
+ * answered after it), during which no lock could wake it in time: the
+ * bound runs only over the free time outside them, and starts again after
+ * each; a violation then says how long was not counted. The store's
  * state comes from the observations the simulator records after every
  * command (holder and expiry); between two observations a lock is free
  * from the later of the observation and the holder's expiry. For a
@@ -116,20 +123,29 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
         int reader = rp && e->mode == SCN_RW_READ;
         const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
         for (size_t i = first_after(s, e->t_us); i < s->n && s->v[i].from < to; i++) {
-            int64_t a = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
-            int64_t b = s->v[i].to < to ? s->v[i].to : to;
-            if (b - a <= bound_us) continue;
-            int parked = parked_at(hi, e, a + bound_us);
-            check_violation *v =
-                check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
-                              "c%d.t%d waited %lldms for %s while it was %s in the store "
-                              "(free from %lld.%03llds; bound %lldms)%s",
-                              e->client, e->thread, (long long)((b - a) / 1000), names[e->lock],
-                              reader ? "free or in read mode" : "free", (long long)(a / 1000000),
-                              (long long)(a / 1000 % 1000), (long long)(bound_us / 1000),
-                              parked ? "; it waited with no timeout, for a message" : "");
-            if (v && parked) v->cause |= CHECK_CAUSE_PARKED;
-            break;
+            int64_t a0 = s->v[i].from > e->t_us ? s->v[i].from : e->t_us;
+            int64_t b0 = s->v[i].to < to ? s->v[i].to : to;
+            if (b0 - a0 <= bound_us) continue;
+            /* The free stretch less the waiter's impaired periods. */
+            int64_t t = a0, a, b;
+            int late = 0;
+            while (!late && check_impaired_next(in->impaired, e->client, e->lock, &t, b0, &a, &b)) {
+                if (b - a <= bound_us) continue;
+                late = 1;
+                char why[200];
+                check_impaired_told(in->impaired, e->client, e->lock, a0, b0, why, sizeof why);
+                int parked = parked_at(hi, e, a + bound_us);
+                check_violation *v =
+                    check_violate(r, SCN_INV_LIVENESS, a + bound_us, done < hi->n ? done : hi->n - 1,
+                                  "c%d.t%d waited %lldms for %s while it was %s in the store "
+                                  "(free from %lld.%03llds; bound %lldms)%s%s",
+                                  e->client, e->thread, (long long)((b - a) / 1000), names[e->lock],
+                                  reader ? "free or in read mode" : "free", (long long)(a / 1000000),
+                                  (long long)(a / 1000 % 1000), (long long)(bound_us / 1000),
+                                  parked ? "; it waited with no timeout, for a message" : "", why);
+                if (v && parked) v->cause |= CHECK_CAUSE_PARKED;
+            }
+            if (late) break;
         }
     }
     sim_xfree(ends);

@@ -6,7 +6,10 @@
  * hold, against the holds open then in their open set's order. Its cause
  * says whether the store had let the first holder's key expire (its
  * lease ran out) before the second acquired, or took it away otherwise (a
- * release run twice, a failover, another client's script). */
+ * release run twice, a failover, another client's script).
+ *
+ * Excludes no fault: a safety property must hold whatever the network
+ * did; only the waits' checkers leave out impaired periods (impaired.c). */
 #include <stdio.h>
 #include <string.h>
 

@@ -11,9 +11,15 @@
  *           by a thread that held nothing; none lost: a crashed holder, an
  *           acquire whose reply was lost);
  * liveness: no acquire(n) waits longer than the bound while the store has
- *           n available (a lost wake-up);
+ *           n available and the waiter could reach the master (a lost
+ *           wake-up); its impaired periods (impaired.c: cut off, a slow
+ *           link, the master down, paused or mid-failover, its process
+ *           paused) do not count, and the bound starts again after each;
  * deadlock: at the end, no thread waits for n permits when fewer than n are
- *           available or held by live threads (they can never come).
+ *           available or held by live threads (they can never come), unless
+ *           the master is down, paused or mid-failover at the end: the
+ *           count seen is not the one a master will serve. A waiter cut off
+ *           at the end is still judged: the count does not depend on it.
  *
  * Permits over the bound or created or lost by the end where an
  * addPermits had been resent after its reply timed out (HOP_RESENT: the
@@ -179,8 +185,8 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
 
 /* ------------------------------------------------------------ the waits */
 
-static void waits(const history *hi, int nlocks, char *const *names, int64_t bound_us, int64_t end_us,
-                  const state *st, check_result *r)
+static void waits(const history *hi, const check_input *in, int nlocks, char *const *names, int64_t bound_us,
+                  int64_t end_us, const state *st, check_result *r)
 {
     check_avail *avail = check_avail_build(hi, nlocks);
     size_t *ends = hist_op_ends(hi);
@@ -190,17 +196,20 @@ static void waits(const history *hi, int nlocks, char *const *names, int64_t bou
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
-        int64_t len = check_avail_longest(avail, e->lock, n, e->t_us, to, &at);
+        int64_t len = check_avail_reachable(avail, in->impaired, e->client, e->lock, n, e->t_us, to, &at);
         if (len > bound_us) {
+            char why[200];
+            check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);
             check_violation *v = check_violate(r, SCN_INV_LIVENESS, at + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
                           "c%d.t%d waited %lldms for %lld permit(s) of %s while the store had them "
-                          "(from %lld.%03llds; bound %lldms)",
+                          "(from %lld.%03llds; bound %lldms)%s",
                           e->client, e->thread, (long long)(len / 1000), (long long)n, names[e->lock],
-                          (long long)(at / 1000000), (long long)(at / 1000 % 1000), (long long)(bound_us / 1000));
+                          (long long)(at / 1000000), (long long)(at / 1000 % 1000), (long long)(bound_us / 1000), why);
             if (v != NULL) v->cause |= check_wait_shape(hi, ends, k, at);
         }
         const sem *s = &st->s[e->lock];
         if (done != (size_t)-1 || !s->observed || s->available + s->held >= n) continue;
+        if (check_impaired_kinds_at(in->impaired, e->client, e->lock, end_us) & CHECK_IMP_MASTER) continue;
         check_violate(r, SCN_INV_DEADLOCK, end_us, k,
                       "c%d.t%d waits for %lld permit(s) of %s that can never come: %lld available, %lld held by "
                       "live threads%s%s",
@@ -253,7 +262,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
         }
     }
     conservation(&st, nlocks, names, end_us, hi->n ? hi->n - 1 : 0, r);
-    waits(hi, nlocks, names, bound_us, end_us, &st, r);
+    waits(hi, in, nlocks, names, bound_us, end_us, &st, r);
     check_resends_free(&st.resends);
     check_peaks_free(&st.peaks);
     sim_xfree(st.s);

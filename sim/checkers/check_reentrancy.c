@@ -2,7 +2,10 @@
  * completed, the count the store held for that thread right after the
  * operation's last command ran must equal the depth the thread believes
  * it has (a resent acquire that re-entered, or a resent unlock that
- * decremented twice, breaks this). */
+ * decremented twice, breaks this).
+ *
+ * Excludes no fault: a safety property must hold whatever the network
+ * did; only the waits' checkers leave out impaired periods (impaired.c). */
 #include <stdio.h>
 #include <string.h>
 

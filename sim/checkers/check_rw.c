@@ -7,7 +7,10 @@
  * read is Redisson's downgrade). A conflict is reported once per pair,
  * when the second hold starts, and says whether the hold already there was
  * a write (CHECK_CAUSE_OVER_WRITE): a write lock lost under its holder is
- * another bug than a read hold cut short. */
+ * another bug than a read hold cut short.
+ *
+ * Excludes no fault: a safety property must hold whatever the network
+ * did; only the waits' checkers leave out impaired periods (impaired.c). */
 #include <stdio.h>
 #include <string.h>
 

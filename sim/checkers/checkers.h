@@ -153,6 +153,8 @@ void check_holds_free(check_holds *hs);
 /* Bit i: invariant i (the bits protocols declare with PROTO_INV). */
 #define CHECK_INV(i) (1u << (i))
 
+typedef struct check_impaired check_impaired;
+
 /* What the checkers read besides the history. */
 typedef struct check_input {
     int nlocks;
@@ -160,7 +162,70 @@ typedef struct check_input {
     int64_t liveness_bound_us;  /* the longest allowed wait while the lock is there */
     int64_t starvation_bound;   /* grants to others in one wait (0: 2 x the threads) */
     int64_t end_us;             /* when the run stopped */
+    /* Where the waiters' impaired periods come from (check_impaired_build);
+     * s NULL: no fault lines, nothing is impaired. */
+    const scenario *s;          /* its fault lines ([faults], [steps]) and topology */
+    const scn_step *generated;  /* the nemesis's fault lines */
+    size_t ngenerated;
+    const int *lock_group;      /* per lock: the node group holding it (-1: it spans
+                                   groups); NULL: group 0 */
+    int64_t reconnect_us;       /* how long a client takes to open a lost connection
+                                   again (cl_reconnect_us) */
+    const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
+
+/* ------------------------------------------------------ impaired periods */
+
+/* What kept a waiter from its master (check_period.kinds bits). */
+#define CHECK_IMP_PARTITION 1u    /* a partition line between it and the master */
+#define CHECK_IMP_DROP 2u         /* a drop rule on its link (p > 0) */
+#define CHECK_IMP_DROP_REPLY 4u   /* replies to it dropped (p > 0) */
+#define CHECK_IMP_DELAY 8u        /* its link slowed beyond the bound */
+#define CHECK_IMP_DISCONNECT 16u  /* its connections dropped, until they are back */
+#define CHECK_IMP_PAUSE 32u       /* its process paused */
+#define CHECK_IMP_NODE_CRASH 64u  /* the master down */
+#define CHECK_IMP_NODE_PAUSE 128u /* the master paused */
+#define CHECK_IMP_FAILOVER 256u   /* a failover, until the clients learn the new master */
+#define CHECK_IMP_FIU 512u        /* a raw net/partition, net/drop or net/drop-reply point */
+
+typedef struct check_period {
+    int64_t from_us, to_us; /* [from, to); to INT64_MAX: to the end */
+    unsigned kinds;         /* CHECK_IMP_* */
+} check_period;
+
+/* The periods during which each client could not reach the master holding
+ * each lock, from in->s's fault lines and in->generated (impaired.c says
+ * what each fault impairs and for how long). Never fails; in->s NULL gives
+ * none. Free with check_impaired_free (NULL is fine). O(lines x clients x
+ * groups x (lines + failovers)). */
+check_impaired *check_impaired_build(const check_input *in);
+void check_impaired_free(check_impaired *im);
+/* Client's impaired periods toward lock, sorted and disjoint (*n of them;
+ * borrowed from im). A lock that spans groups: toward any of them. */
+const check_period *check_impaired_of(const check_impaired *im, int client, int lock, size_t *n);
+/* 1 when client was impaired toward lock at true time t. O(log periods). */
+int check_impaired_at(const check_impaired *im, int client, int lock, int64_t t);
+/* The kinds of the period client was in toward lock at t (0: none). */
+unsigned check_impaired_kinds_at(const check_impaired *im, int client, int lock, int64_t t);
+/* The kinds after which the store seen at the end may not be the one that
+ * serves: the master down, paused or mid-failover. */
+#define CHECK_IMP_MASTER (CHECK_IMP_NODE_CRASH | CHECK_IMP_NODE_PAUSE | CHECK_IMP_FAILOVER)
+/* The next stretch [*a, *b) of [*t, to) during which client was not
+ * impaired toward lock: 1 and *t moved to *b, or 0 when none is left.
+ * Called from *t = from on, it cuts [from, to) into the stretches that
+ * count; with no period in [from, to) the one stretch is [from, to). */
+int check_impaired_next(const check_impaired *im, int client, int lock, int64_t *t, int64_t to,
+                        int64_t *a /* OUT */, int64_t *b /* OUT */);
+/* How long client was impaired toward lock within [from, to); *kinds
+ * (when not NULL) gets the kinds of those periods OR-ed in. */
+int64_t check_impaired_within(const check_impaired *im, int client, int lock, int64_t from, int64_t to,
+                              unsigned *kinds /* OUT */);
+/* For a violation's text: "; Nms of it not counted: the waiter could not
+ * reach the master (partition, delay)", the time client was impaired
+ * toward lock within [from, to) and its kinds, or "" when it was not
+ * (the text of an unimpaired wait stays as it was). Returns the length. */
+size_t check_impaired_told(const check_impaired *im, int client, int lock, int64_t from, int64_t to, char *buf,
+                           size_t cap);
 
 /* A checker: adds its verdicts and violations to r. hs holds the rules its
  * row names (and maybe others). */

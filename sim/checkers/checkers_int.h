@@ -70,6 +70,12 @@ void check_avail_free(check_avail *a);
  * available; *at gets its start (untouched when 0). O(log points + points
  * in the window). */
 int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at);
+/* check_avail_longest over the stretches of [from, to) during which
+ * client could reach lock's master (check_impaired_next): the longest of
+ * them, the same as check_avail_longest when none of [from, to) was
+ * impaired. */
+int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, int client, int lock, int64_t n,
+                              int64_t from, int64_t to, int64_t *at);
 /* The CHECK_CAUSE_WAIT_MANY / MIXED_N / SIBLING / ASYNC / ADDED bits of
  * the wait (a semaphore's acquire, a latch's await) whose invoke is
  * hi->ev[k], as it stood at time at (ends: hist_op_ends): its count, the

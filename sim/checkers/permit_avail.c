@@ -79,6 +79,20 @@ void check_avail_free(check_avail *a)
     sim_xfree(a);
 }
 
+int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, int client, int lock, int64_t n,
+                              int64_t from, int64_t to, int64_t *at)
+{
+    int64_t best = 0, t = from, x, y;
+    while (check_impaired_next(im, client, lock, &t, to, &x, &y)) {
+        int64_t where = 0, len = check_avail_longest(a, lock, n, x, y, &where);
+        if (len > best) {
+            best = len;
+            if (at) *at = where;
+        }
+    }
+    return best;
+}
+
 int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at)
 {
     const timeline *x = &a->tl[lock];

@@ -52,8 +52,12 @@ void check_all(const history *h, const check_input *in, unsigned declared, check
     for (size_t i = 0; i < NROWS; i++)
         if (check_applies(&rows[i], declared)) rules |= rows[i].holds;
     check_holds *hs = check_holds_build(h, in->nlocks, rules);
+    check_impaired *im = check_impaired_build(in);
+    check_input with = *in;
+    with.impaired = im;
     for (size_t i = 0; i < NROWS; i++)
-        if (check_applies(&rows[i], declared)) rows[i].fn(h, hs, in, r);
+        if (check_applies(&rows[i], declared)) rows[i].fn(h, hs, &with, r);
+    check_impaired_free(im);
     check_holds_free(hs);
     check_mark_retried(h, r);
 }

@@ -198,8 +198,11 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     out->trace_reproducible = srv == NULL; /* real time and real servers do not replay */
 
     check_result_init(&out->checks);
+    int lock_group[SCN_MAX_LOCKS];
+    for (int l = 0; l < s->nlocks; l++) lock_group[l] = cl_lock_group(cw, l);
     check_input in = {.nlocks = s->nlocks, .names = s->lock_names, .liveness_bound_us = s->liveness_bound_us,
-                      .starvation_bound = s->starvation_bound, .end_us = end_us};
+                      .starvation_bound = s->starvation_bound, .end_us = end_us, .s = s, .generated = gen,
+                      .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us()};
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

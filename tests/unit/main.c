@@ -134,6 +134,7 @@ int main(void)
     srunner_add_suite(sr, check_suite());
     srunner_add_suite(sr, check_holds_suite());
     srunner_add_suite(sr, check_fair_suite());
+    srunner_add_suite(sr, check_impaired_suite());
     srunner_add_suite(sr, world_suite());
     srunner_add_suite(sr, faults_suite());
     srunner_add_suite(sr, protocols_suite());

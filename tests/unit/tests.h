@@ -20,6 +20,7 @@ Suite *swarm_suite(void);
 Suite *workload_suite(void);
 Suite *check_suite(void);
 Suite *check_fair_suite(void);
+Suite *check_impaired_suite(void);
 Suite *check_holds_suite(void);
 Suite *world_suite(void);
 Suite *faults_suite(void);

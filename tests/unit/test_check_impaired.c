@@ -1,0 +1,322 @@
+/* test_check_impaired.c — the impaired periods the checkers leave out
+ * (impaired.c), from fault lines and the topology: what each fault cuts,
+ * for whom and until when, and the liveness checker leaving them out. */
+#include <string.h>
+
+#include "tests/unit/tests.h"
+
+#define MS(x) ((int64_t)(x) * 1000)
+
+static char *const names[] = {"lock"};
+
+/* Parses a scenario of two clients with faults (text after [faults]) on
+ * `redis` (the [redis] lines). */
+static void load(scenario *sc, const char *redis, const char *faults)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[scenario]\nduration = 60s\n[redis]\n%s\n[protocol]\nname = redisson.lock\n"
+             "[clients]\ncount = 2\n[faults]\n%s\n",
+             redis, faults);
+    scn_error err;
+    ck_assert_msg(scn_load_string("i.scn", text, sc, &err) == 0, "%s", err.msg);
+}
+
+static check_impaired *build(const scenario *sc, int64_t reconnect_us)
+{
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(60000), .s = sc,
+                      .reconnect_us = reconnect_us};
+    return check_impaired_build(&in);
+}
+
+/* Client c's periods are exactly the n pairs of want (ms). */
+static void expect_periods(const check_impaired *im, int c, const int64_t *want, size_t n, unsigned kinds)
+{
+    size_t got;
+    const check_period *v = check_impaired_of(im, c, 0, &got);
+    ck_assert_uint_eq(got, n);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(v[i].from_us, MS(want[2 * i]));
+        ck_assert_int_eq(v[i].to_us, want[2 * i + 1] < 0 ? INT64_MAX : MS(want[2 * i + 1]));
+        ck_assert_uint_eq(v[i].kinds, kinds);
+    }
+}
+
+START_TEST(partition_cuts_its_client_only)
+{
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=5s\nat = 20s partition c2|redis0\nat = 23s heal\n");
+    check_impaired *im = build(&sc, 0);
+    expect_periods(im, 1, (const int64_t[]){1000, 6000}, 1, CHECK_IMP_PARTITION);
+    expect_periods(im, 2, (const int64_t[]){20000, 23000}, 1, CHECK_IMP_PARTITION);
+    ck_assert(check_impaired_at(im, 1, 0, MS(5999)));
+    ck_assert(!check_impaired_at(im, 1, 0, MS(6000)));
+    check_impaired_free(im);
+    /* The bound starts again where the partition ends, reconnect or not. */
+    im = build(&sc, MS(7000));
+    expect_periods(im, 1, (const int64_t[]){1000, 6000}, 1, CHECK_IMP_PARTITION);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
+START_TEST(delay_counts_beyond_the_bound)
+{
+    scenario sc;
+    /* 3 x 1.3 s is over the 1 s bound: slow until 2 x 1.3 s after it ends;
+     * 3 x 0.2 s is not; two rules of 200 ms add up to 400 ms (1.2 s). */
+    load(&sc, "nodes = 1",
+         "at = 1s delay link=c1-redis0 by=1300ms for=15s\nat = 30s delay link=c2-redis0 by=200ms for=10s\n"
+         "at = 35s delay link=c2-redis0 by=200ms for=2s\n");
+    check_impaired *im = build(&sc, MS(7000));
+    expect_periods(im, 1, (const int64_t[]){1000, 18600}, 1, CHECK_IMP_DELAY);
+    expect_periods(im, 2, (const int64_t[]){35000, 37800}, 1, CHECK_IMP_DELAY);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
+START_TEST(node_crash_until_restart_or_failover)
+{
+    scenario sc;
+    /* No replica: down from the crash to the restart, for every client. */
+    load(&sc, "nodes = 1", "at = 2s crash node=redis0\nat = 5s restart node=redis0\n");
+    check_impaired *im = build(&sc, MS(1000));
+    expect_periods(im, 1, (const int64_t[]){2000, 6000}, 1, CHECK_IMP_NODE_CRASH);
+    expect_periods(im, 2, (const int64_t[]){2000, 6000}, 1, CHECK_IMP_NODE_CRASH);
+    check_impaired_free(im);
+    scn_free(&sc);
+    /* A replica: Sentinel promotes it after down-after (5 s) and clients
+     * learn it after discovery (1 s); then a partition from the old master
+     * cuts nothing, one from the new master does. */
+    load(&sc, "nodes = 1\nreplicas = 1",
+         "at = 2s crash node=redis0\nat = 20s partition c1|redis0 for=2s\n"
+         "at = 30s partition c2|redis0.r1 for=2s\nat = 40s restart node=redis0\n");
+    im = build(&sc, 0);
+    size_t n;
+    const check_period *v = check_impaired_of(im, 1, 0, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(v[0].from_us, MS(2000));
+    ck_assert_int_eq(v[0].to_us, MS(8000)); /* down 2..7, failover 7..8 */
+    ck_assert_uint_eq(v[0].kinds, CHECK_IMP_NODE_CRASH | CHECK_IMP_FAILOVER);
+    v = check_impaired_of(im, 2, 0, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(v[1].from_us, MS(30000));
+    ck_assert_int_eq(v[1].to_us, MS(32000));
+    ck_assert_uint_eq(v[1].kinds, CHECK_IMP_PARTITION);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
+START_TEST(pause_disconnect_and_drop_reply)
+{
+    scenario sc;
+    load(&sc, "nodes = 1",
+         "at = 1s pause client=1 for=2s\nat = 10s disconnect client=2\nat = 20s drop-reply client=2 p=0.5 for=1s\n"
+         "at = 30s drop-pubsub client=1 p=1 for=5s\nat = 40s pause node=redis0 for=1s\n");
+    check_impaired *im = build(&sc, MS(500)); /* a 500 ms reconnect */
+    size_t n;
+    const check_period *v = check_impaired_of(im, 1, 0, &n);
+    ck_assert_uint_eq(n, 2); /* lost pub/sub messages are the lock's to survive */
+    ck_assert_int_eq(v[0].from_us, MS(1000));
+    ck_assert_int_eq(v[0].to_us, MS(3000));
+    ck_assert_uint_eq(v[0].kinds, CHECK_IMP_PAUSE);
+    ck_assert_int_eq(v[1].from_us, MS(40000));
+    ck_assert_int_eq(v[1].to_us, MS(41000));
+    ck_assert_uint_eq(v[1].kinds, CHECK_IMP_NODE_PAUSE);
+    v = check_impaired_of(im, 2, 0, &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(v[0].kinds, CHECK_IMP_DISCONNECT);
+    ck_assert_int_eq(v[0].to_us, MS(10500));
+    ck_assert_uint_eq(v[1].kinds, CHECK_IMP_DROP_REPLY);
+    ck_assert_int_eq(v[1].to_us, MS(21000));
+    /* The stretches that count in [0, 50s) for client 2. */
+    int64_t t = 0, a, b;
+    ck_assert(check_impaired_next(im, 2, 0, &t, MS(50000), &a, &b));
+    ck_assert_int_eq(a, 0);
+    ck_assert_int_eq(b, MS(10000));
+    ck_assert(check_impaired_next(im, 2, 0, &t, MS(50000), &a, &b));
+    ck_assert_int_eq(a, MS(10500));
+    ck_assert_int_eq(b, MS(20000));
+    unsigned kinds = 0;
+    ck_assert_int_eq(check_impaired_within(im, 2, 0, 0, MS(50000), &kinds), MS(500 + 1000 + 1000));
+    ck_assert_uint_eq(kinds, CHECK_IMP_DISCONNECT | CHECK_IMP_DROP_REPLY | CHECK_IMP_NODE_PAUSE);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
+START_TEST(no_scenario_no_periods)
+{
+    check_input in = {.nlocks = 1, .names = names};
+    check_impaired *im = check_impaired_build(&in);
+    int64_t t = MS(1), a, b;
+    ck_assert(check_impaired_next(im, 1, 0, &t, MS(9), &a, &b));
+    ck_assert_int_eq(a, MS(1));
+    ck_assert_int_eq(b, MS(9));
+    ck_assert(!check_impaired_next(im, 1, 0, &t, MS(9), &a, &b));
+    ck_assert(!check_impaired_at(NULL, 1, 0, 0));
+    check_impaired_free(im);
+}
+END_TEST
+
+/* A waiter whose lock is free from 2 s: 3 s of wait judged with and
+ * without a partition that cuts it off from 1 s to 6 s. */
+START_TEST(liveness_leaves_the_partition_out)
+{
+    history h;
+    hist_init(&h);
+    hist_add(&h, &(hist_event){.t_us = MS(1), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0, .aux = INT64_MAX,
+                               .client = 2, .inc = 1, .thread = 1});
+    hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                               .thread = 1, .aux = -1, .seq = 1});
+    hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+    hist_add(&h, &(hist_event){.t_us = MS(5000), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                               .thread = 1, .seq = 1, .err = "timeout"});
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000)};
+    check_result r;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_str_eq(r.v[0].detail, "c1.t1 waited 3000ms for lock while it was free in the store "
+                                    "(free from 2.000s; bound 1000ms)");
+    check_result_free(&r);
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=5s\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    check_result_free(&r);
+    /* A shorter partition: 1 s of the wait is cut, 2 s still count. */
+    scn_free(&sc);
+    load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=2s\n");
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
+    ck_assert_str_eq(r.v[0].detail, "c1.t1 waited 2000ms for lock while it was free in the store "
+                                    "(free from 3.000s; bound 1000ms); 1000ms of it not counted: the waiter "
+                                    "could not reach the master (partition)");
+    check_result_free(&r);
+    scn_free(&sc);
+    hist_free(&h);
+}
+END_TEST
+
+static void fev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int64_t value)
+{
+    hist_add(h, &(hist_event){.t_us = MS(t_ms), .kind = kind, .op = op, .client = client, .inc = 1, .thread = 1,
+                              .lock = 0, .value = value});
+}
+
+static void fgrant(history *h, int64_t t_ms, int client)
+{
+    hist_add(h, &(hist_event){.t_us = MS(t_ms), .kind = HIST_INFO, .op = HOP_STORE, .client = client, .inc = 1,
+                              .thread = 1, .lock = 0, .value = 1, .aux = INT64_MAX});
+    fev(h, t_ms, HIST_OK, HOP_ACQUIRE, client, 1);
+}
+
+/* c1 holds until 10 s; c2 queues first, then c3; c3 is granted at 10 s
+ * while c2 still waits: an overtake, unless c2 was cut off then. Then c3
+ * dies holding the lock for ever, c2 still waiting at the end: a
+ * deadlock, unless the master is down at the end. */
+START_TEST(fair_and_deadlock_leave_the_impaired_out)
+{
+    history h;
+    hist_init(&h);
+    fev(&h, 0, HIST_INVOKE, HOP_ACQUIRE, 1, 0);
+    fgrant(&h, 1, 1);
+    fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+    fev(&h, 1001, HIST_INFO, HOP_QUEUED, 2, 1);
+    fev(&h, 2000, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+    fev(&h, 2001, HIST_INFO, HOP_QUEUED, 3, 2);
+    fev(&h, 10000, HIST_INVOKE, HOP_RELEASE, 1, 0);
+    fgrant(&h, 10000, 3);
+    check_input in = {.nlocks = 1, .names = names, .starvation_bound = 0, .end_us = MS(20000)};
+    unsigned fair = CHECK_INV(SCN_INV_FIFO) | CHECK_INV(SCN_INV_STARVATION);
+    check_result r;
+    check_result_init(&r);
+    check_all(&h, &in, fair, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_VIOLATED);
+    check_result_free(&r);
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 9s partition c2|nodes for=2s\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, fair, &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_FIFO], CHECK_HELD);
+    check_result_free(&r);
+    in.s = NULL;
+    scn_free(&sc);
+    /* Deadlock: a dead holder keeps the lock for ever; at the end the
+     * master is down: the store seen may not be what it serves again. */
+    fev(&h, 12000, HIST_INFO, HOP_CRASH, 3, 0);
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    check_result_free(&r);
+    load(&sc, "nodes = 1", "at = 15s crash node=redis0\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_HELD);
+    check_result_free(&r);
+    scn_free(&sc);
+    /* Only cut off at the end: the dead holder's lock is still there. */
+    load(&sc, "nodes = 1", "at = 15s partition c2|nodes\n");
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_DEADLOCK), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_DEADLOCK], CHECK_VIOLATED);
+    check_result_free(&r);
+    scn_free(&sc);
+    hist_free(&h);
+}
+END_TEST
+
+/* Starvation: c2 waits from 1 s to the end while c3 is granted three
+ * times; two of the grants come while it is cut off. */
+START_TEST(starvation_counts_reachable_grants)
+{
+    history h;
+    hist_init(&h);
+    fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+    for (int i = 0; i < 3; i++) {
+        fev(&h, 2000 + 2000 * i, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+        fgrant(&h, 2001 + 2000 * i, 3);
+        fev(&h, 2500 + 2000 * i, HIST_INVOKE, HOP_RELEASE, 3, 0);
+        hist_add(&h, &(hist_event){.t_us = MS(2500 + 2000 * i), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+    }
+    check_input in = {.nlocks = 1, .names = names, .starvation_bound = 2, .end_us = MS(20000)};
+    check_result r;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_VIOLATED);
+    check_result_free(&r);
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 3s partition c2|nodes for=2s\n");
+    in.s = &sc;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_HELD);
+    check_result_free(&r);
+    scn_free(&sc);
+    hist_free(&h);
+}
+END_TEST
+
+Suite *check_impaired_suite(void)
+{
+    Suite *s = suite_create("check_impaired");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, partition_cuts_its_client_only);
+    tcase_add_test(core, delay_counts_beyond_the_bound);
+    tcase_add_test(core, node_crash_until_restart_or_failover);
+    tcase_add_test(core, pause_disconnect_and_drop_reply);
+    tcase_add_test(core, no_scenario_no_periods);
+    tcase_add_test(core, liveness_leaves_the_partition_out);
+    tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
+    tcase_add_test(core, starvation_counts_reachable_grants);
+    suite_add_tcase(s, core);
+    return s;
+}
