@@ -71,8 +71,8 @@ static void declare(const proto_def *pd, declared *d)
  * draws each for its share of the seeds):
  *  - every lock waits by tryLock(wait) in half the seeds, and a third of
  *    those take no wait (tryLock(-1, lease), an API form of its own);
- *  - a lease per acquire for a third of the fixed-lease seeds, where what
- *    is held has a lease: holders with leases of their own;
+ *  - a lease per acquire for a third of the fixed-lease seeds: holders
+ *    with leases of their own;
  *  - a quarter retry a release that failed (the signature says so:
  *    retry-unlock, the application's double release);
  *  - read/write locks re-enter on the other side in half the seeds;
@@ -84,9 +84,10 @@ static void declare(const proto_def *pd, declared *d)
  *    (lease-expiry, a permit's lease). */
 static void template_shapes(FILE *f, const declared *d, int beyond)
 {
-    fprintf(f, "nowait = 33%%\n");
-    if (d->leases) fprintf(f, "lease-spread = 33%%\n");
-    fprintf(f, "retry-unlock = 25%%\n");
+    /* Drawn for every protocol: where nothing held has a lease, the
+     * acquire reads none of it, but the draw keeps every later draw of a
+     * seed what it was (published seeds replay). */
+    fprintf(f, "nowait = 33%%\nlease-spread = 33%%\nretry-unlock = 25%%\n");
     if (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\n");
     if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
     if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
