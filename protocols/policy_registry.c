@@ -20,7 +20,7 @@ static unsigned invariants(const pol_policy *p)
 {
     unsigned inv = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK);
     if (p->fencing) inv |= PROTO_INV(SCN_INV_FENCING);
-    if (p->observe_hash && !p->reentrant_local) inv |= PROTO_INV(SCN_INV_REENTRANCY);
+    if (p->observe_hash && p->reentrant != CL_REENTRY_LOCAL) inv |= PROTO_INV(SCN_INV_REENTRANCY);
     return inv;
 }
 
@@ -36,6 +36,7 @@ static void make_def(pol_policy *p, char *name_buf, size_t cap)
     d->impl = pol_generic_impl;
     d->impl.cfg = p;
     d->impl.invariants = invariants(p);
+    d->impl.reentry = p->reentrant;
     if (!p->fencing) d->impl.token = NULL;
 }
 

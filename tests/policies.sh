@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# policies.sh BIN — locks defined by files (lock policies): the lock of
-# scenarios/own-lock (two scripts and a policy file) gives the same
-# verdicts on the fake and on redis-server processes; --protocols DIR adds
+# policies.sh BIN — locks defined by files (lock policies): the locks of
+# scenarios/own-lock (distlock: two scripts and a policy file; hashlock/:
+# re-entry counted in Redis) give the same verdicts on the fake and on
+# redis-server processes; --protocols DIR adds
 # a folder of policies by name; a script that fails at run time is an
 # error reply counted in the run (its text in the trace), not a crash.
 set -u
@@ -23,7 +24,7 @@ verdicts fake > "$tmp/fake" || fail "own-lock on the fake"
 verdicts redis > "$tmp/redis" || fail "own-lock on redis-server"
 cmp -s "$tmp/fake" "$tmp/redis" || fail "fake and redis-server disagree: $(diff "$tmp/fake" "$tmp/redis")"
 grep -q False "$tmp/fake" && fail "an own-lock scenario missed its expectations: $(cat "$tmp/fake")"
-echo "ok   own lock (scenarios/own-lock, a policy and two scripts): the same verdicts on the fake and on redis-server"
+echo "ok   own locks (scenarios/own-lock: distlock, and hashlock/ re-entered, counted in Redis): the same verdicts on the fake and on redis-server"
 sed 's/^/       /' "$tmp/fake"
 
 mkdir -p "$tmp/locks"
