@@ -268,7 +268,8 @@ static void base_observe(cl_world *cw, int group, int lock, hist_store *out)
 #define BASE_IMPL(c)                                                                        \
     .impl = {.cfg = c, .script = proto_script_find, .proc_init = base_init, .proc_free = base_free, \
              .acquire = base_acquire, .release = base_release, .force_unlock = base_force,        \
-             .query = base_query, .observe = base_observe, .node_of = base_node_of}
+             .query = base_query, .observe = base_observe, .node_of = base_node_of,              \
+             .reentry = CL_REENTRY_NO}
 
 const proto_def proto_baseline_setnx = {
     .name = "baseline.setnx",
