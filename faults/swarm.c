@@ -2,8 +2,8 @@
  * TigerBeetle simulators): each seed draws, before its run, its own mix of
  * what a scenario leaves open — a random subset of the nemesis's fault
  * kinds with their interval, durations, window and loss probability, and
- * the workload's clients, threads, hold and think ranges, reentrancy and
- * lease, and (when [swarm] names them) lock() or tryLock(wait), the sync
+ * the workload's clients, threads, hold and think ranges, reentrancy (only
+ * for a protocol that claims re-entry) and lease, and (when [swarm] names them) lock() or tryLock(wait), the sync
  * or async API, the workload's shapes (no wait, re-entries on the other
  * side, a lease per acquire, retried releases, holds past the lease or the
  * watchdog timeout), the nemesis's client-clock kind, crashes on a reply
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "faults/fault.h"
+#include "protocols/protocol.h"
 
 #define SWARM_SALT UINT64_C(0x5357524d5f4c4b53) /* "SWRM_LKS" */
 
@@ -229,6 +230,23 @@ static void draw_shapes(sim_rng *r, const scenario *s, scenario *c)
     if (chance(r, s->swarm_long_hold_ppm) && !fixed) c->hold = hold_within(r, s->watchdog_us / 2, s->watchdog_us * 2);
 }
 
+/* A protocol that does not claim re-entry (cl_protocol.reentry) is never
+ * re-entered: a thread that asks again waits on itself, the lock's
+ * documented behaviour and no finding. The re-entry share and the switch
+ * shape (re-entries on the other side) are drawn as for any protocol, so
+ * that every later draw of the seed stays what it was, then dropped. A
+ * scenario whose protocol is not found draws as before (its run fails to
+ * load anyway). */
+static void drop_reentry(const scenario *s, scenario *c)
+{
+    scn_error err;
+    const proto_def *pd = proto_lookup(s, &err);
+    if (pd == NULL || proto_reentry(pd) != CL_REENTRY_NO) return;
+    c->reentry_ppm = 0;
+    c->switch_ppm = 0;
+    c->release_fifo_ppm = s->release_fifo_ppm;
+}
+
 /* The draws added after the kinds of SCN_NEM_SWARM_COUNT, in this order:
  * the kind client-clock ([swarm] client-clock, or one half when the
  * file's own kinds name it; a seed left with no kind gets it), when the
@@ -435,6 +453,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     }
     if (s->swarm_async_ppm > 0) c->async = (int64_t)sim_rng_below(&r, 1000000) < s->swarm_async_ppm;
     draw_shapes(&r, s, c);
+    drop_reentry(s, c);
 
     /* [swarm] client-clock, crash-on-reply, reject-stale: after every
      * draw above, each only when the scenario asks for it. */

@@ -277,7 +277,8 @@ static size_t base_scripts(const void *cfg, const cl_defaults *d, const char **o
 #define BASE_IMPL(c)                                                                        \
     .impl = {.cfg = c, .script = proto_script_find, .proc_init = base_init, .proc_free = base_free, \
              .acquire = base_acquire, .release = base_release, .force_unlock = base_force,        \
-             .query = base_query, .observe = base_observe, .node_of = base_node_of}, \
+             .query = base_query, .observe = base_observe, .node_of = base_node_of,              \
+             .reentry = CL_REENTRY_NO},                                                           \
     .scripts = base_scripts
 
 const proto_def proto_baseline_setnx = {

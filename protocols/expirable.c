@@ -274,5 +274,6 @@ const proto_def proto_expirable_semaphore = {
         .invariants = PROTO_INV(SCN_INV_PERMITS) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK) |
                       PROTO_INV(SCN_INV_LEASES),
         .setup = psem_setup,
+        .reentry = CL_REENTRY_NO, /* permits with ids, not a thread's hold: no re-entry */
     },
 };

@@ -2,9 +2,13 @@
  * the policy's steps say, on one master or on N independent ones with a
  * quorum and a validity check; wait by polling (fixed or doubling, with
  * the interval a distribution) or on a pub/sub channel; renew every
- * fraction of the lease while held; release; a local reentrant lock per
- * process when the policy says so. The store observer learns each owner
- * token as it is drawn, so every generic checker judges the lock.
+ * fraction of the lease while held; release; a local lock per process
+ * when the policy says so. Re-entry (reentrant =): counted in the client
+ * (local: Redis sees the first acquire and the last release), or in Redis
+ * (redis: every acquire and release is sent, a re-entry with the hold's
+ * owner value; the hold keeps its owner, depth and renewal until its last
+ * release). The store observer learns each owner token as it is drawn, so
+ * every generic checker judges the lock.
  *
  * An attempt sends the acquire steps to every master at once (gen_attempt,
  * attempt.c-style state below); its replies may outlive the operation
@@ -22,7 +26,7 @@
 /* Per process: each (thread, lock)'s hold. */
 typedef struct gen_hold {
     char owner[OWNER_MAX];  /* the owner value of the current hold ("" none) */
-    int depth;              /* local re-entries counted in the client */
+    int depth;              /* acquires not yet released (reentrant = local or redis; else 0 or 1) */
     int64_t token;          /* fencing token of the hold */
     int64_t lease_ms;       /* what renewals extend to */
     cl_timer renew;
@@ -48,6 +52,7 @@ typedef struct gen_op {
     int64_t wait_ms, lease_ms, start_ms, sleep_ms;
     int attempts;
     int local_waiting;
+    int reentry;            /* a re-entry counted in Redis: the hold's owner value, past its local lock */
     gen_attempt *att;       /* the attempt in flight, or NULL */
     struct gen_op *next;    /* in the local lock's waiters */
 } gen_op;
@@ -300,6 +305,14 @@ static void arm_renew(cl_thread *t, int lock)
 static void acquired(gen_op *op, int64_t token)
 {
     gen_hold *h = hold_of(op->base.t, op->base.lock);
+    if (op->reentry) { /* one level more of the hold, whose renewal goes on */
+        sim_assert(h->depth > 0 && strcmp(h->owner, op->owner) == 0);
+        h->depth++;
+        h->token = token;
+        h->lease_ms = op->lease_ms; /* the acquire set the key's expiry to its lease */
+        cl_op_end(op, 1, 0, NULL);
+        return;
+    }
     snprintf(h->owner, sizeof h->owner, "%s", op->owner);
     h->depth = 1;
     h->token = token;
@@ -310,13 +323,14 @@ static void acquired(gen_op *op, int64_t token)
 
 static void local_release(cl_thread *t, int lock);
 
-/* The acquire ends without the lock. */
+/* The acquire ends without the lock (a re-entry: its hold goes on, and
+ * with it the local lock). */
 static void not_acquired(gen_op *op, const char *err)
 {
     cl_thread *t = op->base.t;
-    int lock = op->base.lock;
+    int lock = op->base.lock, reentry = op->reentry;
     cl_op_end(op, 0, 0, err);
-    local_release(t, lock);
+    if (!reentry) local_release(t, lock);
 }
 
 static void on_sleep_done(cl_proc *p, void *arg)
@@ -497,7 +511,7 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
     cl_proc *p = cl_thread_proc(t);
     const pol_policy *pol = pol_of(p);
     gen_hold *h = hold_of(t, lock);
-    if (pol->reentrant_local && h->depth > 0) {
+    if (pol->reentrant == CL_REENTRY_LOCAL && h->depth > 0) {
         h->depth++; /* re-entry: the client counts it, Redis sees nothing */
         done(t, 1, 0, NULL);
         return;
@@ -506,6 +520,16 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
     op->wait_ms = cl_wait_ms(wait_us);
     op->lease_ms = lease_us == SCN_LEASE_WATCHDOG || lease_us <= 0 ? pol->lease_us / 1000 : lease_us / 1000;
     op->start_ms = cl_now_ms(p);
+    if (pol->reentrant == CL_REENTRY_REDIS && h->depth > 0) {
+        /* re-entry: Redis counts it, under the hold's owner value; this
+         * thread holds the local lock already */
+        sim_assert(h->owner[0] != '\0');
+        state(p)->seq++;
+        op->reentry = 1;
+        snprintf(op->owner, sizeof op->owner, "%s", h->owner);
+        try_acquire(op);
+        return;
+    }
     /* The owner value of this acquire, drawn once and told to the observer
      * by the thread that sends it: with a local lock, once that thread
      * has it (an owner per process, as Spring's, names whichever of its
@@ -533,6 +557,18 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
 
 /* ------------------------------------------------------------- release */
 
+/* The hold is over: no owner value, no depth, no renewal. */
+static void hold_end(cl_proc *p, gen_hold *h)
+{
+    h->owner[0] = '\0';
+    h->depth = 0;
+    cl_timer_cancel(p, &h->renew);
+}
+
+/* A release ended. Counted in Redis, it took one level off the hold
+ * (whatever its outcome: the caller has left that level), and the hold
+ * goes on while levels are left, unless Redis says it is not ours; else
+ * the hold is over. */
 static void on_release_decided(cl_proc *p, gen_op *op, gen_attempt *a)
 {
     const pol_policy *pol = pol_of(p);
@@ -541,7 +577,11 @@ static void on_release_decided(cl_proc *p, gen_op *op, gen_attempt *a)
     attempt_detach(p, op);
     cl_thread *t = op->base.t;
     int lock = op->base.lock;
-    hold_of(t, lock)->owner[0] = '\0';
+    gen_hold *h = hold_of(t, lock);
+    if (pol->reentrant == CL_REENTRY_REDIS && h->depth > 0) h->depth--;
+    int not_owner = !ok && error && !strcmp(error, "not-owner");
+    if (pol->reentrant != CL_REENTRY_REDIS || h->depth == 0 || not_owner) hold_end(p, h);
+    int ended = h->depth == 0;
     if (ok) {
         cl_op_end(op, 1, 0, NULL);
     } else if (error && !strcmp(error, "not-owner")) {
@@ -549,7 +589,7 @@ static void on_release_decided(cl_proc *p, gen_op *op, gen_attempt *a)
     } else {
         cl_op_end(op, 0, 0, error ? error : "not released on a quorum");
     }
-    local_release(t, lock);
+    if (ended) local_release(t, lock);
 }
 
 static void gen_release(cl_thread *t, int lock, cl_done_fn *done)
@@ -557,13 +597,15 @@ static void gen_release(cl_thread *t, int lock, cl_done_fn *done)
     cl_proc *p = cl_thread_proc(t);
     const pol_policy *pol = pol_of(p);
     gen_hold *h = hold_of(t, lock);
-    if (pol->reentrant_local && h->depth > 1) {
+    if (pol->reentrant == CL_REENTRY_LOCAL && h->depth > 1) {
         h->depth--;
         done(t, 1, 0, NULL);
         return;
     }
-    h->depth = 0;
-    cl_timer_cancel(p, &h->renew);
+    /* The last release (counted in Redis: a level stays) ends the renewal
+     * as it goes, so that none runs past the DEL. */
+    if (pol->reentrant != CL_REENTRY_REDIS) h->depth = 0;
+    if (h->depth <= 1) cl_timer_cancel(p, &h->renew);
     gen_op *op = cl_op_new(t, sizeof *op, lock, done);
     snprintf(op->owner, sizeof op->owner, "%s", h->owner);
     pol_expand ex;

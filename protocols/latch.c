@@ -250,5 +250,6 @@ const proto_def proto_latch = {
         .invariants = PROTO_INV(SCN_INV_LATCH) | PROTO_INV(SCN_INV_LIVENESS),
         .random_op = latch_random_op,
         .setup = latch_setup,
+        .reentry = CL_REENTRY_NO, /* nothing is held */
     },
 };

@@ -384,7 +384,7 @@ static const cl_defaults ml_defaults = {
                  .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire, \
                  .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,        \
                  .observe = ml_observe, .world_init = ml_world_init, .node_of = ml_node_of,        \
-                 .refuse = ml_refuse,                                                              \
+                 .refuse = ml_refuse, .reentry = CL_REENTRY_REDIS, /* each member's hash */       \
                  .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |            \
                                PROTO_INV(SCN_INV_DEADLOCK)},                                       \
         .scripts = rlock_scripts,                                                                  \

@@ -8,7 +8,12 @@
  *
  *   [lock]     name, version, summary, key (template), owner (template),
  *              lease (default when the scenario gives none), reentrant =
- *              no | local, local-lock = yes | no, fencing = no | reply
+ *              redis | local | no (default no: the lock claims no re-entry;
+ *              redis: Redis counts it, every acquire and release is sent and
+ *              a hold keeps its owner value and renewal until its last
+ *              release; local: the client counts it, only the first acquire
+ *              and the last release are sent), local-lock = yes | no,
+ *              fencing = no | reply
  *   [acquire]  steps (below); outcomes: acquired, held, ttl (held, the
  *              integer reply is the holder's remaining ms), next, error
  *   [wait]     mode = none | poll | pubsub; interval (a distribution),
@@ -105,7 +110,7 @@ typedef struct pol_policy {
     /* [lock] */
     char *key, *owner;
     int64_t lease_us;        /* the default lease */
-    int reentrant_local;     /* re-entry counts in the client, not in Redis */
+    cl_reentry reentrant;    /* who counts re-entry: Redis, the client, or none (not reentrant) */
     int local_lock;          /* a process's threads take a local lock first */
     int fencing;             /* the acquire's integer reply is a fencing token */
     /* [acquire] [renew] [release] [force] */

@@ -324,8 +324,10 @@ static int lock_key(pparser *pp, const char *name, const char *value)
     if (!strcmp(name, "lease")) return duration(pp, name, value, &p->lease_us) == 0;
     if (!strcmp(name, "local-lock")) return yes_no(pp, name, value, &p->local_lock) == 0;
     if (!strcmp(name, "reentrant")) {
-        if (strcmp(value, "no") && strcmp(value, "local")) return fail(pp, pp->line, "reentrant wants no or local (got \"%s\")", value);
-        p->reentrant_local = !strcmp(value, "local");
+        if (!strcmp(value, "redis")) p->reentrant = CL_REENTRY_REDIS;
+        else if (!strcmp(value, "local")) p->reentrant = CL_REENTRY_LOCAL;
+        else if (!strcmp(value, "no")) p->reentrant = CL_REENTRY_NO;
+        else return fail(pp, pp->line, "reentrant wants redis, local or no (got \"%s\")", value);
         return 1;
     }
     if (!strcmp(name, "fencing")) {

@@ -20,7 +20,7 @@ static unsigned invariants(const pol_policy *p)
 {
     unsigned inv = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK);
     if (p->fencing) inv |= PROTO_INV(SCN_INV_FENCING);
-    if (p->observe_hash && !p->reentrant_local) inv |= PROTO_INV(SCN_INV_REENTRANCY);
+    if (p->observe_hash && p->reentrant != CL_REENTRY_LOCAL) inv |= PROTO_INV(SCN_INV_REENTRANCY);
     return inv;
 }
 
@@ -37,6 +37,7 @@ static void make_def(pol_policy *p, char *name_buf, size_t cap)
     d->impl.cfg = p;
     d->impl.invariants = invariants(p);
     d->contract = &p->contract;
+    d->impl.reentry = p->reentrant;
     if (!p->fencing) d->impl.token = NULL;
 }
 
@@ -192,6 +193,19 @@ static int refuse_switch(const proto_def *pd, const scenario *s, scn_error *err)
     return 1;
 }
 
+/* [clients] reentry re-enters the lock: 1 with the key's line and why in
+ * err when the protocol does not claim re-entry (a thread that asks again
+ * would wait on itself: the lock's documented behaviour, not a finding).
+ * [swarm] reentry is not refused: the swarm draws no re-entry for such a
+ * protocol (swarm.c). */
+static int refuse_reentry(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    if (s->reentry_ppm == 0 || pd->impl.reentry != CL_REENTRY_NO) return 0;
+    err->line = s->reentry_line;
+    snprintf(err->msg, sizeof err->msg, "%s does not claim re-entry (reentrant = no)", pd->name);
+    return 1;
+}
+
 /* A workload key of [clients] (clients_ppm) or [swarm] (swarm_ppm) that
  * runs operation op: 1 with the key's line and why in err when the
  * protocol has no such operation (api: its name; owner: who has it). */
@@ -240,6 +254,28 @@ static int refuse_rearm(const proto_def *pd, const scenario *s, scn_error *err)
 {
     return refuse_op_key(pd, s, err, s->rearm_ppm, s->swarm_rearm_ppm, s->rearm_line, SCN_OP_TRYSETCOUNT, "rearm",
                          "trySetCount", "a count-down latch");
+}
+
+/* [swarm] thread-wait-time draws a fair lock's queue wait, and [swarm]
+ * reject-stale whether the resource refuses stale fencing tokens: 1 with
+ * the key's line and why in err for a protocol with no wait queue, or no
+ * tokens (the drawn value would change nothing but the seed's draws). */
+static int refuse_swarm_settings(const proto_def *pd, const scenario *s, scn_error *err)
+{
+    if (!s->swarm) return 0;
+    if (s->swarm_thread_wait.a_us > 0 && pd->impl.queue == NULL) {
+        err->line = s->swarm_thread_wait_line;
+        snprintf(err->msg, sizeof err->msg, "[swarm] thread-wait-time: %s has no wait queue (a fair lock has)",
+                 pd->name);
+        return 1;
+    }
+    if (s->swarm_reject_stale_ppm > 0 && pd->impl.token == NULL) {
+        err->line = s->swarm_reject_stale_line;
+        snprintf(err->msg, sizeof err->msg, "[swarm] reject-stale: %s has no fencing tokens (a fenced lock has)",
+                 pd->name);
+        return 1;
+    }
+    return 0;
 }
 
 /* [swarm] huge counts a semaphore's permits near Java's int limit: 1 with
@@ -301,7 +337,7 @@ void proto_scenario_path(const scenario *s, const char *rel, char *buf, size_t c
     else snprintf(buf, cap, "%.*s/%s", (int)(slash - s->path), s->path, rel);
 }
 
-const proto_def *proto_resolve(const scenario *s, scn_error *err)
+const proto_def *proto_lookup(const scenario *s, scn_error *err)
 {
     memset(err, 0, sizeof *err);
     snprintf(err->path, sizeof err->path, "%s", s->path);
@@ -311,11 +347,19 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
         char path[4096];
         proto_scenario_path(s, s->protocol, path, sizeof path);
         pd = by_path(path, err);
-        if (pd == NULL) return NULL;
     } else if (pd == NULL) {
         proto_unknown_reason(s->protocol, err->msg, sizeof err->msg);
-        return NULL;
     }
+    return pd;
+}
+
+const proto_def *proto_resolve(const scenario *s, scn_error *err)
+{
+    const proto_def *pd = proto_lookup(s, err);
+    if (pd == NULL) return NULL;
+    memset(err, 0, sizeof *err); /* a policy file loaded may have left its own path: refusals name s */
+    snprintf(err->path, sizeof err->path, "%s", s->path);
+    err->line = s->protocol_line;
     if (pd->impl.refuse && pd->impl.refuse(s, err->msg, sizeof err->msg)) {
         snprintf(err->path, sizeof err->path, "%s", s->path);
         err->line = s->protocol_line;
@@ -329,8 +373,9 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
                  pd->name, pol->masters, pol->masters, s->nodes);
         return NULL;
     }
-    if (refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) || refuse_lend(s, err) || refuse_huge(pd, s, err) ||
-        refuse_single(pd, s, err) || refuse_rearm(pd, s, err))
+    if (refuse_reentry(pd, s, err) || refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) ||
+        refuse_lend(s, err) || refuse_huge(pd, s, err) || refuse_single(pd, s, err) || refuse_rearm(pd, s, err) ||
+        refuse_swarm_settings(pd, s, err))
         return NULL;
     if (refuse_steps(pd, s, err) == NULL) return NULL;
     return s->scripts ? patch(pd, s, err) : pd;

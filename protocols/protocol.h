@@ -213,6 +213,12 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err);
  * (a scenario read from a string: relative to the current directory),
  * else relative to s->path's folder. Into buf (cap bytes). */
 void proto_scenario_path(const scenario *s, const char *rel, char *buf, size_t cap);
+/* The protocol s names, found as proto_resolve finds it but without its
+ * refusals (whether it can run s): NULL with err set when there is none.
+ * A policy file named by its path is loaded once. */
+const proto_def *proto_lookup(const scenario *s, scn_error *err);
+/* Whether p claims re-entry, and who counts it (cl_protocol.reentry). */
+cl_reentry proto_reentry(const proto_def *p);
 /* Adds every lock policy (*.lock) of folder dir to the catalogue
  * (--protocols DIR). Returns 0, or -1 with err set. */
 int proto_add_dir(const char *dir, scn_error *err);

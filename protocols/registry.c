@@ -33,7 +33,7 @@ static const cl_defaults v2019_defaults = {
              .acquire = rlock_acquire, .release = rlock_release,                \
              .force_unlock = rlock_force_unlock, .query = rlock_query,          \
              .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,  \
-             __VA_ARGS__},                                                       \
+             .reentry = CL_REENTRY_REDIS, __VA_ARGS__},                          \
     .scripts = rlock_scripts
 
 static const proto_def rlock_cur_def = {
@@ -124,6 +124,11 @@ const char *proto_unknown_reason(const char *name, char *buf, size_t cap)
 unsigned proto_invariants(const proto_def *p)
 {
     return p->impl.invariants ? p->impl.invariants : PROTO_INV_LOCK;
+}
+
+cl_reentry proto_reentry(const proto_def *p)
+{
+    return p->impl.reentry;
 }
 
 int proto_counts_permits(const proto_def *p)

@@ -104,6 +104,7 @@ const proto_def proto_rwlock = {
         .observe = rwlock_observe,
         .node_of = rlock_node_of,
         .store_count = rwlock_store_count,
+        .reentry = CL_REENTRY_REDIS, /* both sides: a field per thread ("...:write" for write) */
         .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
                       PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
     },

@@ -279,5 +279,6 @@ const proto_def proto_semaphore = {
         .node_of = counter_node_of,
         .invariants = PROTO_INV(SCN_INV_PERMITS) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
         .setup = sem_setup,
+        .reentry = CL_REENTRY_NO, /* permits, not a thread's hold: no re-entry */
     },
 };

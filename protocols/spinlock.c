@@ -231,5 +231,6 @@ const proto_def proto_spinlock = {
         .query = rlock_query,
         .observe = rlock_observe,
         .node_of = rlock_node_of,
+        .reentry = CL_REENTRY_REDIS, /* the lock's hash: a field per thread */
     },
 };

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# policies.sh BIN — locks defined by files (lock policies): the lock of
-# scenarios/own-lock (two scripts and a policy file) gives the same
-# verdicts on the fake and on redis-server processes; --protocols DIR adds
-# a folder of policies by name; a script that fails at run time is an
-# error reply counted in the run (its text in the trace), not a crash.
+# policies.sh BIN — locks defined by files (lock policies): the locks of
+# scenarios/own-lock (distlock: two scripts and a policy file; hashlock/:
+# re-entry counted in Redis) give the same verdicts on the fake and on
+# redis-server processes; --protocols DIR adds a folder of policies by
+# name; a lock that claims no re-entry refuses [clients] reentry, and a
+# bad reentrant value is FILE:LINE, both exit 2; a script that fails at
+# run time is an error reply counted in the run (its text in the trace),
+# not a crash.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/locksim}
@@ -23,7 +26,7 @@ verdicts fake > "$tmp/fake" || fail "own-lock on the fake"
 verdicts redis > "$tmp/redis" || fail "own-lock on redis-server"
 cmp -s "$tmp/fake" "$tmp/redis" || fail "fake and redis-server disagree: $(diff "$tmp/fake" "$tmp/redis")"
 grep -q False "$tmp/fake" && fail "an own-lock scenario missed its expectations: $(cat "$tmp/fake")"
-echo "ok   own lock (scenarios/own-lock, a policy and two scripts): the same verdicts on the fake and on redis-server"
+echo "ok   own locks (scenarios/own-lock: distlock, and hashlock/ re-entered, counted in Redis): the same verdicts on the fake and on redis-server"
 sed 's/^/       /' "$tmp/fake"
 
 mkdir -p "$tmp/locks"
@@ -32,6 +35,24 @@ cp scenarios/own-lock/*.lua scenarios/own-lock/distlock.lock "$tmp/locks/"
 sed 's/name  = distlock.lock/name  = distlock/' scenarios/own-lock/distlock-contended.scn > "$tmp/by-name.scn"
 "$bin" run "$tmp/by-name.scn" --seed 1 --protocols "$tmp/locks" > "$tmp/out" || fail "--protocols: run by name: $(tail -3 "$tmp/out")"
 echo "ok   --protocols DIR: the folder's policies are listed and run by name"
+
+# refused POLICY-SED PATTERN: hashlock with its reentrant line edited by
+# POLICY-SED must refuse its contended scenario, exit 2, saying PATTERN.
+refused() {
+    sed "$1" scenarios/own-lock/hashlock/hashlock.lock > "$tmp/nore/hashlock.lock"
+    "$bin" run "$tmp/nore/hashlock-contended.scn" --seed 1 > "$tmp/out" 2>&1
+    local rc=$?
+    [ "$rc" -eq 2 ] && grep -q "$2" "$tmp/out" || fail "$1: exit $rc, $(cat "$tmp/out") (wanted: $2)"
+}
+mkdir -p "$tmp/nore"
+cp scenarios/own-lock/hashlock/*.lua scenarios/own-lock/hashlock/hashlock-contended.scn "$tmp/nore/"
+scn_line=$(grep -n '^reentry ' "$tmp/nore/hashlock-contended.scn" | cut -d: -f1)
+pol_line=$(grep -n '^reentrant ' scenarios/own-lock/hashlock/hashlock.lock | cut -d: -f1)
+refused 's/^reentrant = redis/reentrant = no/' \
+    "hashlock-contended.scn:$scn_line: hashlock does not claim re-entry (reentrant = no)"
+refused 's/^reentrant = redis/reentrant = maybe/' \
+    "hashlock.lock:$pol_line: reentrant wants redis, local or no (got \"maybe\")"
+echo "ok   re-entry: refused at its line where the lock claims none; a bad reentrant value is FILE:LINE; exit 2 each"
 
 printf "return redis.call('hget', KEYS[1])\n" > "$tmp/locks/bad.lua"
 printf '[lock]\nname = bad\n[acquire]\nscript = bad.lua\nkeys = {key}\nacquired = 1\n[release]\ncommand = DEL {key}\nreleased = any\n' > "$tmp/locks/bad.lock"

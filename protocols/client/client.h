@@ -59,6 +59,17 @@ typedef struct cl_defaults {
     int nosync_unchecked; /* WAIT's answer is not acted on (before 3.20) */
 } cl_defaults;
 
+/* Whether a lock claims re-entry (a thread that holds it takes it again
+ * at once, and releases it as often as it took it), and who counts it. */
+typedef enum cl_reentry {
+    CL_REENTRY_NO,    /* not reentrant: a thread that asks again waits on itself */
+    CL_REENTRY_REDIS, /* counted in Redis (Redisson's hash field per thread) */
+    CL_REENTRY_LOCAL  /* counted in the client; Redis sees the first acquire only */
+} cl_reentry;
+
+/* "no", "redis", "local". */
+const char *cl_reentry_name(cl_reentry r);
+
 /* What the runtime runs of a protocol. Operations end by calling done
  * exactly once (at once, or later from a reply or a timer). */
 typedef struct cl_protocol {
@@ -104,6 +115,9 @@ typedef struct cl_protocol {
      * replace those of script() with the same names (none: NULL, 0). */
     const cl_script *patched;
     size_t npatched;
+    /* Whether the lock claims re-entry (CL_REENTRY_NO: the random workload
+     * never re-enters it, [clients] reentry is refused, swarm draws none). */
+    cl_reentry reentry;
 } cl_protocol;
 
 /* ------------------------------------------------------ what a protocol

@@ -340,6 +340,15 @@ const char *cl_err_exception(cl_err err)
     }
 }
 
+const char *cl_reentry_name(cl_reentry r)
+{
+    switch (r) {
+    case CL_REENTRY_REDIS: return "redis";
+    case CL_REENTRY_LOCAL: return "local";
+    default: return "no";
+    }
+}
+
 int64_t cl_lease_ms(int64_t lease_us)
 {
     return lease_us == SCN_LEASE_WATCHDOG ? -1 : lease_us / 1000;

@@ -9,7 +9,8 @@
  * (a re-entry may take the other side of a read/write lock: switch).
  *
  * Invariants (asserted): a thread runs at most one operation at a time
- * and each ends once; hold depths never go negative; a scripted thread
+ * and each ends once; hold depths never go negative; a random cycle
+ * re-enters only a lock that claims re-entry; a scripted thread
  * takes its steps in time order, a random one runs the cycle, and its
  * depth on the cycle's lock is the number of holds it keeps. */
 #include <stdio.h>
@@ -314,6 +315,9 @@ static void next_random(cl_thread *t)
         }
         if (s->reentry_ppm && sim_choose(p->cw->ctx, SCN_PPM, "reentry") < (uint64_t)s->reentry_ppm &&
             !p->cw->stopping) {
+            /* only a lock that claims re-entry (a scenario's reentry is
+             * refused at load, the swarm draws none) */
+            sim_assert(p->cw->proto->reentry != CL_REENTRY_NO);
             t->phase = PH_REENTER;
             t->cycle_left = s->reentry_depth;
             acquire_once(t, reentry_mode(t));

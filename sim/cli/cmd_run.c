@@ -636,6 +636,11 @@ int cli_list(int argc, char **argv)
         if (pd->versions) printf("  %-30s   versions: %s\n", "", pd->versions);
         if (pd->history) printf("  %-30s   history: %s\n", "", pd->history);
         cli_list_scripts(pd, 35);
+        static const char *const reentry_how[] = {
+            [CL_REENTRY_NO] = "no (the workload never re-enters it)",
+            [CL_REENTRY_REDIS] = "redis (counted in Redis: every acquire and release is sent)",
+            [CL_REENTRY_LOCAL] = "local (counted in the client: Redis sees the first acquire, the last release)"};
+        printf("  %-30s   re-entry: %s\n", "", reentry_how[proto_reentry(pd)]);
         printf("  %-30s   checkers:", "");
         size_t nrows;
         const check_row *rows = check_rows(&nrows);

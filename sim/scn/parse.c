@@ -289,6 +289,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
             return 0;
         }
         *(scn_dist *)(base + k->off) = d;
+        if (k->off == F(swarm_thread_wait)) p->s->swarm_thread_wait_line = p->line; /* for a refusal */
         return 1;
     }
     case K_COUNTS: {
@@ -325,12 +326,14 @@ static int set_key(parser *p, const key_def *k, const char *v)
             return 0;
         }
         /* where a key only some protocols take was set, for their refusal */
+        if (k->off == F(reentry_ppm)) p->s->reentry_line = p->line;
         if (k->off == F(switch_ppm)) p->s->switch_line = p->line;
         if (k->off == F(swarm_switch_ppm)) p->s->swarm_switch_line = p->line;
         if (k->off == F(addpermits_ppm) || k->off == F(swarm_addpermits_ppm)) p->s->addpermits_line = p->line;
         if (k->off == F(swarm_huge_ppm)) p->s->swarm_huge_line = p->line;
         if (k->off == F(swarm_single_ppm)) p->s->swarm_single_line = p->line;
         if (k->off == F(rearm_ppm) || k->off == F(swarm_rearm_ppm)) p->s->rearm_line = p->line;
+        if (k->off == F(swarm_reject_stale_ppm)) p->s->swarm_reject_stale_line = p->line;
         return 1;
     case K_STR: {
         char **dst = (char **)(base + k->off);

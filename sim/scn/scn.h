@@ -301,6 +301,7 @@ struct scenario {
     scn_dist think;
     scn_dist start;            /* first think of each thread */
     int reentry_ppm;
+    int reentry_line;          /* where reentry was set (0: not set), for a refusal */
     int reentry_depth;
     int64_t ops_per_thread;    /* 0 = until the duration ends */
     int read_ppm;              /* read/write lock: share of acquisitions that read */
@@ -321,6 +322,8 @@ struct scenario {
     int rearm_ppm;             /* latch: this share of t1's cycles calls trySetCount([protocol] count) */
     int rearm_line;            /* where [clients] or [swarm] rearm was set (0: not set), for a refusal */
     int swarm_single_line;     /* where [swarm] single was set (0: not set), for a refusal */
+    int swarm_thread_wait_line;  /* where [swarm] thread-wait-time was set (0: not set), for a refusal */
+    int swarm_reject_stale_line; /* where [swarm] reject-stale was set (0: not set), for a refusal */
 
     /* [steps] and [faults], in file order */
     scn_step *steps;

@@ -76,7 +76,21 @@ START_TEST(a_good_file_loads)
     ck_assert_int_eq(p->release.step[0].nwords, 2);
     ck_assert_int_eq(p->interval.kind, SCN_DIST_UNIFORM);
     ck_assert_str_eq(p->release.step[0].script->name, "del.lua");
+    ck_assert_int_eq(p->reentrant, CL_REENTRY_NO); /* claims no re-entry unless it says so */
     pol_free(p);
+    static const struct {
+        const char *value;
+        cl_reentry want;
+    } re[] = {{"redis", CL_REENTRY_REDIS}, {"local", CL_REENTRY_LOCAL}, {"no", CL_REENTRY_NO}};
+    for (size_t i = 0; i < sizeof re / sizeof re[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, GOOD_HEAD "reentrant = %s\n" GOOD_ACQUIRE GOOD_RELEASE, re[i].value);
+        write_file("re.lock", text);
+        p = load("re.lock", &err);
+        ck_assert_msg(p != NULL, "%s:%d: %s", err.path, err.line, err.msg);
+        ck_assert_int_eq(p->reentrant, re[i].want);
+        pol_free(p);
+    }
 }
 END_TEST
 
@@ -101,6 +115,7 @@ static const struct {
     {GOOD_HEAD GOOD_ACQUIRE "[masters]\ncount = 3\nquorum = 4\n" GOOD_RELEASE, "", 0, "quorum 4 is more than the 3"},
     {GOOD_HEAD "[acquire]\ncommand = GET {key}\nreleased = 1\n", "", 6, "\"released\" is not a reply meaning of [acquire]"},
     {GOOD_HEAD "[sideways]\nx = 1\n", "", 5, "unknown section [sideways]"},
+    {GOOD_HEAD "reentrant = yes\n" GOOD_ACQUIRE GOOD_RELEASE, "", 4, "reentrant wants redis, local or no (got \"yes\")"},
 };
 
 START_TEST(bad_files_name_file_and_line)

@@ -102,6 +102,35 @@ START_TEST(scripts_carry_their_sha1)
 }
 END_TEST
 
+/* Every protocol says whether it claims re-entry: Redisson's locks count
+ * it in Redis (a hash field per thread), semaphores, latches and the
+ * baselines have none; the bundled policies as their libraries do. */
+START_TEST(protocols_declare_reentry)
+{
+    static const char *const redis[] = {"redisson.lock", "redisson.lock@2019", "redisson.lock@3.12",
+                                        "redisson.fencedlock", "redisson.fairlock", "redisson.fairlock@3.13.2",
+                                        "redisson.spinlock", "redisson.multilock", "redisson.redlock",
+                                        "redisson.rwlock"};
+    static const char *const none[] = {"redisson.semaphore", "redisson.expirable-semaphore", "redisson.latch",
+                                       "baseline.setnx", "baseline.cad", "redis-py", "node-redlock", "redsync",
+                                       "textbook-get-del", "textbook-lease", "textbook-setnx-expire"};
+    for (size_t i = 0; i < sizeof redis / sizeof redis[0]; i++) {
+        ck_assert_msg(proto_find(redis[i]) != NULL, "%s", redis[i]);
+        ck_assert_msg(proto_reentry(proto_find(redis[i])) == CL_REENTRY_REDIS, "%s", redis[i]);
+    }
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        ck_assert_msg(proto_find(none[i]) != NULL, "%s", none[i]);
+        ck_assert_msg(proto_reentry(proto_find(none[i])) == CL_REENTRY_NO, "%s", none[i]);
+    }
+    /* Spring: its local ReentrantLock counts */
+    ck_assert_int_eq(proto_reentry(proto_find("spring-lockregistry@6.4")), CL_REENTRY_LOCAL);
+    ck_assert_int_eq(proto_reentry(proto_find("spring-lockregistry@5.5")), CL_REENTRY_LOCAL);
+    ck_assert_int_eq(proto_reentry(proto_find("spring-lockregistry-pubsub")), CL_REENTRY_LOCAL);
+    ck_assert_str_eq(cl_reentry_name(CL_REENTRY_REDIS), "redis");
+    ck_assert_str_eq(cl_reentry_name(CL_REENTRY_NO), "no");
+}
+END_TEST
+
 START_TEST(refusals_say_why)
 {
     char buf[256];
@@ -131,6 +160,7 @@ Suite *protocols_suite(void)
     tcase_add_test(c, refusals_say_why);
     tcase_add_test(c, scripts_carry_their_sha1);
     tcase_add_test(c, protocols_declare_their_checkers);
+    tcase_add_test(c, protocols_declare_reentry);
     suite_add_tcase(s, c);
     return s;
 }

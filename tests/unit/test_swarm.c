@@ -157,6 +157,46 @@ END_TEST
 /* client-clock, crash-on-reply and reject-stale are drawn after every
  * older draw: with them, a seed draws what it drew without them, plus
  * their own values, each in about its share of the seeds. */
+/* A protocol that claims no re-entry draws none (nor the switch shape),
+ * and every other value of the seed as a lock that claims it draws. */
+START_TEST(no_reentry_where_not_claimed)
+{
+    scenario s, x;
+    load_base_with("switch = 50%\n", &s); /* redisson.lock: claimed */
+    char *text = NULL;
+    if (asprintf(&text, "%s%s", base_text, "switch = 50%\n") < 0) ck_abort();
+    char *name = strstr(text, "redisson.lock");
+    ck_assert_ptr_nonnull(name);
+    memcpy(name, "baseline.cad ", 13); /* same length: claims none */
+    load(text, &x);
+    free(text);
+    int reentered = 0, switched = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        char d1[512], d2[512];
+        scenario *a = fault_swarm_draw(&s, seed, d1, sizeof d1);
+        scenario *b = fault_swarm_draw(&x, seed, d2, sizeof d2);
+        ck_assert_int_eq(b->reentry_ppm, 0);
+        ck_assert_int_eq(b->switch_ppm, 0);
+        ck_assert_ptr_nonnull(strstr(d2, " reentry=0% "));
+        reentered += a->reentry_ppm > 0;
+        switched += a->switch_ppm > 0;
+        ck_assert_int_eq(b->clients, a->clients);
+        ck_assert_int_eq(b->threads, a->threads);
+        ck_assert_int_eq(b->hold.a_us, a->hold.a_us);
+        ck_assert_int_eq(b->lease_us, a->lease_us);
+        ck_assert_int_eq(b->nemesis_kinds, a->nemesis_kinds);
+        ck_assert_int_eq(b->nemesis_stop_us, a->nemesis_stop_us);
+        ck_assert_int_eq(b->nemesis_p_ppm, a->nemesis_p_ppm);
+        fault_swarm_free(a);
+        fault_swarm_free(b);
+    }
+    ck_assert_msg(reentered > 60 && switched > 60, "redisson.lock re-entered in %d, switched in %d of 200", reentered,
+                  switched);
+    scn_free(&x);
+    scn_free(&s);
+}
+END_TEST
+
 /* [swarm] addpermits and thread-wait-time: drawn after everything else,
  * only when named; the fair lock's threadWaitTime within its bounds. */
 START_TEST(protocol_keys_draw_last)
@@ -566,6 +606,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, kinds_any_and_swarm_round_trip);
     tcase_add_test(t, later_keys_draw_after_the_older_draws);
     tcase_add_test(t, protocol_keys_draw_last);
+    tcase_add_test(t, no_reentry_where_not_claimed);
     tcase_add_test(t, focus_keeps_few_of_the_drawn_kinds);
     tcase_add_test(t, huge_counts_permits_near_the_int_limit);
     tcase_add_test(t, single_acquires_one_and_lends_the_range);

@@ -212,6 +212,64 @@ START_TEST(addpermits_lends_and_takes_back)
 }
 END_TEST
 
+/* [clients] reentry on a lock that claims no re-entry is refused at the
+ * key's line; one that claims it (counted in Redis or locally) runs. */
+START_TEST(reentry_is_refused_where_not_claimed)
+{
+    static const char *const refused[] = {"redis-py", "baseline.cad", "redisson.semaphore"};
+    static const char *const taken[] = {"redisson.lock", "spring-lockregistry", "redisson.spinlock"};
+    for (size_t i = 0; i < 3; i++) {
+        scenario s;
+        scn_error err;
+        char text[256];
+        snprintf(text, sizeof text, "[scenario]\nduration = 4s\n[protocol]\nname = %s\n[clients]\ncount = 1\n"
+                                    "reentry = 30%%\n", refused[i]);
+        ck_assert_int_eq(scn_load_string("w.scn", text, &s, &err), 0);
+        ck_assert_ptr_null(proto_resolve(&s, &err));
+        ck_assert_str_eq(err.path, "w.scn");
+        ck_assert_int_eq(err.line, 7);
+        ck_assert_msg(strstr(err.msg, "does not claim re-entry (reentrant = no)") && strstr(err.msg, refused[i]),
+                      "%s", err.msg);
+        scn_free(&s);
+        snprintf(text, sizeof text, "[scenario]\nduration = 4s\n[protocol]\nname = %s\n[clients]\ncount = 1\n"
+                                    "reentry = 30%%\n", taken[i]);
+        ck_assert_int_eq(scn_load_string("w.scn", text, &s, &err), 0);
+        ck_assert_msg(proto_resolve(&s, &err) != NULL, "%s: %s", taken[i], err.msg);
+        scn_free(&s);
+    }
+}
+END_TEST
+
+/* [swarm] thread-wait-time needs a wait queue, [swarm] reject-stale
+ * fencing tokens: elsewhere refused at the key's line. */
+START_TEST(swarm_settings_are_refused_without_their_protocol)
+{
+    static const struct {
+        const char *proto, *key, *says;
+    } cases[] = {{"redisson.lock", "thread-wait-time = 5s..20m", "has no wait queue"},
+                 {"redisson.lock", "reject-stale = 50%", "has no fencing tokens"},
+                 {"redisson.fairlock", "thread-wait-time = 5s..20m", NULL},
+                 {"redisson.fencedlock", "reject-stale = 50%", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        scenario s;
+        scn_error err;
+        char text[256];
+        snprintf(text, sizeof text, "[scenario]\nduration = 4s\n[protocol]\nname = %s\n[clients]\ncount = 1\n"
+                                    "[swarm]\n%s\n", cases[i].proto, cases[i].key);
+        ck_assert_int_eq(scn_load_string("w.scn", text, &s, &err), 0);
+        const proto_def *pd = proto_resolve(&s, &err);
+        if (cases[i].says) {
+            ck_assert_ptr_null(pd);
+            ck_assert_int_eq(err.line, 8);
+            ck_assert_msg(strstr(err.msg, cases[i].says) != NULL, "%s", err.msg);
+        } else {
+            ck_assert_msg(pd != NULL, "%s: %s", cases[i].proto, err.msg);
+        }
+        scn_free(&s);
+    }
+}
+END_TEST
+
 /* switch needs read and write sides: elsewhere the scenario is refused at
  * the key's line. */
 START_TEST(switch_is_refused_without_sides)
@@ -239,6 +297,8 @@ Suite *workload_suite(void)
     tcase_add_test(t, acquire_lease_bounds_each_hold);
     tcase_add_test(t, addpermits_lends_and_takes_back);
     tcase_add_test(t, switch_is_refused_without_sides);
+    tcase_add_test(t, reentry_is_refused_where_not_claimed);
+    tcase_add_test(t, swarm_settings_are_refused_without_their_protocol);
     suite_add_tcase(s, t);
     return s;
 }
