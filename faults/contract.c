@@ -29,6 +29,9 @@ static const char *const reasons[] = {
     [FAULT_BEYOND_RESTART] = "a node restart without persistence: the lock's key is lost (redis.io, "
                              "Distributed Locks with Redis: persistence, delayed restarts)",
     [FAULT_BEYOND_HOLD] = "holds longer than the lease: the application's error, not the lock's",
+    [FAULT_BEYOND_UNDECIDED] = "after an operation that failed with an error (a reply timeout) and may have run: the "
+                               "client told the application it did not know (indeterminate, as Jepsen's :info), "
+                               "and no contract claims to undo it",
 };
 
 size_t fault_beyond_text(int code, char *buf, size_t cap)

@@ -57,6 +57,8 @@ enum {
     FAULT_BEYOND_FAILOVER,  /* to a replica the lock did not WAIT for */
     FAULT_BEYOND_RESTART,   /* a node restart without persistence */
     FAULT_BEYOND_HOLD,      /* the workload holds past its fixed lease */
+    FAULT_BEYOND_UNDECIDED, /* the failure follows an operation that failed with an error
+                               and may have run (the application was told) */
     FAULT_BEYOND_KIND       /* + the kind's bit index */
 };
 /* The reason of code, one line with its source, into buf. */

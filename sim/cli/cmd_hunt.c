@@ -280,6 +280,22 @@ static int reference_breaks(const hunt *h, const scenario *s, uint64_t seed, int
     return rc;
 }
 
+/* Narrows a run signature to the invariants keep (not 0): the first of
+ * them broken in r becomes its first. */
+static void only_invariants(hunt_sig *sig, const run_result *r, unsigned keep)
+{
+    sim_assert(keep != 0 && (sig->invs & keep) == keep);
+    int64_t first = INT64_MAX;
+    for (size_t i = 0; i < r->checks.nv; i++) {
+        const check_violation *v = &r->checks.v[i];
+        if ((keep & (1u << v->inv)) && v->t_us < first) first = v->t_us, sig->inv = (int)v->inv;
+    }
+    if (first == INT64_MAX) /* past the recorded violations: the lowest */
+        for (int i = SCN_INV_COUNT - 1; i >= 0; i--)
+            if (keep & (1u << i)) sig->inv = i;
+    sig->invs = keep;
+}
+
 static void run_seed(void *arg, size_t k, pool_result *res)
 {
     hunt *h = arg;
@@ -306,10 +322,14 @@ static void run_seed(void *arg, size_t k, pool_result *res)
     hunt_sig sig;
     if (hunt_run_sig(&r, &sig)) {
         /* A differential hunt counts a failure only where the reference,
-         * on the same seed, holds what the target broke. */
+         * on the same seed, holds an invariant the target broke: the
+         * signature is what the target broke and the reference held. */
         int ref = REF_NONE;
         unsigned broke = 0;
-        if (h->a->against) ref = reference_breaks(h, &h->base, seed, 1, sig.invs, &broke) == 0 && broke == 0;
+        if (h->a->against) {
+            ref = reference_breaks(h, &h->base, seed, 1, sig.invs, &broke) == 0 && (sig.invs & ~broke) != 0;
+            if (ref) only_invariants(&sig, &r, sig.invs & ~broke);
+        }
         char rec[80];
         int n = snprintf(rec, sizeof rec, REC_FMT, sig.inv, sig.invs, sig.kinds, sig.beyond, ref);
         res->rec = sim_xmemdup(rec, (size_t)n);
@@ -438,6 +458,7 @@ static int write_shrunk(const hunt *h, const found *f, const shrink_result *k, c
 typedef struct witness {
     const hunt *h;
     uint64_t seed;
+    unsigned keep; /* the invariants the target breaks and the reference holds */
 } witness;
 
 static int reference_holds(const scenario *cand, const shrink_failure *got, void *arg)
@@ -446,7 +467,7 @@ static int reference_holds(const scenario *cand, const shrink_failure *got, void
     if (w->h->want && !hunt_keeps_kinds(cand, got, (void *)&w->h->want->kinds)) return 0;
     if (got == NULL) return 1; /* it must run first */
     unsigned broke;
-    return reference_breaks(w->h, cand, w->seed, 0, got->invs, &broke) == 0 && broke == 0;
+    return reference_breaks(w->h, cand, w->seed, 0, w->keep, &broke) == 0 && broke == 0;
 }
 
 /* hunt_unwanted_line for a differential --want (its argument the witness). */
@@ -486,13 +507,21 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     shrink_result sk;
     scn_error err;
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
-    witness w = {.h = h, .seed = f.first_seed};
+    witness w = {.h = h, .seed = f.first_seed, .keep = f.run.invs};
+    if (h->a->against && !h->want) so.keep = f.run.invs; /* what the reference held, kept broken */
     if (h->want) so.admit = hunt_keeps_kinds, so.unwanted = hunt_unwanted_line, so.admit_arg = (void *)&h->want->kinds;
     if (h->a->against) so.admit = reference_holds, so.admit_arg = &w, so.unwanted = h->want ? unwanted_kind : NULL;
     /* Not 1: it ran differently here (not expected); the item is not shrunk. */
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
         f.shrunk = sk.stats.abandoned ? SHRUNK_STOPPED : 1;
         hunt_shrunk_sig(&sk, &f.final);
+        if (h->a->against && (f.final.invs & w.keep)) { /* the difference: what the reference held */
+            unsigned keep = f.final.invs & w.keep;
+            if (!(keep & (1u << f.final.inv)))
+                for (int i = SCN_INV_COUNT - 1; i >= 0; i--)
+                    if (keep & (1u << i)) f.final.inv = i;
+            f.final.invs = keep;
+        }
         if (h->want && hunt_sig_matches(&f.final, h->want))
             f.final.kinds &= ~hunt_spare_kinds(&sk.out, sk.out.seed, &sk.last, h->want->kinds);
         char path[sizeof f.file];
@@ -904,7 +933,7 @@ static int hunt_all(hunt *h)
                 print_found_json(h, &v[j]);
                 continue;
             }
-            if (beyond && !header++) printf("beyond %s's contract (drawn by --beyond-contract):\n", a->target);
+            if (beyond && !header++) printf("beyond %s's contract:\n", a->target);
             print_found(h, &v[j]);
         }
     }

@@ -21,7 +21,7 @@ const proto_def *hunt_find(const char *name)
     probe.protocol = (char *)name;
     probe.path = (char *)"hunt.scn";
     scn_error err;
-    return proto_resolve(&probe, &err);
+    return proto_lookup(&probe, &err); /* the protocol, not whether it can run this probe */
 }
 
 /* What the protocols of a hunt declare: the target's, and with --against
@@ -187,6 +187,8 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     sim_assert(f != NULL);
+    /* A lock policy file is named by its path: two policies may share a
+     * [lock] name (a lock and its patched copy). */
     fprintf(f,
             "[scenario]\nname = hunt %s\nduration = 60s\n\n"
             "[redis]\nnodes = %d\nreplicas = 1\n\n"
@@ -211,7 +213,7 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
              * waiter that missed its wake-up waits past the liveness
              * bound instead of being woken by the next release. */
             "idle = 25%%\n",
-            pd->name, d.nodes, pd->name, members_line, extra, clients_extra, contract, threads,
+            pd->name, d.nodes, target[0] == '/' ? target : pd->name, members_line, extra, clients_extra, contract, threads,
             (d.steps & PROTO_ASYNC) ? "async = 50%\n" : "", fenced ? "reject-stale = 50%\n" : "");
     template_shapes(f, &d, o && o->beyond);
     template_protocol(f, &d);
@@ -368,6 +370,7 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
                  cause_kinds(f.cause | f.causes);
     sig->held = 0;
     sig->beyond = beyond_of(r->s, r->generated, r->ngenerated, from, to);
+    if (!sig->beyond && (sig->kinds & HUNT_KIND_FAILED_OP)) sig->beyond = FAULT_BEYOND_UNDECIDED;
     sim_assert((sig->kinds & ~can) == 0);
     return 1;
 }
@@ -379,6 +382,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
     sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX) | cause_kinds(k->last.cause | k->last.causes);
     sig->held = 0;
     sig->beyond = beyond_of(&k->out, NULL, 0, INT64_MIN, INT64_MAX);
+    if (!sig->beyond && (sig->kinds & HUNT_KIND_FAILED_OP)) sig->beyond = FAULT_BEYOND_UNDECIDED;
 }
 
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
