@@ -32,6 +32,10 @@ static const char *const reasons[] = {
     [FAULT_BEYOND_UNDECIDED] = "after an operation that failed with an error (a reply timeout) and may have run: the "
                                "client told the application it did not know (indeterminate, as Jepsen's :info), "
                                "and no contract claims to undo it",
+    [FAULT_BEYOND_RETRY] = "the application called release again after one failed: its own double release, "
+                           "which a lock may grant twice",
+    [FAULT_BEYOND_SELF] = "a thread waits for a lock its own hold keeps: a read hold upgraded to write, which "
+                          "Redisson's read/write lock does not grant (the application's misuse)",
 };
 
 size_t fault_beyond_text(int code, char *buf, size_t cap)

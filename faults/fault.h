@@ -59,6 +59,8 @@ enum {
     FAULT_BEYOND_HOLD,      /* the workload holds past its fixed lease */
     FAULT_BEYOND_UNDECIDED, /* the failure follows an operation that failed with an error
                                and may have run (the application was told) */
+    FAULT_BEYOND_RETRY,     /* the application released again after a failed release */
+    FAULT_BEYOND_SELF,      /* a thread waits for a lock its own hold keeps (an upgrade) */
     FAULT_BEYOND_KIND       /* + the kind's bit index */
 };
 /* The reason of code, one line with its source, into buf. */

@@ -338,14 +338,15 @@ grep -q '^not found in seeds 6..6: 1 runs, 1 failed, 0 with room' "$tmp/x3.out" 
 grep -q '^found at seed 695' "$tmp/x8.out" && grep -q '^  liveness of a parked waiter (no fault) ' "$tmp/x8.out" ||
     fail "redisson.fairlock@3.13.2 seed 695 does not find the parked waiters' hang: $(cat "$tmp/x8.out")"
 echo "ok   fixed versions' finds told apart: rwlock 3.11.1 seed 938 breaks over a write hold and seed 57484 needs a clock jump (a break over a write hold is another bug), semaphore 3.16.4 seed 505 holds its permits, fairlock seed 6 polls and 3.13.2 seed 695 parks"
-# Spring 6.4 seed 1843 (today's base): delays broke liveness first, then a
-# lease ran out under its holder: not the 5.5 unlock that deletes the next
-# holder. Its shrunk scenario: the store names the thread that acquires
+# Spring 6.4 seed 1843 (the base of then; since Spring's renewal draws
+# long holds too, the seed draws otherwise and need not fail): delays broke
+# liveness first, then a lease ran out under its holder: not the 5.5
+# unlock that deletes the next holder. Its shrunk scenario: the store names the thread that acquires
 # (c1.t1), not c1.t2 waiting for the process's local lock with the same
 # owner value, and the two holders are a lease's.
 "$bin" hunt spring-lockregistry@6.4 --want scenarios/known-bugs/spring-lockregistry-5.5-unlock-deletes-next-holder.scn \
     --seeds 1843..1843 --out "$tmp/x4" > "$tmp/x4.out"
-grep -q '^not found in seeds 1843..1843: 1 runs, 1 failed, 0 with room' "$tmp/x4.out" ||
+grep -q '^not found in seeds 1843..1843: 1 runs, [01] failed, 0 with room' "$tmp/x4.out" ||
     fail "spring-lockregistry@6.4 seed 1843 (a lease ran out) taken for the 5.5 unlock: $(cat "$tmp/x4.out")"
 cat > "$tmp/s1843.scn" <<'SCN'
 [scenario]

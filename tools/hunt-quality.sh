@@ -31,7 +31,7 @@ say() { printf '%s\n' "$*" | tee -a "$summary"; }
 
 correct="redisson.lock redisson.fairlock redisson.rwlock redisson.semaphore redisson.expirable-semaphore
 redisson.latch redisson.spinlock redisson.fencedlock redis-py node-redlock redsync spring-lockregistry
-spring-lockregistry-pubsub scenarios/own-lock/distlock.lock scenarios/own-lock/hashlock.lock"
+spring-lockregistry-pubsub scenarios/own-lock/distlock.lock scenarios/own-lock/hashlock/hashlock.lock"
 targets=${QUALITY_TARGETS:-$correct}
 
 if [ "${QUALITY_ONLY:-precision}" = precision ]; then

@@ -195,7 +195,15 @@ void check_deadlock(const history *hi, const check_holds *hs, const check_input 
             }
             cur = next;
         }
-        if (cycle)
+        const owner *first = &own[x->lock];
+        int self = cycle && first->client == x->client && first->inc == x->inc && first->thread == x->thread;
+        if (self) { /* its own hold: the application asked what the lock does not do */
+            check_violation *v = check_violate(r, SCN_INV_DEADLOCK, end_us, x->at,
+                                               "c%d.t%d waits for %s, which it holds itself (a re-entry the lock "
+                                               "does not grant: a read hold upgraded to write)",
+                                               x->client, x->thread, names[x->lock]);
+            if (v) v->cause |= CHECK_CAUSE_SELF;
+        } else if (cycle)
             check_violate(r, SCN_INV_DEADLOCK, end_us, x->at,
                           "c%d.t%d waits for %s in a cycle of threads each waiting for a lock "
                           "another holds",

@@ -13,7 +13,10 @@
  * read/write lock, a reader's wait also counts while the store is in read
  * mode (it could join at once). A waiter that was waiting with no timeout
  * when the bound ran out (HOP_PARK) is told (CHECK_CAUSE_PARKED): only a
- * message could have woken it. */
+ * message could have woken it. A waiter that polls gets the reply timeout
+ * on top of the bound for the stretch after an impairment (resend_grace):
+ * the command it sent into the impairment is sent again only when its
+ * reply times out; a parked waiter gets none (no timeout wakes it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -101,6 +104,19 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
     return parked;
 }
 
+/* After an impaired period ends, a command the waiter sent into it is
+ * lost, and the client sends it again only when its reply times out: a
+ * waiter that polls (not parked: a parked one waits for a message, which
+ * no timeout replaces) gets that timeout on top of the bound for the
+ * stretch that follows an impairment. 0 elsewhere. */
+static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
+{
+    if (in->s == NULL) return 0;
+    int after = a > a0 || (a > 0 && check_impaired_at(in->impaired, e->client, e->lock, a - 1));
+    if (!after || parked_at(hi, e, a)) return 0;
+    return in->s->timeout_us;
+}
+
 void check_liveness(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
     int nlocks = in->nlocks;
@@ -130,7 +146,7 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
             int64_t t = a0, a, b;
             int late = 0;
             while (!late && check_impaired_next(in->impaired, e->client, e->lock, &t, b0, &a, &b)) {
-                if (b - a <= bound_us) continue;
+                if (b - a <= bound_us + resend_grace(hi, in, e, a0, a)) continue;
                 late = 1;
                 char why[200];
                 check_impaired_told(in->impaired, e->client, e->lock, a0, b0, why, sizeof why);

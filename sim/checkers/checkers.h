@@ -47,6 +47,8 @@ typedef enum check_verdict { CHECK_HELD, CHECK_VIOLATED, CHECK_UNKNOWN } check_v
 #define CHECK_CAUSE_OVER_WRITE 1024u /* read/write exclusion: the hold already there was
                                         a write (a write lock lost under its holder), not
                                         a read one cut short */
+#define CHECK_CAUSE_SELF 4096u /* deadlock: the thread waits for a lock its own hold keeps (a read
+                                  hold upgraded to write: the lock does not re-enter that way) */
 #define CHECK_CAUSE_PARKED 2048u /* liveness: the waiter was waiting on its channel with
                                     no timeout when the bound ran out (HOP_PARK: lock()
                                     answered a negative TTL), so only a message could

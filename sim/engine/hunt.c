@@ -350,6 +350,17 @@ static int beyond_of(const scenario *s, const scn_step *gen, size_t n, int64_t f
     return why ? why : fault_beyond_first(pd, s, gen, n, from, to);
 }
 
+/* A failure the application brought about, whatever the faults: an
+ * operation it was told failed and may have run, a release it called
+ * again, a thread waiting on its own hold. */
+static int beyond_cause(unsigned kinds, unsigned cause)
+{
+    if (kinds & HUNT_KIND_FAILED_OP) return FAULT_BEYOND_UNDECIDED;
+    if (kinds & HUNT_KIND_RETRY_UNLOCK) return FAULT_BEYOND_RETRY;
+    if (cause & CHECK_CAUSE_SELF) return FAULT_BEYOND_SELF;
+    return FAULT_WITHIN;
+}
+
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
@@ -370,7 +381,7 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
                  cause_kinds(f.cause | f.causes);
     sig->held = 0;
     sig->beyond = beyond_of(r->s, r->generated, r->ngenerated, from, to);
-    if (!sig->beyond && (sig->kinds & HUNT_KIND_FAILED_OP)) sig->beyond = FAULT_BEYOND_UNDECIDED;
+    if (!sig->beyond) sig->beyond = beyond_cause(sig->kinds, f.cause | f.causes);
     sim_assert((sig->kinds & ~can) == 0);
     return 1;
 }
@@ -382,7 +393,7 @@ void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
     sig->kinds = hunt_kinds(k->out.steps, k->out.nsteps, 0, INT64_MAX) | cause_kinds(k->last.cause | k->last.causes);
     sig->held = 0;
     sig->beyond = beyond_of(&k->out, NULL, 0, INT64_MIN, INT64_MAX);
-    if (!sig->beyond && (sig->kinds & HUNT_KIND_FAILED_OP)) sig->beyond = FAULT_BEYOND_UNDECIDED;
+    if (!sig->beyond) sig->beyond = beyond_cause(sig->kinds, k->last.cause | k->last.causes);
 }
 
 int hunt_sig_covers(const hunt_sig *run, const hunt_sig *target)
