@@ -105,16 +105,18 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
 }
 
 /* After an impaired period ends, a command the waiter sent into it is
- * lost, and the client sends it again only when its reply times out: a
- * waiter that polls (not parked: a parked one waits for a message, which
- * no timeout replaces) gets that timeout on top of the bound for the
- * stretch that follows an impairment. 0 elsewhere. */
+ * lost (or sent on a connection it has not yet learnt is dead), and the
+ * client sends it again only when its reply times out: a waiter that
+ * polls (not parked: a parked one waits for a message, which no timeout
+ * replaces) gets that timeout on top of the bound for a stretch that
+ * starts within a reply timeout of an impairment. 0 elsewhere. */
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
     if (in->s == NULL) return 0;
-    int after = a > a0 || (a > 0 && check_impaired_at(in->impaired, e->client, e->lock, a - 1));
+    int64_t grace = in->s->timeout_us;
+    int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, a > grace ? a - grace : 0, a, NULL) > 0;
     if (!after || parked_at(hi, e, a)) return 0;
-    return in->s->timeout_us;
+    return grace;
 }
 
 void check_liveness(const history *hi, const check_holds *hs, const check_input *in, check_result *r)

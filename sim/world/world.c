@@ -163,6 +163,20 @@ void world_conn_reset(world_conn *c)
     post_down(c, m);
 }
 
+/* A command on a connection the node reset (it crashed since, or closed
+ * it) is answered with a reset again, as TCP answers a segment of a
+ * connection it does not know: a client whose first reset was lost (cut
+ * off when the node crashed) learns it at its next command instead of
+ * waiting out a reply timeout on a dead connection for ever. Once the
+ * client has taken a reset it sends nothing more on the connection. */
+static void reset_again(world *w, world_conn *c)
+{
+    if (c->closed) return;
+    msg *m = world_msg_new(w, WORLD_MSG_RESET, c->node, c->from);
+    m->c = c;
+    post_down(c, m);
+}
+
 /* A message reaches a node that is up and running. */
 static void at_node(world *w, msg *m)
 {
@@ -174,7 +188,10 @@ static void at_node(world *w, msg *m)
         w->be->open(w, c);
         break;
     case WORLD_MSG_CMD:
-        if (c->node_end == NULL) break; /* the connection was reset */
+        if (c->node_end == NULL) { /* the connection was reset */
+            reset_again(w, c);
+            break;
+        }
         if (c->blocked) {               /* behind a WAIT */
             m->qnext = NULL;
             if (c->backlog_tail) c->backlog_tail->qnext = m;
