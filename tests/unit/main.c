@@ -147,6 +147,7 @@ int main(void)
     srunner_add_suite(sr, policy_suite());
     srunner_add_suite(sr, shrink_suite());
     srunner_add_suite(sr, patch_suite());
+    srunner_add_suite(sr, contract_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

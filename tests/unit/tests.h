@@ -34,6 +34,7 @@ Suite *report_suite(void);
 Suite *policy_suite(void);
 Suite *shrink_suite(void);
 Suite *patch_suite(void);
+Suite *contract_suite(void);
 
 /* A node on a fresh context, for command tests. */
 typedef struct tnode {
