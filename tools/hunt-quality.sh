@@ -50,8 +50,8 @@ if not rows or not rows[-1].get("summary"):
     print("  %-34s the hunt did not finish (see its log)" % sys.argv[2]); sys.exit(0)
 s, sigs = rows[-1], rows[:-1]
 within = [r for r in sigs if r["class"] == "within-contract"]
-print("  %-34s %5d runs, %4d failed (%.1f%%), %2d within-contract signature%s%s, %d run signature%s not shrunk (%s s)" % (
-    sys.argv[2], s["runs"], s["failed"], 100.0 * s["failed"] / max(s["runs"], 1), len(within),
+print("  %-34s %5d runs, %4d failed (%.1f%%), %4d within the contract, %2d within-contract signature%s%s, %d run signature%s not shrunk (%s s)" % (
+    sys.argv[2], s["runs"], s["failed"], 100.0 * s["failed"] / max(s["runs"], 1), s["failed_within"], len(within),
     "" if len(within) == 1 else "s", ": " + "; ".join("%s (%d, first %d)" % (r["signature"], r["seeds"], r["first_seed"]) for r in within) if within else "",
     s["not_shrunk"], "" if s["not_shrunk"] == 1 else "s", sys.argv[3]))
 PY

@@ -718,6 +718,14 @@ static void print_found(const hunt *h, const found *f)
     }
 }
 
+/* The failing seeds whose run signature is within the contract. */
+static size_t failed_within(const hunt *h)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < h->nfails; i++) n += h->fails[i].sig.beyond == 0;
+    return n;
+}
+
 /* The first line of a hunt's table. */
 static void print_head(const hunt *h, size_t nsigs)
 {
@@ -729,6 +737,7 @@ static void print_head(const hunt *h, size_t nsigs)
            a->against ? a->against : "", (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
            (unsigned long long)h->runs, h->nfails, h->runs ? 100.0 * (double)h->nfails / (double)h->runs : 0.0);
     if (a->against) printf(" where %s held, %llu where it failed too", a->against, (unsigned long long)h->both);
+    printf(", %zu within the contract", failed_within(h));
     printf(", %zu run signature%s, %s\n", nsigs, nsigs == 1 ? "" : "s",
            a->beyond ? "every fault drawn (--beyond-contract)" : "faults within the contract");
 }
@@ -820,10 +829,10 @@ static void print_summary_json(const hunt *h, size_t run_sigs, size_t unshrunk, 
         report_json_str(stdout, a->against);
         printf(",\"reference_failed_too\":%llu", (unsigned long long)h->both);
     }
-    printf(",\"seeds\":[%llu,%llu],\"runs\":%llu,\"failed\":%zu,\"run_signatures\":%zu,"
+    printf(",\"seeds\":[%llu,%llu],\"runs\":%llu,\"failed\":%zu,\"failed_within\":%zu,\"run_signatures\":%zu,"
            "\"not_shrunk\":%zu,\"not_shrunk_seeds\":%llu,\"contract\":\"%s\",\"interrupted\":%s}\n",
            (unsigned long long)a->seed_a, (unsigned long long)a->seed_b, (unsigned long long)h->runs, h->nfails,
-           run_sigs, unshrunk, (unsigned long long)unshrunk_seeds, a->beyond ? "beyond" : "within",
+           failed_within(h), run_sigs, unshrunk, (unsigned long long)unshrunk_seeds, a->beyond ? "beyond" : "within",
            stopped ? "true" : "false");
 }
 
