@@ -14,10 +14,12 @@ static const char *const reasons[] = {
     [FAULT_WITHIN] = "within the contract",
     [FAULT_BEYOND_PAUSE] = "a client pause longer than the renewal margin: no lease lock survives it "
                            "(Kleppmann 2016, How to do distributed locking)",
-    [FAULT_BEYOND_PARTITION] = "a partition longer than the renewal margin: the holder cannot renew and its "
-                               "lease runs out under it (Kleppmann 2016)",
-    [FAULT_BEYOND_NODE_PAUSE] = "a node pause longer than the renewal margin: renewals wait while the lease "
-                                "runs on the node's clock (Kleppmann 2016)",
+    [FAULT_BEYOND_PARTITION] = "a partition that, with the reply timeout of a command lost in it, outlasts the "
+                               "renewal margin: the holder cannot renew and its lease runs out under it "
+                               "(Kleppmann 2016)",
+    [FAULT_BEYOND_NODE_PAUSE] = "a node pause that, with the reply timeout of a command held up in it, outlasts "
+                                "the renewal margin: renewals wait while the lease runs on the node's clock "
+                                "(Kleppmann 2016)",
     [FAULT_BEYOND_DELAY] = "a delay whose round trip outlasts the client's reply timeout or the renewal "
                            "margin: the reply comes after the client gave up on it",
     [FAULT_BEYOND_DROP] = "replies lost for longer than the renewal margin, or with a margin shorter than the "
@@ -104,12 +106,14 @@ int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s
     }
     switch (kind) {
     case SCN_NEM_PAUSE: return st->for_us > margin ? FAULT_BEYOND_PAUSE : FAULT_WITHIN;
-    case SCN_NEM_NODE_PAUSE: return st->for_us > margin ? FAULT_BEYOND_NODE_PAUSE : FAULT_WITHIN;
+    /* A node paused or a client cut off loses or holds up the replies in
+     * flight: the client sends again after its reply timeout, so the
+     * fault and that timeout must fit in the margin. */
+    case SCN_NEM_NODE_PAUSE:
+        return margin != INT64_MAX && st->for_us + reply_budget(pd, s) > margin ? FAULT_BEYOND_NODE_PAUSE : FAULT_WITHIN;
     case SCN_NEM_PARTITION:
-        if (!cuts_a_client(st)) return FAULT_WITHIN;
-        return st->for_us == 0 ? (margin == INT64_MAX ? FAULT_WITHIN : FAULT_BEYOND_PARTITION)
-               : st->for_us > margin ? FAULT_BEYOND_PARTITION
-                                     : FAULT_WITHIN;
+        if (!cuts_a_client(st) || margin == INT64_MAX) return FAULT_WITHIN;
+        return st->for_us == 0 || st->for_us + reply_budget(pd, s) > margin ? FAULT_BEYOND_PARTITION : FAULT_WITHIN;
     case SCN_NEM_DELAY: {
         int64_t bound = margin < s->timeout_us ? margin : s->timeout_us;
         return 2 * st->by_us >= bound ? FAULT_BEYOND_DELAY : FAULT_WITHIN;
@@ -194,9 +198,15 @@ void fault_contract_draw(const scenario *s, scenario *c)
         int64_t d = c->nodes > 1 ? c->timeout_us - SIM_MS(1) : 5 * c->timeout_us - SIM_MS(1);
         if (d < cap) cap = d;
     }
-    /* A lease shorter than a lost reply's timeout cannot survive one. */
-    if (margin != INT64_MAX && (margin < reply_budget(a, c) || (b && margin < reply_budget(b, c))))
-        keep &= ~(unsigned)(SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY);
+    /* A lease shorter than a lost reply's timeout cannot survive one; a
+     * fault that loses or holds up replies must leave the timeout room in
+     * the margin. */
+    int64_t budget = reply_budget(a, c);
+    if (b && reply_budget(b, c) > budget) budget = reply_budget(b, c);
+    if (margin != INT64_MAX && margin < budget) keep &= ~(unsigned)(SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY);
+    if (margin != INT64_MAX && (c->nemesis_kinds & (int)keep & (SCN_NEM_PARTITION | SCN_NEM_NODE_PAUSE)) &&
+        margin - budget < cap)
+        cap = margin - budget;
     if (cap < SIM_MS(1)) /* nothing may hold a holder up */
         keep &= ~(unsigned)(SCN_NEM_PAUSE | SCN_NEM_NODE_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY | SCN_NEM_DROP_REPLY);
     c->nemesis_kinds &= (int)keep;

@@ -47,9 +47,11 @@ extern const proto_bundle_file proto_bundle[];
 /* What a protocol claims to survive: fault kinds of the nemesis's
  * vocabulary (SCN_NEM_* bits), each under the conditions every contract
  * shares (faults/contract.c judges a fault line by them):
- *  - a client pause, a node pause, a partition, a delay or a window of
- *    lost replies no longer than the renewal margin (proto_margin): the
- *    longest a holder can be held up and keep its lease;
+ *  - a client pause, a delay or a window of lost replies no longer than
+ *    the renewal margin (proto_margin): the longest a holder can be held
+ *    up and keep its lease; a node pause or a partition no longer than
+ *    the margin less the reply timeout (a command lost or held up in it is
+ *    sent again only then);
  *  - a delay whose round trip stays under the client's reply timeout;
  *  - a node crash only where its data persists ([redis] persistence);
  *  - a failover only where the lock waits for its replica (WAIT) when
