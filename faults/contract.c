@@ -204,15 +204,19 @@ void fault_contract_draw(const scenario *s, scenario *c)
     int64_t budget = reply_budget(a, c);
     if (b && reply_budget(b, c) > budget) budget = reply_budget(b, c);
     if (margin != INT64_MAX && margin < budget) keep &= ~(unsigned)(SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY);
-    if (margin != INT64_MAX && (c->nemesis_kinds & (int)keep & (SCN_NEM_PARTITION | SCN_NEM_NODE_PAUSE)) &&
+    if (margin != INT64_MAX && (c->nemesis_kinds & (int)keep & (SCN_NEM_PARTITION | SCN_NEM_NODE_PAUSE | SCN_NEM_NODE_CRASH)) &&
         margin - budget < cap)
         cap = margin - budget;
-    if (cap < SIM_MS(1)) /* nothing may hold a holder up */
-        keep &= ~(unsigned)(SCN_NEM_PAUSE | SCN_NEM_NODE_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY | SCN_NEM_DROP_REPLY);
+    if (cap < SIM_MS(1)) { /* nothing may hold a holder up; what is left keeps its durations */
+        keep &= ~(unsigned)(SCN_NEM_PAUSE | SCN_NEM_NODE_PAUSE | SCN_NEM_PARTITION | SCN_NEM_DELAY | SCN_NEM_DROP_REPLY |
+                            SCN_NEM_NODE_CRASH);
+        cap = INT64_MAX;
+    }
     c->nemesis_kinds &= (int)keep;
     c->nemesis = c->nemesis_kinds != 0;
     scn_dist *d = &c->nemesis_duration;
     int64_t top = d->kind == SCN_DIST_UNIFORM ? d->b_us : d->a_us;
+    sim_assert(cap >= SIM_MS(1));
     if (cap < top) {
         if (d->kind == SCN_DIST_UNIFORM && d->a_us < cap) d->b_us = cap;
         else *d = (scn_dist){SCN_DIST_CONST, cap, cap};

@@ -78,10 +78,13 @@ int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v
 /* [swarm] within-contract: keeps c (what fault_swarm_draw drew from s)
  * within the contract of its protocol and of s's [swarm] reference: the
  * kinds both claim (no node clock; no failover for a lock that does not
- * WAIT where the contract asks it), nodes that persist where a node crash
- * is kept, and fault durations within half the renewal margin (a delay's
- * round trip within the reply timeout). Draws nothing: every other draw
- * of the seed stays what it was. */
+ * WAIT where the contract asks it; no lost reply where the margin is
+ * shorter than the reply timeout), nodes that persist where a node crash
+ * is kept, and fault durations within half the renewal margin, within the
+ * margin less the reply timeout where a partition, a node pause or a node
+ * crash loses or holds up replies, a delay's round trip within the reply
+ * timeout; where no duration fits, no kind that holds a holder up. Draws
+ * nothing: every other draw of the seed stays what it was. */
 void fault_contract_draw(const scenario *s, scenario *c);
 
 #endif /* LOCKSIM_FAULT_H */
