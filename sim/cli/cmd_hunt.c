@@ -47,11 +47,13 @@ typedef struct hunt_args {
 typedef struct failure {
     uint64_t seed;
     hunt_sig sig;
+    unsigned held; /* --against --want: the wanted invariants the target broke and the reference held */
 } failure;
 
-/* The record of a seed: "inv invs kinds beyond ref", ref 1 when the
- * reference held every invariant the target broke (2: no reference). */
-#define REC_FMT "%d %u %u %d %d"
+/* The record of a seed: "inv invs kinds beyond ref held", ref 1 when the
+ * reference held an invariant the target broke (2: no reference), held
+ * the wanted invariants it held (--want). */
+#define REC_FMT "%d %u %u %d %d %u"
 #define REF_NONE 2
 
 /* One signature found: its shrunk scenario, and the seeds behind it. */
@@ -70,6 +72,7 @@ typedef struct found {
     uint64_t events;     /* of a run of the shrunk scenario */
     char file[512];
     /* --against: the reference on the shrunk file (the witness pair) */
+    unsigned ref_keep;   /* --want: the invariants the reference must go on holding */
     unsigned ref_broke;  /* the invariants it broke there (of those the target broke) */
     char ref_file[560];
 } found;
@@ -325,13 +328,17 @@ static void run_seed(void *arg, size_t k, pool_result *res)
          * on the same seed, holds an invariant the target broke: the
          * signature is what the target broke and the reference held. */
         int ref = REF_NONE;
-        unsigned broke = 0;
+        unsigned broke = 0, held = 0;
         if (h->a->against) {
             ref = reference_breaks(h, &h->base, seed, 1, sig.invs, &broke) == 0 && (sig.invs & ~broke) != 0;
-            if (ref) only_invariants(&sig, &r, sig.invs & ~broke);
+            /* Hunting a known bug, the signature stays whole (the fixed
+             * version may break a part of it too): the wanted invariants
+             * the reference held are what it must go on holding. */
+            if (h->want) ref = ref && (held = sig.invs & h->want->invs & ~broke) != 0;
+            else if (ref) only_invariants(&sig, &r, sig.invs & ~broke);
         }
         char rec[80];
-        int n = snprintf(rec, sizeof rec, REC_FMT, sig.inv, sig.invs, sig.kinds, sig.beyond, ref);
+        int n = snprintf(rec, sizeof rec, REC_FMT, sig.inv, sig.invs, sig.kinds, sig.beyond, ref, held);
         res->rec = sim_xmemdup(rec, (size_t)n);
         res->rec_len = (size_t)n;
         res->status = 1;
@@ -357,7 +364,7 @@ static void on_result(void *arg, size_t k, const pool_result *res)
     if (res->status != 1 || res->rec == NULL) return;
     failure f = {.seed = h->chunk0 + k};
     int ref;
-    if (sscanf(res->rec, REC_FMT, &f.sig.inv, &f.sig.invs, &f.sig.kinds, &f.sig.beyond, &ref) != 5) return;
+    if (sscanf(res->rec, REC_FMT, &f.sig.inv, &f.sig.invs, &f.sig.kinds, &f.sig.beyond, &ref, &f.held) != 6) return;
     if (ref == 0) { /* the reference broke it too: no difference */
         h->both++;
         return;
@@ -507,7 +514,7 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     shrink_result sk;
     scn_error err;
     shrink_opts so = {.flags = SHRINK_SWARM | SHRINK_SAME_INVARIANTS, .keep = b->keep_invs};
-    witness w = {.h = h, .seed = f.first_seed, .keep = f.run.invs};
+    witness w = {.h = h, .seed = f.first_seed, .keep = h->want ? f.ref_keep : f.run.invs};
     if (h->a->against && !h->want) so.keep = f.run.invs; /* what the reference held, kept broken */
     if (h->want) so.admit = hunt_keeps_kinds, so.unwanted = hunt_unwanted_line, so.admit_arg = (void *)&h->want->kinds;
     if (h->a->against) so.admit = reference_holds, so.admit_arg = &w, so.unwanted = h->want ? unwanted_kind : NULL;
@@ -515,7 +522,7 @@ static void shrink_item(void *arg, size_t k, pool_result *res)
     if (shrink_scenario(&h->base, f.first_seed, &so, &sk, &err) == 1) {
         f.shrunk = sk.stats.abandoned ? SHRUNK_STOPPED : 1;
         hunt_shrunk_sig(&sk, &f.final);
-        if (h->a->against && (f.final.invs & w.keep)) { /* the difference: what the reference held */
+        if (h->a->against && !h->want && (f.final.invs & w.keep)) { /* the difference: what the reference held */
             unsigned keep = f.final.invs & w.keep;
             if (!(keep & (1u << f.final.inv)))
                 for (int i = SCN_INV_COUNT - 1; i >= 0; i--)
@@ -1028,7 +1035,7 @@ static int hunt_want(hunt *h)
                 if (!hunt_sig_covers(&f->sig, &target) || ((f->sig.invs & target.held) != 0) != pass) continue;
                 candidates++;
                 if ((pass ? n - first_pass : n) == a->max_shrinks) continue;
-                v[n++] = (found){.run = f->sig, .first_seed = f->seed, .seeds = 1};
+                v[n++] = (found){.run = f->sig, .first_seed = f->seed, .seeds = 1, .ref_keep = f->held};
             }
             if (pass == 0) first_pass = n;
         }
