@@ -66,25 +66,28 @@ static int64_t reply_budget(const proto_def *pd, const scenario *s)
     return s->timeout_us + (waits_for_replica(pd, s) ? SIM_MS(1000) : 0);
 }
 
-/* The nemesis kind of a line (SCN_NEM_* bit; 0: none of the vocabulary's,
- * such as a restart, a heal or a fiu point). */
-static int kind_of(const scn_step *st)
+int fault_kind_of(const scn_step *st)
 {
     int node = st->node_index >= 0;
     switch (st->op) {
     case SCN_FAULT_PAUSE: return node ? SCN_NEM_NODE_PAUSE : SCN_NEM_PAUSE;
     case SCN_FAULT_CRASH: return node ? SCN_NEM_NODE_CRASH : SCN_NEM_CRASH;
-    case SCN_FAULT_CLOCK: return st->client > 0 ? SCN_NEM_CLIENT_CLOCK : SCN_NEM_CLOCK;
-    case SCN_FAULT_PARTITION:
-    case SCN_FAULT_DROP: return SCN_NEM_PARTITION; /* a link rule cuts as a partition does */
+    case SCN_FAULT_CLOCK: return st->client > 0 ? SCN_NEM_CLIENT_CLOCK : SCN_NEM_CLOCK; /* a machine's or a node's */
+    case SCN_FAULT_PARTITION: return SCN_NEM_PARTITION;
     case SCN_FAULT_DELAY: return SCN_NEM_DELAY;
     case SCN_FAULT_DROP_REPLY: return SCN_NEM_DROP_REPLY;
     case SCN_FAULT_DROP_PUBSUB: return SCN_NEM_DROP_PUBSUB;
     case SCN_FAULT_DISCONNECT: return SCN_NEM_DISCONNECT;
     case SCN_FAULT_FAILOVER: return SCN_NEM_FAILOVER;
     case SCN_FAULT_FAIL_REPLY: return SCN_NEM_FAIL_REPLY;
-    default: return 0;
+    default: return 0; /* client operations, a drop or fiu rule; restart and heal end a fault */
     }
+}
+
+/* The kind a contract judges a line by: a link rule cuts as a partition does. */
+static int kind_of(const scn_step *st)
+{
+    return st->op == SCN_FAULT_DROP ? SCN_NEM_PARTITION : fault_kind_of(st);
 }
 
 /* Does a partition or link rule cut a client off (a side or end names a

@@ -63,6 +63,10 @@ enum {
     FAULT_BEYOND_SELF,      /* a thread waits for a lock its own hold keeps (an upgrade) */
     FAULT_BEYOND_KIND       /* + the kind's bit index */
 };
+/* The nemesis kind (SCN_NEM_* bit) of fault line st; 0 for a line of no
+ * kind of the vocabulary (a client operation, a restart or heal, a drop
+ * or fiu rule). */
+int fault_kind_of(const scn_step *st);
 /* The reason of code, one line with its source, into buf. */
 size_t fault_beyond_text(int code, char *buf, size_t cap);
 /* Line st of scenario s (a drawn one) judged against contract c of pd,

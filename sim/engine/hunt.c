@@ -226,24 +226,14 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
 
 unsigned hunt_kind_of(const scn_step *st)
 {
-    int node = st->node_index >= 0;
     switch (st->op) {
-    case SCN_FAULT_PAUSE: return node ? SCN_NEM_NODE_PAUSE : SCN_NEM_PAUSE;
-    case SCN_FAULT_CRASH: return node ? SCN_NEM_NODE_CRASH : SCN_NEM_CRASH;
-    case SCN_FAULT_CLOCK: return st->client > 0 ? SCN_NEM_CLIENT_CLOCK : SCN_NEM_CLOCK; /* a machine's or a node's */
-    case SCN_FAULT_PARTITION: return SCN_NEM_PARTITION;
-    case SCN_FAULT_DELAY: return SCN_NEM_DELAY;
     case SCN_FAULT_DROP: return HUNT_KIND_DROP;
-    case SCN_FAULT_DROP_REPLY: return SCN_NEM_DROP_REPLY;
-    case SCN_FAULT_DROP_PUBSUB: return SCN_NEM_DROP_PUBSUB;
-    case SCN_FAULT_DISCONNECT: return SCN_NEM_DISCONNECT;
-    case SCN_FAULT_FAILOVER: return SCN_NEM_FAILOVER;
     case SCN_FAULT_FIU: return HUNT_KIND_FIU;
     case SCN_FAULT_FAIL_REPLY:
         return st->reply_cmd == SCN_REPLY_ACQUIRE  ? HUNT_KIND_FAIL_ACQUIRE
                : st->reply_cmd == SCN_REPLY_UNLOCK ? HUNT_KIND_FAIL_UNLOCK
                                                    : HUNT_KIND_FAIL_RENEW;
-    default: return 0; /* client operations; restart and heal end a fault */
+    default: return (unsigned)fault_kind_of(st);
     }
 }
 
