@@ -81,7 +81,8 @@ int64_t counter_value(const sim_reply *r)
     return 0;
 }
 
-const cl_defaults counter_current = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+const cl_defaults counter_current = {
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1, .readonly_retry = 1};
 
 void counter_client_at(int v, cl_defaults *d)
 {
@@ -90,6 +91,7 @@ void counter_client_at(int v, cl_defaults *d)
     d->jitter = v >= PROTO_V(3, 48, 0);
     d->synced = v >= PROTO_V(3, 21, 0);
     d->nosync_unchecked = v < PROTO_V(3, 20, 0);
+    d->readonly_retry = v >= PROTO_V(3, 27, 1);
 }
 
 /* ------------------------------------------------- a waiting acquire */

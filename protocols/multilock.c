@@ -368,7 +368,7 @@ static void ml_observe(cl_world *cw, int group, int lock, hist_store *out)
 }
 
 static const cl_defaults ml_defaults = {
-    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1, .readonly_retry = 1};
 
 #define ML_DEF(var, nm, sum, c, ct)                                                                  \
     const proto_def var = {                                                                        \

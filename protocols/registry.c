@@ -8,7 +8,7 @@ extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock,
     proto_redlock, proto_rwlock, proto_semaphore, proto_expirable_semaphore, proto_latch;
 
 static const cl_defaults cur_defaults = {
-    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1, .readonly_retry = 1};
 static const cl_defaults v2019_defaults = {
     .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1};
 

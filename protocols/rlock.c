@@ -279,34 +279,50 @@ static void on_subscribed(cl_proc *p, void *ud, int ok)
     acq_send(op);
 }
 
-static void on_rollback(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
-{
-    (void)p;
-    (void)ud;
-    (void)r;
-    (void)err; /* ROLLBACK-NOSYNC's unlock: its outcome is not checked */
-}
-
 static void on_nosync_retry(cl_proc *p, void *arg)
 {
     (void)p;
     acq_send(arg);
 }
 
-/* The acquire ran on the master but no replica acknowledged it: undo it
- * with one unlock (a fresh request id), then try again (ROLLBACK-NOSYNC,
- * then RETRY-NOSYNC), or fail once the attempts are used up. */
-static void acq_nosync(acq_op *op, const sim_reply *r)
+/* RETRY-NOSYNC: try again after the delay, or fail once the attempts are
+ * used up. */
+static void nosync_retry_or_fail(acq_op *op)
+{
+    if (!cl_nosync_retry(cl_thread_proc(op->base.t), &op->nosync_retries, &op->base.timer, on_nosync_retry, op))
+        acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
+}
+
+static void on_rollback(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    (void)p;
+    (void)r;
+    (void)err; /* ROLLBACK-NOSYNC's unlock: its outcome is not checked */
+    nosync_retry_or_fail(ud);
+}
+
+/* The acquire ran on the master but no replica acknowledged it. The lock
+ * and the read/write locks undo it with one unlock (a fresh request id)
+ * whatever the script answered, and only once that unlock is done is the
+ * NoSyncedSlavesException seen by ServiceManager.execute, which tries again
+ * after the retry delay (ROLLBACK-NOSYNC, then RETRY-NOSYNC):
+ * redisson-3.22.0 .. 4.7.0 RedissonLock.tryAcquireAsync ->
+ * RedissonBaseLock.handleNoSync -> CommandAsyncService.handleNoSync, whose
+ * supplier's stage is composed before the exception goes on. The fenced
+ * lock's token acquire (RedissonFencedLock.tryAcquireAsync, 3.21.0 ..
+ * 4.7.0) has neither: the exception reaches the caller and the script's
+ * effect stays. */
+static void acq_nosync(acq_op *op)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
-    if (r && r->type == SIM_REPLY_NIL) {
-        char latch[256], ttl[24];
-        proto_unlock_latch(p, lock_key(op->base.t, op->base.lock), latch, sizeof latch);
-        sim_fmt_i64(ttl, (cl_world_scenario(cl_proc_world(p))->timeout_us / 1000 * 4));
-        unlock_eval(op->base.t, op->base.lock, op->read, latch, ttl, CL_NORESEND, on_rollback, NULL);
-    }
-    if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_nosync_retry, op))
+    if (cfg_of(p)->fenced) {
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
+        return;
+    }
+    char latch[256], ttl[24];
+    proto_unlock_latch(p, lock_key(op->base.t, op->base.lock), latch, sizeof latch);
+    sim_fmt_i64(ttl, (cl_world_scenario(cl_proc_world(p))->timeout_us / 1000 * 4));
+    unlock_eval(op->base.t, op->base.lock, op->read, latch, ttl, CL_NORESEND, on_rollback, op);
 }
 
 static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
@@ -314,7 +330,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     acq_op *op = ud;
     const rlock_cfg *c = cfg_of(p);
     if (err == CL_ERR_NOSYNC) {
-        acq_nosync(op, r);
+        acq_nosync(op);
         return;
     }
     if (err == CL_ERR_CONNECTION) {

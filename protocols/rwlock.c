@@ -85,7 +85,7 @@ int64_t rwlock_store_count(cl_world *cw, int group, int lock, const char *lname)
 
 /* The current client's defaults (as registry.c's for redisson.lock). */
 static const cl_defaults cur_defaults = {
-    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+    .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1, .readonly_retry = 1};
 
 const proto_def proto_rwlock = {
     .name = "redisson.rwlock",

@@ -199,7 +199,8 @@ static void spin_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
             on_force_reply, op);
 }
 
-static const cl_defaults spin_defaults = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1};
+static const cl_defaults spin_defaults = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1,
+                                              .readonly_retry = 1};
 
 /* Its own three scripts and the watchdog's of the release. */
 static size_t spin_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)

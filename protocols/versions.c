@@ -87,6 +87,10 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     d->jitter = c->jitter;
     d->synced = v >= V(3, 12, 5);
     d->nosync_unchecked = v < V(3, 20, 0);
+    /* RedisExecutor resends on RedisReadonlyException since 3.27.1 (a
+     * write that reached a master Sentinel has demoted; 3.27.0 has no
+     * such case). */
+    d->readonly_retry = v >= V(3, 27, 1);
 }
 
 /* base's settings at release v into cfg (PROTO_CFG_MAX bytes) and d. */

@@ -223,6 +223,7 @@ static void resolve_settings(cl_world *cw)
     }
     set->synced = s->synced >= 0 ? s->synced : (d ? d->synced : 0);
     set->nosync_unchecked = d ? d->nosync_unchecked : 0;
+    set->readonly_retry = d ? d->readonly_retry : 0;
 }
 
 cl_world *cl_world_new(world *w, const scenario *s, const cl_protocol *p, history *h)

@@ -57,6 +57,7 @@ typedef struct cl_defaults {
     int jitter;           /* 1: EqualJitter(1000, 2000); 0: fixed 1500 ms */
     int synced;           /* lock scripts pipelined with WAIT (3.12.5+) */
     int nosync_unchecked; /* WAIT's answer is not acted on (before 3.20) */
+    int readonly_retry;   /* a READONLY error is resent like a lost reply (3.27.1+) */
 } cl_defaults;
 
 /* Whether a lock claims re-entry (a thread that holds it takes it again
@@ -162,6 +163,7 @@ typedef struct cl_settings {
     int watchdog_gen;     /* 0: re-armed per reply (3.10.4-); 1: per-lock timers (V2019); 2: batched (CUR) */
     int synced;           /* lock scripts are pipelined with WAIT */
     int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
+    int readonly_retry;   /* READONLY (a demoted master) is resent (3.27.1+) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
 /* How long after a connection is lost the client opens it again (for the

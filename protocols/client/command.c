@@ -312,10 +312,26 @@ static int spoiled(cl_cmd *c, int *as_error)
 static const sim_reply fail_reply_error = {
     .type = SIM_REPLY_ERR, .str = (char *)FAIL_REPLY_TEXT, .len = sizeof FAIL_REPLY_TEXT - 1};
 
+static int is_readonly(const sim_reply *r)
+{
+    return r->type == SIM_REPLY_ERR && r->len >= 8 && memcmp(r->str, "READONLY", 8) == 0;
+}
+
 /* The script's reply (and, when synced, WAIT's) is in. */
 static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
 {
     cl_proc *p = c->p;
+    if (p->cw->set.readonly_retry && is_readonly(r) && c->attempt < p->cw->set.retry_attempts) {
+        /* The node was demoted and ran nothing: RedisExecutor.checkAttemptPromise
+         * resends on a RedisReadonlyException after the retry delay, while
+         * attempts remain (redisson-3.27.1 .. 4.7.0,
+         * command/RedisExecutor.java); the resend goes to the master the
+         * client knows by then. The last attempt's error is the caller's. */
+        cl_timer_cancel(p, &c->timeout);
+        cl_timer_cancel(p, &c->retry);
+        retry_or_fail(c, 0, "READONLY", CL_ERR_REPLY);
+        return;
+    }
     if (c->script && is_noscript(r) && c->argv[0][4] == 'S') {
         cl_timer_cancel(p, &c->timeout);
         /* A late reply to an attempt that timed out is taken (its resend
