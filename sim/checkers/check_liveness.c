@@ -2,7 +2,8 @@
  * longer than the bound while the lock is free in the store and it could
  * reach the lock's master. Excluded: the waiter's impaired periods
  * (impaired.c: a partition, drop or drop-reply rule, a disconnect, a link
- * slowed beyond the bound, the master down, paused or mid-failover, its
+ * slowed beyond the bound, the master down, paused or mid-failover, a
+ * replica paused while the lock's scripts wait for replicas (WAIT), its
  * own process paused, each with the time a lost command takes to be
  * answered after it), during which no lock could wake it in time: the
  * bound runs only over the free time outside them, and starts again after

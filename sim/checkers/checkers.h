@@ -173,6 +173,9 @@ typedef struct check_input {
                                    groups); NULL: group 0 */
     int64_t reconnect_us;       /* how long a client takes to open a lost connection
                                    again (cl_reconnect_us) */
+    int synced;                 /* the lock's scripts are followed by WAIT for the
+                                   replicas (cl_settings.synced): a paused replica
+                                   holds each one for WAIT's timeout */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 

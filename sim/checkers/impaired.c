@@ -25,6 +25,15 @@
  *                         to it at once); after a restart, until the
  *                         clients' reconnect (in->reconnect_us); paused
  *                         for for= (a crash ends a pause);
+ *   pause node=X          of a replica, when the lock's scripts are
+ *                         synced (followed by WAIT for the replicas,
+ *                         check_input.synced): paused for for=, every
+ *                         client of the group (the master's WAIT waits
+ *                         for the paused replica, so each script
+ *                         answers only after WAIT's timeout, with a
+ *                         NoSyncedSlavesException when no replica
+ *                         acknowledged: a crashed replica is not waited
+ *                         for, a paused one still counts as connected);
  *   failover              from its time until the clients learn the new
  *                         master (discovery), when a replica is up.
  * A period ends where the fault does (a reconnect aside), not later: a
@@ -37,7 +46,8 @@
  * what the checkers look for), fail-reply (it spoils the next replies to
  * one kind of script, whose times the lines do not tell), clocks, client
  * crashes (a crash ends its waits), replication faults, and faults on a
- * node that cannot be the master.
+ * node that cannot be the master (but a paused replica of a synced lock,
+ * above).
  *
  * delay link=A-B by=D: while the delays in force on the link of the client
  * and the master add up to D each way, a wake-up crosses it three times
@@ -136,6 +146,7 @@ typedef struct seg {
 
 typedef struct topo {
     const scenario *s;
+    int synced;                   /* check_input.synced */
     int per_group;                /* 1 + replicas */
     int *up, *paused;             /* per node */
     int64_t *pause_end;           /* per node (NO_END: none) */
@@ -162,14 +173,18 @@ static void seg_close(topo *t, int g, int64_t now)
     t->mask_since[g] = now;
 }
 
-/* The kinds that impair group g now: a possible master down or paused, or
- * a failover whose new master the clients have not learnt yet. */
+/* The kinds that impair group g now: a possible master down or paused, a
+ * paused replica when the scripts wait for the replicas (synced), or a
+ * failover whose new master the clients have not learnt yet. */
 static unsigned group_state(const topo *t, int g, int64_t now)
 {
     unsigned k = 0;
     for (int i = 0; i < t->per_group; i++) {
-        if (!(t->mask[g] >> i & 1)) continue;
         int node = g * t->per_group + i;
+        if (!(t->mask[g] >> i & 1)) {
+            if (t->synced && t->up[node] && t->paused[node]) k |= CHECK_IMP_NODE_PAUSE;
+            continue;
+        }
         if (!t->up[node]) k |= CHECK_IMP_NODE_CRASH;
         else if (t->paused[node]) k |= CHECK_IMP_NODE_PAUSE;
     }
@@ -439,7 +454,7 @@ check_impaired *check_impaired_build(const check_input *in)
     for (size_t i = 0; i < n; i++) sorted[i] = lines[i].st;
     sim_xfree(lines);
 
-    topo t = {.s = s, .per_group = 1 + s->replicas};
+    topo t = {.s = s, .synced = in->synced, .per_group = 1 + s->replicas};
     int nn = s->nodes * t.per_group;
     t.up = sim_xcalloc((size_t)nn, sizeof *t.up);
     t.paused = sim_xcalloc((size_t)nn, sizeof *t.paused);

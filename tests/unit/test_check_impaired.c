@@ -109,6 +109,28 @@ START_TEST(node_crash_until_restart_or_failover)
 }
 END_TEST
 
+/* A paused replica holds every synced script for WAIT's timeout (and a
+ * NoSyncedSlavesException): it cuts every client of the group while the
+ * scripts are synced, nobody otherwise; a crashed replica is not waited
+ * for. */
+START_TEST(paused_replica_cuts_synced_scripts)
+{
+    scenario sc;
+    load(&sc, "nodes = 1\nreplicas = 1",
+         "at = 2s pause node=redis0.r1 for=3s\nat = 10s crash node=redis0.r1\nat = 12s restart node=redis0.r1\n");
+    check_impaired *im = build(&sc, 0);
+    expect_periods(im, 1, NULL, 0, 0);
+    check_impaired_free(im);
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(60000), .s = &sc,
+                      .synced = 1};
+    im = check_impaired_build(&in);
+    expect_periods(im, 1, (const int64_t[]){2000, 5000}, 1, CHECK_IMP_NODE_PAUSE);
+    expect_periods(im, 2, (const int64_t[]){2000, 5000}, 1, CHECK_IMP_NODE_PAUSE);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
 START_TEST(pause_disconnect_and_drop_reply)
 {
     scenario sc;
@@ -315,6 +337,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, delay_counts_beyond_the_bound);
     tcase_add_test(core, node_crash_until_restart_or_failover);
     tcase_add_test(core, pause_disconnect_and_drop_reply);
+    tcase_add_test(core, paused_replica_cuts_synced_scripts);
     tcase_add_test(core, no_scenario_no_periods);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
