@@ -38,6 +38,10 @@ static const char *const reasons[] = {
                            "which a lock may grant twice",
     [FAULT_BEYOND_SELF] = "a thread waits for a lock its own hold keeps: a read hold upgraded to write, which "
                           "Redisson's read/write lock does not grant (the application's misuse)",
+    [FAULT_BEYOND_FAILOVER_HOLDUP] = "a failover that, with the time the clients take to learn the new master "
+                                     "and the resend of a command the old one refused, outlasts the renewal "
+                                     "margin: the holder's release or renewal waits while its lease runs out "
+                                     "(Kleppmann 2016)",
 };
 
 size_t fault_beyond_text(int code, char *buf, size_t cap)
@@ -64,6 +68,15 @@ static int waits_for_replica(const proto_def *pd, const scenario *s)
 static int64_t reply_budget(const proto_def *pd, const scenario *s)
 {
     return s->timeout_us + (waits_for_replica(pd, s) ? SIM_MS(1000) : 0);
+}
+
+/* How long a failover holds a client up: until the clients learn the new
+ * master (discovery), and then a command the demoted master refused
+ * (READONLY) or answered unsynced (NoSyncedSlaves) waits for its resend,
+ * as a lost reply does. */
+static int64_t failover_budget(const proto_def *pd, const scenario *s)
+{
+    return s->discovery_us + reply_budget(pd, s);
 }
 
 int fault_kind_of(const scn_step *st)
@@ -128,7 +141,8 @@ int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s
                                                                                       : FAULT_WITHIN;
     case SCN_NEM_NODE_CRASH: return s->persistence ? FAULT_WITHIN : FAULT_BEYOND_RESTART;
     case SCN_NEM_FAILOVER:
-        return c->failover_synced && !waits_for_replica(pd, s) ? FAULT_BEYOND_FAILOVER : FAULT_WITHIN;
+        if (c->failover_synced && !waits_for_replica(pd, s)) return FAULT_BEYOND_FAILOVER;
+        return margin != INT64_MAX && failover_budget(pd, s) > margin ? FAULT_BEYOND_FAILOVER_HOLDUP : FAULT_WITHIN;
     default: return FAULT_WITHIN;
     }
 }
@@ -207,6 +221,8 @@ void fault_contract_draw(const scenario *s, scenario *c)
     int64_t budget = reply_budget(a, c);
     if (b && reply_budget(b, c) > budget) budget = reply_budget(b, c);
     if (margin != INT64_MAX && margin < budget) keep &= ~(unsigned)(SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY);
+    if (margin != INT64_MAX && (margin < failover_budget(a, c) || (b && margin < failover_budget(b, c))))
+        keep &= ~(unsigned)SCN_NEM_FAILOVER;
     if (margin != INT64_MAX && (c->nemesis_kinds & (int)keep & (SCN_NEM_PARTITION | SCN_NEM_NODE_PAUSE | SCN_NEM_NODE_CRASH)) &&
         margin - budget < cap)
         cap = margin - budget;

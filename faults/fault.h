@@ -61,6 +61,7 @@ enum {
                                and may have run (the application was told) */
     FAULT_BEYOND_RETRY,     /* the application released again after a failed release */
     FAULT_BEYOND_SELF,      /* a thread waits for a lock its own hold keeps (an upgrade) */
+    FAULT_BEYOND_FAILOVER_HOLDUP, /* a failover whose hold-up outlasts the renewal margin */
     FAULT_BEYOND_KIND       /* + the kind's bit index */
 };
 /* The nemesis kind (SCN_NEM_* bit) of fault line st; 0 for a line of no

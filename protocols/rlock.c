@@ -339,8 +339,10 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
     }
     if (err == CL_ERR_TIMEOUT) {
         /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
-         * and the first attempt raise RedisResponseTimeoutException. */
-        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails) acq_failed(op);
+         * and the first attempt raise RedisResponseTimeoutException. The
+         * fenced lock's token acquire has a loop of its own that passes
+         * every error on (RedissonFencedLock.tryLockAsync, 4.7.0). */
+        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails && !c->fenced) acq_failed(op);
         else acq_end(op, 0, cl_err_exception(err));
         return;
     }

@@ -93,6 +93,11 @@ START_TEST(a_line_is_judged_with_its_reason)
     ck_assert_int_eq(judged("redisson.lock", "-1", "1s", "at = 1s crash node=redis0"), FAULT_BEYOND_RESTART);
     ck_assert_int_eq(judged("redisson.lock", "-1", "1s", "at = 1s failover"), FAULT_WITHIN); /* it WAITs */
     ck_assert_int_eq(judged("redisson.lock@3.11", "-1", "1s", "at = 1s failover"), FAULT_BEYOND_FAILOVER);
+    /* A failover holds the clients up until they learn the new master
+     * (1 s) and a refused command's resend (3 s + WAIT's 1 s): a fixed
+     * lease must leave that much over the hold; the watchdog's 20 s do. */
+    ck_assert_int_eq(judged("redisson.lock", "5s", "1s", "at = 1s failover"), FAULT_BEYOND_FAILOVER_HOLDUP);
+    ck_assert_int_eq(judged("redisson.lock", "10s", "1s", "at = 1s failover"), FAULT_WITHIN);
     /* A lost reply costs the reply timeout (3 s): a 2 s lease cannot take one. */
     ck_assert_int_eq(judged("redisson.lock", "2s", "10ms", "at = 1s drop-reply client=c1 p=50% for=100ms"),
                      FAULT_BEYOND_DROP);
