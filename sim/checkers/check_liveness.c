@@ -17,11 +17,76 @@
  * message could have woken it. A waiter that polls gets the reply timeout
  * on top of the bound for the stretch after an impairment (resend_grace):
  * the command it sent into the impairment is sent again only when its
- * reply times out; a parked waiter gets none (no timeout wakes it). */
+ * reply times out; a parked waiter gets none (no timeout wakes it). A
+ * wait ends where the store first counts the waiter's holds above what
+ * they were before it asked (HOP_STORE_COUNT of its acquire: the script
+ * ran and granted it): what it waits for after that is its reply (one
+ * lost, the reply timeout), not the lock, which is no longer free for it
+ * even where read mode would say so. */
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/checkers/checkers_int.h"
+#include "sim/kernel/ut.h"
+
+/* The open acquires by operation tag, and each thread's last store count
+ * per lock. */
+typedef struct by_seq {
+    uint64_t seq;
+    size_t k;      /* its invoke */
+    int64_t base;  /* the store's count for the thread before it */
+    UT_hash_handle hh;
+} by_seq;
+
+typedef struct by_thread {
+    int key[4]; /* client, inc, thread, lock */
+    int64_t count;
+    UT_hash_handle hh;
+} by_thread;
+
+/* granted[k] for each acquire invoke k: when the store first counted its
+ * thread's holds above their count before it (INT64_MAX: never). One pass. */
+static int64_t *granted_times(const history *hi)
+{
+    int64_t *granted = sim_xmalloc((hi->n + 1) * sizeof *granted);
+    by_seq *open = NULL, *o, *otmp;
+    by_thread *last = NULL, *b, *btmp;
+    for (size_t k = 0; k < hi->n; k++) {
+        const hist_event *e = &hi->ev[k];
+        granted[k] = INT64_MAX;
+        int key[4] = {e->client, e->inc, e->thread, e->lock};
+        if (e->op == HOP_ACQUIRE && e->kind == HIST_INVOKE && e->seq != 0) {
+            HASH_FIND(hh, last, key, sizeof key, b);
+            HASH_FIND(hh, open, &e->seq, sizeof e->seq, o);
+            if (o == NULL) {
+                o = sim_xcalloc(1, sizeof *o);
+                o->seq = e->seq;
+                HASH_ADD(hh, open, seq, sizeof o->seq, o);
+            }
+            o->k = k;
+            o->base = b ? b->count : e->value; /* none seen: what it believes */
+        } else if (e->op == HOP_STORE_COUNT) {
+            HASH_FIND(hh, open, &e->seq, sizeof e->seq, o);
+            if (o && e->value > o->base && granted[o->k] == INT64_MAX) granted[o->k] = e->t_us;
+            HASH_FIND(hh, last, key, sizeof key, b);
+            if (b == NULL) {
+                b = sim_xcalloc(1, sizeof *b);
+                memcpy(b->key, key, sizeof key);
+                HASH_ADD(hh, last, key, sizeof b->key, b);
+            }
+            b->count = e->value;
+        }
+    }
+    HASH_ITER(hh, open, o, otmp) {
+        HASH_DEL(open, o);
+        sim_xfree(o);
+    }
+    HASH_ITER(hh, last, b, btmp) {
+        HASH_DEL(last, b);
+        sim_xfree(b);
+    }
+    return granted;
+}
 
 typedef struct span {
     int64_t from, to;
@@ -134,11 +199,13 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
     /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
     size_t *ends = hist_op_ends(hi);
+    int64_t *granted = granted_times(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
         size_t done = ends[k] == (size_t)-1 ? hi->n : ends[k];
         int64_t to = done < hi->n ? hi->ev[done].t_us : end_us;
+        if (granted[k] < to) to = granted[k];
         int reader = rp && e->mode == SCN_RW_READ;
         const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
         for (size_t i = first_after(s, e->t_us); i < s->n && s->v[i].from < to; i++) {
@@ -168,6 +235,7 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
         }
     }
     sim_xfree(ends);
+    sim_xfree(granted);
     for (int l = 0; l < nlocks; l++) {
         sim_xfree(fp[l].v);
         if (rp) sim_xfree(rp[l].v);

@@ -153,6 +153,40 @@ START_TEST(rw_liveness_read_mode_is_free_for_readers)
 }
 END_TEST
 
+/* A reader whose acquire ran (the store counts its read hold) but whose
+ * reply was lost waits for the reply, not the lock: read mode is its own
+ * hold, no lost wake-up; the same wait with the store not counting it is
+ * one. */
+START_TEST(rw_liveness_ends_where_the_store_grants)
+{
+    for (int counted = 0; counted <= 1; counted++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        hist_event inv = {.t_us = MS(10), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 2, .inc = 1,
+                          .thread = 1, .mode = R, .seq = 77};
+        hist_add(&h, &inv);
+        hist_event st = {.t_us = MS(11), .kind = HIST_INFO, .op = HOP_STORE, .client = 2, .inc = 1,
+                         .thread = 1, .value = 1, .aux = MS(60000), .mode = R};
+        hist_add(&h, &st);
+        hist_event sc = {.t_us = MS(11), .kind = HIST_INFO, .op = HOP_STORE_COUNT, .client = 2, .inc = 1,
+                         .thread = 1, .value = counted, .seq = 77};
+        hist_add(&h, &sc);
+        hist_event fail = inv;
+        fail.t_us = MS(4011);
+        fail.kind = HIST_FAIL;
+        fail.err = "RedisResponseTimeoutException";
+        hist_add(&h, &fail);
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(6000)};
+        check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], counted ? CHECK_HELD : CHECK_VIOLATED);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------- scripts */
 
 static const char *script(const char *name)
@@ -234,6 +268,7 @@ Suite *rwlock_suite(void)
     tcase_add_test(core, rw_over_a_write_hold_is_a_cause);
     tcase_add_test(core, rw_downgrade_reentry_and_crash);
     tcase_add_test(core, rw_liveness_read_mode_is_free_for_readers);
+    tcase_add_test(core, rw_liveness_ends_where_the_store_grants);
     tcase_add_test(core, rw_scripts_downgrade_no_upgrade);
     tcase_add_test(core, rw_scripts_lease_rules);
     suite_add_tcase(s, core);
