@@ -65,6 +65,7 @@ static void on_gate(cl_proc *p, void *ud, int opened)
 {
     (void)opened;
     await_op *op = ud;
+    cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, 0, 0, NULL);
     counter_wait_charge(&op->w, p);
     get_count(op); /* the loop's test comes first, even when time is up */
 }
@@ -109,6 +110,9 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         return;
     }
     op->w.mark_ms = cl_now_ms(p);
+    /* For the checker: no command in flight until the gate or listener
+     * wakes it (a reply timeout then resends nothing). */
+    cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, counter_wait_us(&op->w) < 0 ? 1 : 2, 0, NULL);
     if (cl_thread_async(op->base.t)) {
         /* The count read above was answered before the ZERO that came
          * first was sent: the listener waits for a message already gone. */
