@@ -32,6 +32,14 @@ typedef struct latch_cfg {
 
 static const latch_cfg latch_current = {.run_all = 1, .has_async = 1, .tr = CL_NORESEND};
 
+/* The client's settings (cl_world's for a protocol with none), but never
+ * synced: the latch's writes are not followed by WAIT. Redisson 3.24.1
+ * and 3.52.0, RedissonCountDownLatch.countDownAsync and trySetCountAsync:
+ * commandExecutor.evalWriteNoRetryAsync / evalWriteAsync; only
+ * RedissonBaseLock's scripts go through syncedEval. A failover to a
+ * replica may lose a countDown (faults/contract.c: not claimed). */
+static const cl_defaults latch_defaults = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 0};
+
 static const latch_cfg *cfg_of(const cl_thread *t)
 {
     return cl_world_cfg(cl_proc_world(cl_thread_proc(t)));
@@ -219,6 +227,7 @@ static void latch_at_version(int v, void *cfg, cl_defaults *d)
     c->has_async = v >= PROTO_V(3, 11, 6);
     c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
     counter_client_at(v, d);
+    d->synced = 0; /* see latch_defaults */
 }
 
 static size_t latch_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
@@ -244,6 +253,7 @@ const proto_def proto_latch = {
     .steps = PROTO_ASYNC | PROTO_STEP(SCN_OP_TRYSETCOUNT),
     .impl = {
         .cfg = &latch_current,
+        .defaults = &latch_defaults,
         .script = proto_script_find,
         .acquire = latch_acquire,
         .release = latch_no_release,
