@@ -157,6 +157,27 @@ int fault_beyond_workload(const proto_def *pd, const scenario *s)
     return s->hold.kind == SCN_DIST_EXP || hold >= s->lease_us ? FAULT_BEYOND_HOLD : FAULT_WITHIN;
 }
 
+/* Does node crash line v[i] fail its group over? Sentinel promotes a
+ * replica when a master stays down for down-after (world/, impaired.c):
+ * the node is its group's first (the master until a failover) or a
+ * failover or crash came first, and no restart of it within down-after
+ * follows. */
+static int crash_fails_over(const scenario *s, const scn_step *v, size_t n, size_t i)
+{
+    const scn_step *st = &v[i];
+    if (st->op != SCN_FAULT_CRASH || st->node_index < 0 || s->replicas <= 0) return 0;
+    int master = st->node_index % (1 + s->replicas) == 0;
+    for (size_t j = 0; j < n && !master; j++)
+        if (v[j].at_us < st->at_us && (v[j].op == SCN_FAULT_FAILOVER || (v[j].op == SCN_FAULT_CRASH && v[j].node_index >= 0)))
+            master = 1;
+    if (!master) return 0;
+    for (size_t j = 0; j < n; j++)
+        if (v[j].op == SCN_FAULT_RESTART && v[j].node_index == st->node_index && v[j].at_us >= st->at_us &&
+            v[j].at_us - st->at_us < s->down_after_us)
+            return 0;
+    return 1;
+}
+
 int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
                        int64_t to_us)
 {
@@ -167,6 +188,12 @@ int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v
     for (size_t i = 0; i < n; i++) {
         if (v[i].at_us < from_us || v[i].at_us > to_us) continue;
         int why = fault_beyond(pd, c, s, &v[i], margin);
+        /* A crash that Sentinel fails over is judged as that failover
+         * too (a lock that does not WAIT may lose its last writes). */
+        if (!why && crash_fails_over(s, v, n, i)) {
+            scn_step fo = {.op = SCN_FAULT_FAILOVER, .at_us = v[i].at_us, .node_index = -1, .group = -1};
+            why = fault_beyond(pd, c, s, &fo, margin);
+        }
         if (why) return why;
     }
     return FAULT_WITHIN;

@@ -32,6 +32,14 @@ typedef struct latch_cfg {
 
 static const latch_cfg latch_current = {.run_all = 1, .has_async = 1, .tr = CL_NORESEND};
 
+/* The client's settings (cl_world's for a protocol with none), but never
+ * synced: the latch's writes are not followed by WAIT. Redisson 3.24.1
+ * and 3.52.0, RedissonCountDownLatch.countDownAsync and trySetCountAsync:
+ * commandExecutor.evalWriteNoRetryAsync / evalWriteAsync; only
+ * RedissonBaseLock's scripts go through syncedEval. A failover to a
+ * replica may lose a countDown (faults/contract.c: not claimed). */
+static const cl_defaults latch_defaults = {.watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 0};
+
 static const latch_cfg *cfg_of(const cl_thread *t)
 {
     return cl_world_cfg(cl_proc_world(cl_thread_proc(t)));
@@ -65,6 +73,7 @@ static void on_gate(cl_proc *p, void *ud, int opened)
 {
     (void)opened;
     await_op *op = ud;
+    cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, 0, 0, NULL);
     counter_wait_charge(&op->w, p);
     get_count(op); /* the loop's test comes first, even when time is up */
 }
@@ -109,6 +118,9 @@ static void on_count(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
         return;
     }
     op->w.mark_ms = cl_now_ms(p);
+    /* For the checker: no command in flight until the gate or listener
+     * wakes it (a reply timeout then resends nothing). */
+    cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, counter_wait_us(&op->w) < 0 ? 1 : 2, 0, NULL);
     if (cl_thread_async(op->base.t)) {
         /* The count read above was answered before the ZERO that came
          * first was sent: the listener waits for a message already gone. */
@@ -215,6 +227,7 @@ static void latch_at_version(int v, void *cfg, cl_defaults *d)
     c->has_async = v >= PROTO_V(3, 11, 6);
     c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
     counter_client_at(v, d);
+    d->synced = 0; /* see latch_defaults */
 }
 
 static size_t latch_scripts(const void *cfg, const cl_defaults *d, const char **out, size_t max)
@@ -240,6 +253,7 @@ const proto_def proto_latch = {
     .steps = PROTO_ASYNC | PROTO_STEP(SCN_OP_TRYSETCOUNT),
     .impl = {
         .cfg = &latch_current,
+        .defaults = &latch_defaults,
         .script = proto_script_find,
         .acquire = latch_acquire,
         .release = latch_no_release,

@@ -19,7 +19,12 @@
  *           only the time the awaiter could reach the master: its
  *           impaired periods (impaired.c: cut off, a slow link, the master
  *           down, paused or mid-failover, its process paused) are left
- *           out, and the bound starts again after each. */
+ *           out, and the bound starts again after each. An awaiter with
+ *           a command in flight (not waiting on its gate or listener:
+ *           HOP_PARK) gets the reply timeout and a retry delay on top of
+ *           the bound for a stretch that starts within that time of an
+ *           impairment: what it sent into the impairment is resent only
+ *           then. */
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +142,42 @@ static void closings(int nlocks, latch *l)
     }
 }
 
+/* Was the await invoked at k waiting on its gate or listener at t (its
+ * HOP_PARK 1 or 2 not yet ended by a 0)? Its events come after k, in time
+ * order: a scan from k to t, done only for a stretch over the bound. */
+static int on_gate_at(const history *hi, size_t k, int64_t t)
+{
+    const hist_event *e = &hi->ev[k];
+    int gate = 0;
+    for (const hist_event *x = e + 1; x < hi->ev + hi->n && x->t_us <= t; x++)
+        if (x->op == HOP_PARK && x->client == e->client && x->inc == e->inc && x->thread == e->thread &&
+            x->seq == e->seq)
+            gate = x->value != 0;
+    return gate;
+}
+
+/* What the bound gets on top for the stretch from `from` (the wait, or
+ * the opening, began at from0): a command the awaiter sent into an
+ * impairment (its GET, or its subscribe) is lost, and the client sends it
+ * again only when its reply times out and then a retry delay has passed
+ * (Redisson's retryInterval, 1.5 s, or since 3.48 EqualJitter of at most
+ * 2 s: command.c's retry_delay); so a stretch that starts within that
+ * time of an impairment, while the awaiter is not waiting on its gate or
+ * listener, gets it. One waiting on its gate has nothing in flight: only
+ * a message (or its own timeout) wakes it, and a lost message is what
+ * the check looks for. */
+static int64_t resend_grace(const history *hi, size_t k, const check_input *in, int64_t from0, int64_t from)
+{
+    if (in->s == NULL) return 0;
+    const hist_event *e = &hi->ev[k];
+    int64_t retry = in->s->retry_interval_us >= 0 ? in->s->retry_interval_us : SIM_MS(2000);
+    int64_t grace = in->s->timeout_us + retry;
+    int after = from > from0 ||
+                check_impaired_within(in->impaired, e->client, e->lock, from > grace ? from - grace : 0, from, NULL) > 0;
+    if (!after || on_gate_at(hi, k, from)) return 0;
+    return grace;
+}
+
 static void late(const history *hi, const size_t *ends, size_t k, const latch *x, const check_input *in,
                  check_result *r)
 {
@@ -152,7 +193,7 @@ static void late(const history *hi, const size_t *ends, size_t k, const latch *x
         /* Only the stretches the awaiter could reach the master count. */
         int64_t t = from0, from, until;
         while (check_impaired_next(in->impaired, e->client, e->lock, &t, until0, &from, &until)) {
-            if (until - from <= bound_us) continue;
+            if (until - from <= bound_us + resend_grace(hi, k, in, from0, from)) continue;
             char why[200];
             check_impaired_told(in->impaired, e->client, e->lock, from0, until0, why, sizeof why);
             check_violation *v = check_violate(

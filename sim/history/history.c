@@ -149,8 +149,9 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
                      (long long)(ms % 1000), who, lock);
         break;
     case HOP_PARK:
-        n = snprintf(buf, cap, e->value ? "%lld.%03llds %s waits for %s with no timeout"
-                                        : "%lld.%03llds %s is woken from its wait for %s",
+        n = snprintf(buf, cap, e->value == 1   ? "%lld.%03llds %s waits for %s with no timeout"
+                               : e->value == 2 ? "%lld.%03llds %s waits for a message on %s, up to a timeout"
+                                               : "%lld.%03llds %s is woken from its wait for %s",
                      (long long)(ms / 1000), (long long)(ms % 1000), who, lock);
         break;
     case HOP_CRASH:

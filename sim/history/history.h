@@ -74,7 +74,10 @@ typedef enum hist_op {
                          (the latch armed again with n) / fail */
     HOP_PARK          /* info: the thread's lock() waits on its channel with
                          no timeout (value 1: the store answered a negative
-                         TTL), or (value 0) a message ended that wait */
+                         TTL), or (value 0) a message ended that wait; a
+                         latch's await waits on its gate or listener with
+                         no command in flight (1: no timeout, 2: up to one),
+                         or (0) it was woken */
 } hist_op;
 
 typedef struct hist_event {

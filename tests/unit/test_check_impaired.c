@@ -228,6 +228,53 @@ START_TEST(liveness_leaves_the_partition_out)
 }
 END_TEST
 
+/* A latch open from 0.5 s; c1's await, invoked at 2 s inside a partition
+ * of c1 from 1 s to 4 s, returns at end_ms. Its GET sent into the
+ * partition is resent only after the reply timeout (3 s) and a retry
+ * delay (at most 2 s): a stretch after the partition up to 1 + 5 s is
+ * not late, unless the awaiter was waiting on its gate (HOP_PARK at
+ * park_ms), with nothing in flight. */
+static int latch_late(int64_t end_ms, int64_t park_ms)
+{
+    history h;
+    hist_init(&h);
+    hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
+    hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1, .aux = 1});
+    hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_INVOKE, .op = HOP_COUNTDOWN, .client = 2, .inc = 1,
+                               .thread = 1, .seq = 1});
+    hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_INFO, .op = HOP_COUNTER});
+    hist_add(&h, &(hist_event){.t_us = MS(501), .kind = HIST_OK, .op = HOP_COUNTDOWN, .client = 2, .inc = 1,
+                               .thread = 1, .seq = 1});
+    hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INVOKE, .op = HOP_AWAIT, .client = 1, .inc = 1,
+                               .thread = 1, .seq = 1});
+    if (park_ms >= 0)
+        hist_add(&h, &(hist_event){.t_us = MS(park_ms), .kind = HIST_INFO, .op = HOP_PARK, .client = 1, .inc = 1,
+                                   .thread = 1, .seq = 1, .value = 1});
+    hist_add(&h, &(hist_event){.t_us = MS(end_ms), .kind = HIST_OK, .op = HOP_AWAIT, .client = 1, .inc = 1,
+                               .thread = 1, .seq = 1, .value = 1});
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=3s\n");
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000), .s = &sc};
+    check_result r;
+    check_result_init(&r);
+    check_all(&h, &in, CHECK_INV(SCN_INV_LATCH), &r);
+    int late = r.verdict[SCN_INV_LIVENESS] == CHECK_VIOLATED;
+    ck_assert_int_eq(r.verdict[SCN_INV_LATCH], CHECK_HELD);
+    check_result_free(&r);
+    scn_free(&sc);
+    hist_free(&h);
+    return late;
+}
+
+START_TEST(latch_liveness_waits_for_a_resend)
+{
+    ck_assert(!latch_late(9500, -1));  /* 5.5 s after the partition: its GET's resend */
+    ck_assert(latch_late(10500, -1));  /* 6.5 s: over the bound and the resend */
+    ck_assert(latch_late(9500, 2500)); /* on its gate from 2.5 s: nothing to resend */
+    ck_assert(!latch_late(4900, 2500)); /* within the bound after the partition */
+}
+END_TEST
+
 static void fev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int64_t value)
 {
     hist_add(h, &(hist_event){.t_us = MS(t_ms), .kind = kind, .op = op, .client = client, .inc = 1, .thread = 1,
@@ -340,6 +387,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, paused_replica_cuts_synced_scripts);
     tcase_add_test(core, no_scenario_no_periods);
     tcase_add_test(core, liveness_leaves_the_partition_out);
+    tcase_add_test(core, latch_liveness_waits_for_a_resend);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
     suite_add_tcase(s, core);

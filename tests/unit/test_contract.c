@@ -111,6 +111,41 @@ START_TEST(a_line_is_judged_with_its_reason)
 }
 END_TEST
 
+/* The fault lines of name's scenario judged together (fault_beyond_first). */
+static int judged_all(const char *name, const char *faults)
+{
+    scenario s;
+    char text[600];
+    snprintf(text, sizeof text,
+             "[scenario]\nduration = 30s\n[redis]\nreplicas = 1\npersistence = yes\n[protocol]\nname = %s\n"
+             "[clients]\ncount = 2\n[faults]\n%s\n",
+             name, faults);
+    load(text, &s);
+    const proto_def *pd = proto_find(name);
+    ck_assert_ptr_nonnull(pd);
+    int why = fault_beyond_first(pd, &s, s.steps, s.nsteps, INT64_MIN, INT64_MAX);
+    scn_free(&s);
+    return why;
+}
+
+/* The latch does not WAIT after its writes (RedissonCountDownLatch's
+ * evalWriteNoRetryAsync): a failover is not claimed, nor a master crash
+ * that Sentinel fails over (down for its 5 s down-after); one back in
+ * time, or a replica's, is claimed. The lock WAITs: both are. */
+START_TEST(a_crash_that_fails_over_is_judged_as_a_failover)
+{
+    ck_assert_int_eq(judged_all("redisson.latch", "at = 1s failover"), FAULT_BEYOND_FAILOVER);
+    ck_assert_int_eq(judged_all("redisson.latch", "at = 1s crash node=redis0\nat = 3s restart node=redis0"),
+                     FAULT_WITHIN);
+    ck_assert_int_eq(judged_all("redisson.latch", "at = 1s crash node=redis0\nat = 7s restart node=redis0"),
+                     FAULT_BEYOND_FAILOVER);
+    ck_assert_int_eq(judged_all("redisson.latch", "at = 1s crash node=redis0"), FAULT_BEYOND_FAILOVER);
+    ck_assert_int_eq(judged_all("redisson.latch", "at = 1s crash node=redis0.r1"), FAULT_WITHIN);
+    ck_assert_int_eq(judged_all("redisson.lock", "at = 1s crash node=redis0"), FAULT_WITHIN);
+    ck_assert_int_eq(judged_all("redisson.lock", "at = 1s failover"), FAULT_WITHIN);
+}
+END_TEST
+
 /* Every seed of a within-contract swarm draws only claimed kinds, with
  * durations in half the margin, and draws every other value as the same
  * scenario without the key. */
@@ -160,6 +195,7 @@ Suite *contract_suite(void)
     tcase_add_test(t, the_catalogue_declares_its_claims);
     tcase_add_test(t, the_margin_is_what_a_holder_may_be_held_up);
     tcase_add_test(t, a_line_is_judged_with_its_reason);
+    tcase_add_test(t, a_crash_that_fails_over_is_judged_as_a_failover);
     tcase_add_test(t, the_draw_stays_within_and_moves_nothing_else);
     suite_add_tcase(s, t);
     return s;
