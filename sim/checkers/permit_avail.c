@@ -3,8 +3,10 @@
  * all (set by the runtime's trySetPermits, moved by addPermits,
  * trySetPermits and drainPermits steps), the store's available count
  * over true time (HOP_COUNTER), with the longest stretch in a window
- * during which at least n were available, the addPermits calls resent
- * (check_resends), the most permits counted while an acquire was in
+ * during which at least n were available (for a waiter, with the resend
+ * grace after an impairment: check_avail_waiter), the addPermits calls
+ * resent (check_resends), the addPermits calls whose outcome nobody learnt
+ * (check_undecided), the most permits counted while an acquire was in
  * flight (check_peaks), and the shape of a wait that starved (also the
  * latch checker's). */
 #include <stdio.h>
@@ -37,6 +39,58 @@ int check_permit_total(const hist_event *e, int64_t *delta)
         return 1;
     }
     return 0;
+}
+
+void check_undecided_init(check_undecided *x, int nlocks)
+{
+    memset(x, 0, sizeof *x);
+    x->nlocks = nlocks;
+    x->permits = sim_xcalloc((size_t)(nlocks > 0 ? nlocks : 1), sizeof *x->permits);
+}
+
+static void undecided_drop(check_undecided *x, size_t i, int doubt)
+{
+    const struct check_open_add *o = &x->open[i];
+    if (doubt) x->permits[o->lock] += o->n < 0 ? -o->n : o->n;
+    x->open[i] = x->open[--x->nopen];
+}
+
+void check_undecided_feed(check_undecided *x, const hist_event *e)
+{
+    if (e->op == HOP_CRASH) { /* its adds in flight may or may not have run */
+        for (size_t i = x->nopen; i-- > 0;)
+            if (x->open[i].client == e->client && x->open[i].inc == e->inc) undecided_drop(x, i, 1);
+        return;
+    }
+    if (e->op != HOP_PERMITS_ADD || e->lock < 0 || e->lock >= x->nlocks) return;
+    if (e->kind == HIST_INVOKE) {
+        if (x->nopen == x->cap) {
+            x->cap = x->cap ? x->cap * 2 : 8;
+            x->open = sim_xrealloc(x->open, x->cap * sizeof *x->open);
+        }
+        x->open[x->nopen++] = (struct check_open_add){e->seq, e->client, e->inc, e->thread, e->lock, e->n};
+        return;
+    }
+    for (size_t i = 0; i < x->nopen; i++) {
+        const struct check_open_add *o = &x->open[i];
+        if (o->client != e->client || o->inc != e->inc || o->thread != e->thread || o->seq != e->seq) continue;
+        /* An error: it may or may not have run ("not acquired" is no
+         * addPermits answer). */
+        undecided_drop(x, i, e->kind == HIST_FAIL && e->err != NULL);
+        return;
+    }
+}
+
+void check_undecided_free(check_undecided *x)
+{
+    sim_xfree(x->open);
+    sim_xfree(x->permits);
+    memset(x, 0, sizeof *x);
+}
+
+static int64_t wanted_of(const hist_event *e)
+{
+    return e->n > 0 ? e->n : 1;
 }
 
 typedef struct point {
@@ -88,6 +142,29 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
         if (len > best) {
             best = len;
             if (at) *at = where;
+        }
+    }
+    return best;
+}
+
+int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const history *hi, const size_t *ends,
+                           size_t k, int64_t to, int64_t bound, int64_t grace, int64_t *len, int64_t *at)
+{
+    const hist_event *w = &hi->ev[k];
+    sim_assert(k < hi->n && w->op == HOP_ACQUIRE && w->kind == HIST_INVOKE && w->lock >= 0 && w->lock < a->nlocks);
+    int64_t n = wanted_of(w), where = 0;
+    *len = 0;
+    if (check_avail_reachable(a, im, w->client, w->lock, n, w->t_us, to, &where) <= bound) return 0;
+    int64_t best = 0, t = w->t_us, x, y;
+    while (check_impaired_next(im, w->client, w->lock, &t, to, &x, &y)) {
+        where = 0;
+        int64_t got = check_avail_longest(a, w->lock, n, x, y, &where);
+        if (got == 0) continue;
+        int64_t g = grace > 0 && check_impaired_within(im, w->client, w->lock, where - grace, where, NULL) > 0 ? grace : 0;
+        if (got - g > best) {
+            best = got - g;
+            *len = got;
+            *at = where;
         }
     }
     return best;
@@ -244,16 +321,11 @@ void check_peaks_free(check_peaks *x)
     memset(x, 0, sizeof *x);
 }
 
-static int64_t wanted(const hist_event *e)
-{
-    return e->n > 0 ? e->n : 1;
-}
-
 unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64_t at)
 {
     const hist_event *w = &hi->ev[k];
     sim_assert(k < hi->n && (w->op == HOP_ACQUIRE || w->op == HOP_AWAIT) && w->kind == HIST_INVOKE && w->t_us <= at);
-    unsigned shape = (w->op == HOP_ACQUIRE && wanted(w) > 1 ? CHECK_CAUSE_WAIT_MANY : 0) |
+    unsigned shape = (w->op == HOP_ACQUIRE && wanted_of(w) > 1 ? CHECK_CAUSE_WAIT_MANY : 0) |
                      (w->async ? CHECK_CAUSE_ASYNC : 0);
     for (size_t i = 0; i < hi->n && hi->ev[i].t_us <= at; i++) {
         const hist_event *o = &hi->ev[i];
@@ -264,7 +336,7 @@ unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64
             o->lock != w->lock || (ends[i] != (size_t)-1 && hi->ev[ends[i]].t_us <= at))
             continue;
         shape |= CHECK_CAUSE_SIBLING;
-        if (w->op == HOP_ACQUIRE && wanted(o) != wanted(w)) shape |= CHECK_CAUSE_MIXED_N;
+        if (w->op == HOP_ACQUIRE && wanted_of(o) != wanted_of(w)) shape |= CHECK_CAUSE_MIXED_N;
     }
     if (!w->async) return shape;
     /* Its own listener, added after the message it waited for: at any

@@ -302,6 +302,36 @@ START_TEST(permits_liveness_tells_the_wait_shape)
 }
 END_TEST
 
+/* An addPermits whose outcome nobody learnt may or may not have run: one
+ * that failed with an error (variant 0: +1, counted from its invoke, never
+ * reached the store) or whose process crashed before its answer (variant
+ * 1: -1, counted from an ok that never came, applied in the store) leaves
+ * up to its permits fewer in the store, and that is no loss; 2 fewer for
+ * 1 in doubt still is (variant 2). */
+START_TEST(permits_undecided_addpermits_is_no_loss)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        history h;
+        check_result r;
+        start(&h, 3);
+        hist_event a = {.t_us = MS(10), .kind = HIST_INVOKE, .op = HOP_PERMITS_ADD, .client = 1, .inc = 1,
+                        .thread = 1, .n = variant == 1 ? -1 : 1, .seq = 7};
+        hist_add(&h, &a);
+        if (variant == 1) {
+            counter(&h, 11, 2, 1);
+            crash(&h, 12, 1);
+        } else {
+            a.t_us = MS(11), a.kind = HIST_FAIL, a.err = "NoSyncedSlavesException";
+            hist_add(&h, &a);
+            if (variant == 2) counter(&h, 11, 2, 1);
+        }
+        permits(&h, 100, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], (variant == 2 ? CHECK_VIOLATED : CHECK_HELD));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- latch */
 
 static void latch(history *h, int64_t end_ms, check_result *r)
@@ -543,6 +573,7 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_acquire_overlapping_a_reduce_is_judged_before_it);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
+    tcase_add_test(tc, permits_undecided_addpermits_is_no_loss);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
     tcase_add_test(tc, latch_early_release_is_a_violation);
     tcase_add_test(tc, latch_awaiter_left_behind);
