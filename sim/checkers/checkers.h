@@ -173,6 +173,10 @@ typedef struct check_input {
                                    groups); NULL: group 0 */
     int64_t reconnect_us;       /* how long a client takes to open a lost connection
                                    again (cl_reconnect_us) */
+    int synced;                 /* the lock's scripts WAIT for the connected replicas
+                                   and fail when none acknowledges (cl_settings
+                                   synced, checked): no write completes while
+                                   every live replica of its group is paused */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 

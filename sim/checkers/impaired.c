@@ -27,6 +27,14 @@
  *                         for for= (a crash ends a pause);
  *   failover              from its time until the clients learn the new
  *                         master (discovery), when a replica is up.
+ *   pause node=X          of a replica, where the lock's scripts WAIT for
+ *                         the connected replicas (in->synced): while every
+ *                         live replica of the group is paused, none
+ *                         acknowledges a write, each fails and is undone
+ *                         (NoSyncedSlavesException), and no acquire can
+ *                         complete (CHECK_IMP_NODE_PAUSE, as a paused
+ *                         master); a crashed replica is not connected, so
+ *                         not waited for.
  * A period ends where the fault does (a reconnect aside), not later: a
  * longer tail (a lost command's reply timeout, up to 7 s) would also hide
  * a parked waiter that no message will ever wake, which has nothing in
@@ -37,7 +45,7 @@
  * what the checkers look for), fail-reply (it spoils the next replies to
  * one kind of script, whose times the lines do not tell), clocks, client
  * crashes (a crash ends its waits), replication faults, and faults on a
- * node that cannot be the master.
+ * node that cannot be the master (but the replica pause above).
  *
  * delay link=A-B by=D: while the delays in force on the link of the client
  * and the master add up to D each way, a wake-up crosses it three times
@@ -137,6 +145,7 @@ typedef struct seg {
 typedef struct topo {
     const scenario *s;
     int per_group;                /* 1 + replicas */
+    int synced;                   /* writes WAIT for the connected replicas */
     int *up, *paused;             /* per node */
     int64_t *pause_end;           /* per node (NO_END: none) */
     unsigned *mask;               /* per group */
@@ -174,6 +183,16 @@ static unsigned group_state(const topo *t, int g, int64_t now)
         else if (t->paused[node]) k |= CHECK_IMP_NODE_PAUSE;
     }
     if (t->fo_until[g] > now) k |= CHECK_IMP_FAILOVER;
+    if (t->synced && !(t->mask[g] & (t->mask[g] - 1))) { /* one master known: the rest are its replicas */
+        int live = 0, paused = 0;
+        for (int i = 0; i < t->per_group; i++) {
+            int node = g * t->per_group + i;
+            if ((t->mask[g] >> i & 1) || !t->up[node]) continue;
+            live++;
+            paused += t->paused[node] != 0;
+        }
+        if (live > 0 && paused == live) k |= CHECK_IMP_NODE_PAUSE;
+    }
     return k;
 }
 
@@ -439,7 +458,7 @@ check_impaired *check_impaired_build(const check_input *in)
     for (size_t i = 0; i < n; i++) sorted[i] = lines[i].st;
     sim_xfree(lines);
 
-    topo t = {.s = s, .per_group = 1 + s->replicas};
+    topo t = {.s = s, .per_group = 1 + s->replicas, .synced = in->synced};
     int nn = s->nodes * t.per_group;
     t.up = sim_xcalloc((size_t)nn, sizeof *t.up);
     t.paused = sim_xcalloc((size_t)nn, sizeof *t.paused);

@@ -202,7 +202,8 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     for (int l = 0; l < s->nlocks; l++) lock_group[l] = cl_lock_group(cw, l);
     check_input in = {.nlocks = s->nlocks, .names = s->lock_names, .liveness_bound_us = s->liveness_bound_us,
                       .starvation_bound = s->starvation_bound, .end_us = end_us, .s = s, .generated = gen,
-                      .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us()};
+                      .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us(),
+                      .synced = cl_world_settings(cw)->synced && !cl_world_settings(cw)->nosync_unchecked};
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

@@ -147,6 +147,63 @@ START_TEST(pause_disconnect_and_drop_reply)
 }
 END_TEST
 
+/* A replica's pause impairs only a lock whose scripts WAIT for the
+ * connected replicas, and only while every live one is paused: none
+ * acknowledges a write then. A crashed replica is not waited for. */
+START_TEST(replica_pause_impairs_a_synced_lock)
+{
+    scenario sc;
+    load(&sc, "nodes = 1\nreplicas = 2",
+         "at = 1s pause node=redis0.r1 for=4s\nat = 2s pause node=redis0.r2 for=1s\n"
+         "at = 10s crash node=redis0.r2\nat = 11s pause node=redis0.r1 for=2s\n");
+    check_impaired *im = build(&sc, 0);
+    size_t n;
+    check_impaired_of(im, 1, 0, &n);
+    ck_assert_uint_eq(n, 0); /* not synced: a replica is no master */
+    check_impaired_free(im);
+    check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(60000), .s = &sc,
+                      .synced = 1};
+    im = check_impaired_build(&in);
+    expect_periods(im, 1, (const int64_t[]){2000, 3000, 11000, 13000}, 2, CHECK_IMP_NODE_PAUSE);
+    expect_periods(im, 2, (const int64_t[]){2000, 3000, 11000, 13000}, 2, CHECK_IMP_NODE_PAUSE);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
+/* A semaphore's waiter, the permit there all along, cut off from 1 s to
+ * 3 s: it may be answered within the bound and the reply timeout (3 s)
+ * of the partition's end (a command lost in it goes again only then):
+ * 2.5 s after it is on time, 4.5 s late. */
+START_TEST(permits_liveness_gives_a_resend_grace)
+{
+    for (int late = 0; late < 2; late++) {
+        history h;
+        hist_init(&h);
+        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
+        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1, .aux = 1});
+        hist_add(&h, &(hist_event){.t_us = MS(1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .n = 1, .seq = 1});
+        int64_t ok = late ? MS(7500) : MS(5500);
+        hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .n = 1, .seq = 1});
+        hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0, .aux = 1});
+        scenario sc;
+        load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=2s\n");
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(10000),
+                          .s = &sc};
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_PERMITS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (late ? CHECK_VIOLATED : CHECK_HELD));
+        if (late) ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1 waited 4500ms for 1 permit(s)"));
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(no_scenario_no_periods)
 {
     check_input in = {.nlocks = 1, .names = names};
@@ -315,7 +372,9 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, delay_counts_beyond_the_bound);
     tcase_add_test(core, node_crash_until_restart_or_failover);
     tcase_add_test(core, pause_disconnect_and_drop_reply);
+    tcase_add_test(core, replica_pause_impairs_a_synced_lock);
     tcase_add_test(core, no_scenario_no_periods);
+    tcase_add_test(core, permits_liveness_gives_a_resend_grace);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
