@@ -23,7 +23,9 @@
  *           n available and the waiter could reach the master (a lost
  *           wake-up; its impaired periods, impaired.c, do not count, and
  *           the bound starts again after each, with the reply timeout on
- *           top within a reply timeout of one: check_avail_waiter);
+ *           top within a reply timeout of one; nor does a time when
+ *           another acquire of its process wants more permits than the
+ *           store has: check_avail_waiter, as in check_permits.c);
  * deadlock: no thread still waits at the end for n permits when the store
  *           has fewer than n in all, available or acquired (unless the
  *           master is down, paused or mid-failover at the end, as in

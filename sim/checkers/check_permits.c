@@ -19,7 +19,10 @@
  *           link, the master down, paused or mid-failover, its process
  *           paused) do not count, and the bound starts again after each,
  *           with the reply timeout on top within a reply timeout of one
- *           (its command is resent only then: check_avail_waiter);
+ *           (its command is resent only then); nor does a time when
+ *           another acquire of its process wants more permits than the
+ *           store has (that one may take the process's wake-up:
+ *           check_avail_waiter, a non-fair Semaphore's head of line);
  * deadlock: at the end, no thread waits for n permits when fewer than n are
  *           available or held by live threads (they can never come), unless
  *           the master is down, paused or mid-failover at the end: the

@@ -97,13 +97,23 @@ int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t f
 int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, int client, int lock, int64_t n,
                               int64_t from, int64_t to, int64_t *at);
 /* How late the acquire whose invoke is hi->ev[k] was, until to (ends:
- * hist_op_ends): its longest stretch that counts against the semaphore
- * (the store had its n available and it could reach the master:
- * check_avail_reachable), less the grace when that stretch starts within
- * grace of one of its impaired periods; 0 when none is over bound. The
+ * hist_op_ends): its longest stretch that counts against the semaphore,
+ * less the grace when that stretch starts within grace of one of its
+ * impaired periods; 0 when none is over bound. A stretch counts where the
+ * store had its n available, it could reach the master
+ * (check_avail_reachable), and no other acquire of its process on the
+ * semaphore, open then, wanted more permits than the store had: a
+ * process's waiters share its wake-ups (Redisson's RedissonLockEntry: a
+ * message releases min(waiters, permits released) on one latch, and the
+ * oldest listener or blocked thread takes each), and a non-fair
+ * java.util.concurrent.Semaphore, which RSemaphore and RPermitExpirable-
+ * Semaphore say they implement, gives released permits to the waiter
+ * "next to be assigned permits" (Semaphore.acquire(int)): one that wants
+ * more, woken first, takes the wake-up and leaves the permits there. The
  * grace (the reply timeout, as check_liveness's resend_grace): a command
  * sent into an impairment goes again only when its reply times out or its
- * retry comes due. *len and *at get that stretch's length and start. */
+ * retry comes due. *len and *at get that stretch's length and start. The
+ * siblings are scanned only for a wait that could be over bound. */
 int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const history *hi, const size_t *ends,
                            size_t k, int64_t to, int64_t bound, int64_t grace, int64_t *len, int64_t *at);
 /* The CHECK_CAUSE_WAIT_MANY / MIXED_N / SIBLING / ASYNC / ADDED bits of

@@ -302,6 +302,38 @@ START_TEST(permits_liveness_tells_the_wait_shape)
 }
 END_TEST
 
+/* A waiter for 1 behind a waiter of its own process for 2, with 1
+ * available: the other may take the process's wake-up (a non-fair
+ * Semaphore's head of line), so the wait does not count; behind a waiter
+ * of another process it does (each process gets its own wake-ups). Once
+ * the store has 2, it counts again. */
+START_TEST(permits_liveness_behind_a_bigger_sibling)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        history h;
+        check_result r;
+        start(&h, 2);
+        took(&h, 10, 1, 2, 0); /* c1 holds both */
+        hist_event big = {.t_us = MS(100), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = variant == 1 ? 3 : 2,
+                          .inc = 1, .thread = 2, .n = 2};
+        hist_add(&h, &big);
+        hist_event w = {.t_us = MS(150), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 2, .inc = 1, .thread = 1,
+                        .n = 1};
+        hist_add(&h, &w);
+        op(&h, 200, HIST_INVOKE, HOP_RELEASE, 1, 1, 0);
+        counter(&h, 201, 1, 1);
+        if (variant == 2) { /* the other 1 comes back at 3 s: both could go */
+            op(&h, 3000, HIST_INVOKE, HOP_RELEASE, 1, 1, 0);
+            counter(&h, 3001, 2, 1);
+        }
+        permits(&h, 5000, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (variant == 0 ? CHECK_HELD : CHECK_VIOLATED));
+        if (variant == 2) ck_assert_int_eq(r.v[0].t_us, MS(4001));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 /* An addPermits whose outcome nobody learnt may or may not have run: one
  * that failed with an error (variant 0: +1, counted from its invoke, never
  * reached the store) or whose process crashed before its answer (variant
@@ -573,6 +605,7 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_acquire_overlapping_a_reduce_is_judged_before_it);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
+    tcase_add_test(tc, permits_liveness_behind_a_bigger_sibling);
     tcase_add_test(tc, permits_undecided_addpermits_is_no_loss);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
     tcase_add_test(tc, latch_early_release_is_a_violation);
