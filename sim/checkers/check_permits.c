@@ -205,7 +205,7 @@ static void waits(const history *hi, const check_input *in, int nlocks, char *co
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
-        int64_t len = 0, grace = in->s ? in->s->timeout_us : 0;
+        int64_t len = 0, grace = in->reply_wait_us > 0 ? in->reply_wait_us : in->s ? in->s->timeout_us : 0;
         if (check_avail_waiter(avail, in->impaired, hi, ends, k, to, bound_us, grace, &len, &at) > bound_us) {
             char why[200];
             check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);

@@ -177,6 +177,9 @@ typedef struct check_input {
                                    and fail when none acknowledges (cl_settings
                                    synced, checked): no write completes while
                                    every live replica of its group is paused */
+    int64_t reply_wait_us;      /* how long a lock command waits for its reply before
+                                   it fails (cl_reply_wait_us; 0: the scenario's
+                                   reply timeout) */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 

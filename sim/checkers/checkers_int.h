@@ -110,9 +110,11 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
  * Semaphore say they implement, gives released permits to the waiter
  * "next to be assigned permits" (Semaphore.acquire(int)): one that wants
  * more, woken first, takes the wake-up and leaves the permits there. The
- * grace (the reply timeout, as check_liveness's resend_grace): a command
- * sent into an impairment goes again only when its reply times out or its
- * retry comes due. *len and *at get that stretch's length and start. The
+ * grace (how long a command waits for its reply, as check_liveness's
+ * resend_grace): a command sent into an impairment goes again only when
+ * its reply times out or its retry comes due; and a wait that ended in an
+ * error is judged only up to a grace before it (the failed command's
+ * wait for its reply, which a fail-reply or drop-reply lost). *len and *at get that stretch's length and start. The
  * siblings are scanned only for a wait that could be over bound. */
 int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const history *hi, const size_t *ends,
                            size_t k, int64_t to, int64_t bound, int64_t grace, int64_t *len, int64_t *at);

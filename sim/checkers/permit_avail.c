@@ -221,6 +221,12 @@ int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const
     sim_assert(k < hi->n && w->op == HOP_ACQUIRE && w->kind == HIST_INVOKE && w->lock >= 0 && w->lock < a->nlocks);
     int64_t n = wanted_of(w), where = 0;
     *len = 0;
+    /* A wait that ended in an error (a reply timeout, NoSyncedSlaves-
+     * Exception) spent its last grace waiting for the reply to the command
+     * that failed, not for a wake-up. */
+    const hist_event *last = ends[k] == (size_t)-1 ? NULL : &hi->ev[ends[k]];
+    if (last && last->kind == HIST_FAIL && last->err && strcmp(last->err, "not acquired") != 0)
+        to = to - grace > w->t_us ? to - grace : w->t_us;
     /* Only a wait that could be blamed pays for the scan of its siblings. */
     if (check_avail_reachable(a, im, w->client, w->lock, n, w->t_us, to, &where) <= bound) return 0;
     size_t nsib = 0, cap = 0;

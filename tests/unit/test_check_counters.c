@@ -334,6 +334,29 @@ START_TEST(permits_liveness_behind_a_bigger_sibling)
 }
 END_TEST
 
+/* An acquire that ends in an error (its reply timed out: a fail-reply or
+ * drop-reply lost it) spent the last reply wait (3 s here) on that reply,
+ * not on a wake-up: 3 s with the permit there is on time, 5 s is not. */
+START_TEST(permits_liveness_ended_by_an_error)
+{
+    for (int late = 0; late < 2; late++) {
+        history h;
+        check_result r;
+        start(&h, 1);
+        op(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 1, 1, 0);
+        hist_event f = {.t_us = MS(late ? 5100 : 3100), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                        .thread = 1, .n = 1, .err = "RedisResponseTimeoutException"};
+        hist_add(&h, &f);
+        check_result_init(&r);
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(6000),
+                          .reply_wait_us = MS(3000)};
+        check_all(&h, &in, CHECK_INV(SCN_INV_PERMITS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (late ? CHECK_VIOLATED : CHECK_HELD));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 /* An addPermits whose outcome nobody learnt may or may not have run: one
  * that failed with an error (variant 0: +1, counted from its invoke, never
  * reached the store) or whose process crashed before its answer (variant
@@ -607,6 +630,7 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
     tcase_add_test(tc, permits_liveness_behind_a_bigger_sibling);
     tcase_add_test(tc, permits_undecided_addpermits_is_no_loss);
+    tcase_add_test(tc, permits_liveness_ended_by_an_error);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
     tcase_add_test(tc, latch_early_release_is_a_violation);
     tcase_add_test(tc, latch_awaiter_left_behind);
