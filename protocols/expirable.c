@@ -78,6 +78,7 @@ typedef struct psem_op {
     int64_t n;
     int64_t lease_ms;    /* -1: none */
     int64_t nearest_ms;  /* the nearest deadline's distance (-1: none) */
+    int64_t sent_ms;     /* the client's clock when this attempt's deadline was set */
     char (*ids)[33];     /* this attempt's ids */
 } psem_op;
 
@@ -103,8 +104,14 @@ static void grant(psem_op *op)
     psem_grant **tail = &s->held[psem_slot(t, op->a.base.lock)];
     while (*tail) tail = &(*tail)->next;
     *tail = g;
-    cl_hist(p, t, HIST_INFO, HOP_PERMIT, op->a.base.lock, op->lease_ms < 0 ? INT64_MAX : SIM_MS(op->lease_ms),
-            g->no, NULL);
+    /* The script got an absolute deadline, the attempt's clock + the lease
+     * (Redisson's calcTimeout: System.currentTimeMillis() + leaseTime,
+     * redisson-4.7.0 RedissonPermitExpirableSemaphore.java), and a command
+     * resent after a disconnect or a retry keeps it: what is left of the
+     * lease now is what the history tells. */
+    int64_t left_ms = op->lease_ms - (cl_now_ms(p) - op->sent_ms);
+    cl_hist(p, t, HIST_INFO, HOP_PERMIT, op->a.base.lock,
+            op->lease_ms < 0 ? INT64_MAX : SIM_MS(left_ms > 0 ? left_ms : 0), g->no, NULL);
 }
 
 /* The reply: acquired ("OK", or the id before 3.23.4), the nearest
@@ -171,6 +178,7 @@ static void try_send(counter_acq *a)
     psem_channel(t, a->base.lock, channel, sizeof channel);
     sim_fmt_i64(num, op->n);
     a->w.mark_ms = cl_now_ms(p);
+    op->sent_ms = a->w.mark_ms;
     sim_fmt_i64(now, a->w.mark_ms);
     if (op->lease_ms < 0) snprintf(deadline, sizeof deadline, "%s", PSEM_NO_LEASE);
     else sim_fmt_i64(deadline, a->w.mark_ms + op->lease_ms);

@@ -173,7 +173,9 @@ echo "ok   hunt --want seeds 250..305: the same candidates, seed and file with -
 
 # --want keeps looking: --max-shrinks caps each pass of each chunk (1..64,
 # 65..192, 193..448, 449..560), not the hunt (2 + 2 of each chunk's
-# candidates, seed 517 of the last among them: 13; a cap over the hunt
+# candidates, seed 517 of the last among them: 12, the last chunk having 2
+# since seed 460's liveness is a wait within a reply timeout of a
+# disconnect, the semaphore checkers' resend grace; a cap over the hunt
 # stopped at 4 and never looked at the later seeds), and a candidate whose failure needs a fault kind the
 # bug has not (the fixed 3.16.4 for the resent release of 3.16.3, after
 # drop-reply alone) stops before the duration's shrink.
@@ -181,9 +183,9 @@ echo "ok   hunt --want seeds 250..305: the same candidates, seed and file with -
     --jobs 2 --max-shrinks 2 --verbose --out "$tmp/cap" > "$tmp/cap.out"
 stopped=$(grep -c 'not without a fault of another kind' "$tmp/cap.out")
 [ "$stopped" -ge 1 ] && grep -q '^  seed 517: ' "$tmp/cap.out" &&
-    grep -q '^not found in seeds 1..560: .*, 13 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
-    fail "hunt --want seeds 1..560 --max-shrinks 2: not 13 shrunk (seed 517 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
-echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 13 shrunk (seed 517 of the last), $stopped of them stopped early (a fault of another kind)"
+    grep -q '^not found in seeds 1..560: .*, 12 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
+    fail "hunt --want seeds 1..560 --max-shrinks 2: not 12 shrunk (seed 517 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
+echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 517 of the last), $stopped of them stopped early (a fault of another kind)"
 
 # Slow seeds: a semaphore's holds of seconds (half its seeds) leave a
 # waiter whose release message was lost beside the free permit past the
@@ -256,8 +258,11 @@ done
     --out "$tmp/f1" > "$tmp/f1.out"
 grep -q '^not found in seeds 108..108: 1 runs, 1 failed, 0 with room' "$tmp/f1.out" ||
     fail "redisson.lock@3.24 seed 108 (a lease that ran out) taken for the 2019 double release: $(cat "$tmp/f1.out")"
-"$bin" run "$tmp/redisson.expirable-semaphore@3.51.scn" --seed 55 --json | field violations | grep -q "'liveness'" ||
-    fail "redisson.expirable-semaphore@3.51 seed 55 no longer breaks liveness: the test below tests nothing"
+# (Seed 55 broke liveness too until a waiter for 1 behind one of its
+# process for 2 stopped counting as late, a non-fair Semaphore's head of
+# line: c2.t1 behind c2.t2. It now fails on permits alone.)
+"$bin" run "$tmp/redisson.expirable-semaphore@3.51.scn" --seed 55 --json | field violations | grep -q "'permits'" ||
+    fail "redisson.expirable-semaphore@3.51 seed 55 no longer breaks permits: the test below tests nothing"
 "$bin" hunt "$tmp/redisson.expirable-semaphore@3.51.scn" --want scenarios/known-bugs/expirable-semaphore-tryacquire-n-3.50.scn \
     --seeds 55..55 --out "$tmp/f2" > "$tmp/f2.out"
 grep -q 'with deadlock+permits+leases held' "$tmp/f2.out" || fail "the wanted signature does not name what it holds"
@@ -380,8 +385,10 @@ assert any(e.endswith("store: lock held by c1.t1 (count 1, expires 48.379s)") fo
     fail "spring-lockregistry@6.4 seed 1843 shrunk: the store does not name c1.t1 as the holder whose lease ran out"
 echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not the 5.5 unlock; the store names the acquiring thread"
 # Expirable semaphore 3.16.4 seed 2040 (today's base, where a semaphore
-# is never re-entered): lost replies broke liveness first; later a lease
-# that ran out let threads hold more permits than there are. Not the
+# is never re-entered): lost replies broke liveness first (until the
+# semaphore checkers judged a wait that ended in a reply timeout only up
+# to a reply wait before it); later a lease that ran out let threads hold
+# more permits than there are. Not the
 # permit the 3.16.3 resent acquire loses: the permits over the count mark
 # the run lease-expiry as two holders do, whichever violation came first
 # (a 100,000-seed hunt of 3.16.4 took it for the 3.16.3 bug before).
@@ -389,9 +396,8 @@ echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not
 "$bin" run "$tmp/es3164.scn" --seed 2040 --json | python3 -c 'import json,sys
 d=json.loads(sys.stdin.readline())
 v=[v for v in d["violations"] if v["invariant"] == "permits"]
-first = min(d["violations"], key=lambda x: x["at_ms"])
-assert first["invariant"] == "liveness" and v and " permits of lock, which has " in v[0]["detail"], d["violations"]' ||
-    fail "redisson.expirable-semaphore@3.16.4 seed 2040 no longer breaks liveness, then permits over the count: the test below tests nothing"
+assert v and " permits of lock, which has " in v[0]["detail"], d["violations"]' ||
+    fail "redisson.expirable-semaphore@3.16.4 seed 2040 no longer breaks permits over the count: the test below tests nothing"
 "$bin" hunt redisson.expirable-semaphore@3.16.4 --want scenarios/known-bugs/expirable-semaphore-acquire-resent-3.16.3.scn \
     --seeds 2040..2040 --out "$tmp/x5" > "$tmp/x5.out"
 grep -q '^not found in seeds 2040..2040: 1 runs, 1 failed, 0 with room' "$tmp/x5.out" ||

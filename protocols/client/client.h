@@ -169,6 +169,10 @@ const cl_settings *cl_world_settings(const cl_world *cw);
 /* How long after a connection is lost the client opens it again (for the
  * checkers; the runtime's reconnect timer). */
 int64_t cl_reconnect_us(void);
+/* How long a lock command waits for its reply before it fails with a
+ * timeout (for the checkers): the reply timeout, and WAIT's where the
+ * scripts are synced. */
+int64_t cl_reply_wait_us(const cl_world *cw);
 /* The node group holding lock as the protocol places it (-1: it spans
  * groups). */
 int cl_lock_group(const cl_world *cw, int lock);

@@ -246,6 +246,11 @@ int64_t cl_reconnect_us(void)
     return RECONNECT_US;
 }
 
+int64_t cl_reply_wait_us(const cl_world *cw)
+{
+    return cw->s->timeout_us + (cw->set.synced ? SIM_MS(WAIT_TIMEOUT_MS) : 0);
+}
+
 static void on_retry(cl_proc *p, void *arg)
 {
     cl_cmd *c = arg;

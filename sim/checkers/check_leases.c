@@ -13,13 +13,19 @@
  *           permit, that is the violation, caused by the lease running
  *           out: CHECK_CAUSE_LEASE_RAN_OUT), and at the end the store's
  *           available + acquired == the permits in all (none created, none
- *           lost: a crashed holder's permits come back with their lease);
+ *           lost: a crashed holder's permits come back with their lease;
+ *           an addPermits that failed with an error, or whose process
+ *           crashed before its answer, may or may not have run: the store
+ *           may then have up to its permits fewer: check_undecided);
  *           after an addPermits resent on a reply timeout, either carries
  *           CHECK_CAUSE_ADD_RESENT (its script may have run twice);
  * liveness: no acquire(n) waits longer than the bound while the store has
  *           n available and the waiter could reach the master (a lost
  *           wake-up; its impaired periods, impaired.c, do not count, and
- *           the bound starts again after each);
+ *           the bound starts again after each, with the reply timeout on
+ *           top within a reply timeout of one; nor does a time when
+ *           another acquire of its process wants more permits than the
+ *           store has: check_avail_waiter, as in check_permits.c);
  * deadlock: no thread still waits at the end for n permits when the store
  *           has fewer than n in all, available or acquired (unless the
  *           master is down, paused or mid-failover at the end, as in
@@ -119,6 +125,7 @@ typedef struct state {
     pool *p;
     check_resends resends;
     check_peaks peaks;
+    check_undecided undecided;
 } state;
 
 static grant *grant_at(state *st, size_t i1)
@@ -252,7 +259,7 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         const pool *p = &st->p[l];
         if (!p->has_total || !p->observed) continue;
         int64_t in_store = p->available + p->acquired;
-        if (in_store == p->total) continue;
+        if (in_store <= p->total && in_store >= p->total - st->undecided.permits[l]) continue;
         char why[160];
         unsigned cause = check_resends_told(&st->resends, l, why, sizeof why);
         check_violation *v = check_violate(r, SCN_INV_PERMITS, end_us, last,
@@ -274,8 +281,8 @@ static void waits(const history *hi, const check_input *in, const state *st, che
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? in->end_us : hi->ev[done].t_us;
         int64_t at = 0, n = e->n > 0 ? e->n : 1;
-        int64_t len = check_avail_reachable(avail, in->impaired, e->client, e->lock, n, e->t_us, to, &at);
-        if (len > in->liveness_bound_us) {
+        int64_t len = 0, grace = in->reply_wait_us > 0 ? in->reply_wait_us : in->s ? in->s->timeout_us : 0;
+        if (check_avail_waiter(avail, in->impaired, hi, ends, k, to, in->liveness_bound_us, grace, &len, &at) > in->liveness_bound_us) {
             char why[200];
             check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);
             check_violation *v = check_violate(r, SCN_INV_LIVENESS, at + in->liveness_bound_us, done == (size_t)-1 ? hi->n - 1 : done,
@@ -311,8 +318,10 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
                 .p = sim_xcalloc((size_t)in->nlocks, sizeof *st.p)};
     check_resends_init(&st.resends, in->nlocks);
     check_peaks_init(&st.peaks, in->nlocks);
+    check_undecided_init(&st.undecided, in->nlocks);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
+        check_undecided_feed(&st.undecided, e);
         if (e->op == HOP_CRASH) {
             on_crash(&st, e);
             continue;
@@ -348,4 +357,5 @@ void check_leases(const history *hi, const check_holds *hs, const check_input *i
     sim_xfree(st.p);
     check_resends_free(&st.resends);
     check_peaks_free(&st.peaks);
+    check_undecided_free(&st.undecided);
 }

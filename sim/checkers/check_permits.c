@@ -9,12 +9,20 @@
  *           while the acquire was in flight: check_peaks), and at the end
  *           available + held by live threads == set (none created: a release
  *           by a thread that held nothing; none lost: a crashed holder, an
- *           acquire whose reply was lost);
+ *           acquire whose reply was lost; an addPermits that failed with
+ *           an error, or whose process crashed before its answer, may or
+ *           may not have run: up to its permits fewer is no loss,
+ *           check_undecided);
  * liveness: no acquire(n) waits longer than the bound while the store has
  *           n available and the waiter could reach the master (a lost
  *           wake-up); its impaired periods (impaired.c: cut off, a slow
  *           link, the master down, paused or mid-failover, its process
- *           paused) do not count, and the bound starts again after each;
+ *           paused) do not count, and the bound starts again after each,
+ *           with the reply timeout on top within a reply timeout of one
+ *           (its command is resent only then); nor does a time when
+ *           another acquire of its process wants more permits than the
+ *           store has (that one may take the process's wake-up:
+ *           check_avail_waiter, a non-fair Semaphore's head of line);
  * deadlock: at the end, no thread waits for n permits when fewer than n are
  *           available or held by live threads (they can never come), unless
  *           the master is down, paused or mid-failover at the end: the
@@ -60,6 +68,7 @@ typedef struct state {
     size_t nslots;      /* a power of two, > 2 * cap */
     check_resends resends;
     check_peaks peaks;
+    check_undecided undecided;
 } state;
 
 static int64_t permits(const hist_event *e)
@@ -156,7 +165,7 @@ static void conservation(const state *st, int nlocks, char *const *names, int64_
         const sem *s = &st->s[l];
         if (!s->has_set || !s->observed) continue;
         int64_t total = s->available + s->held;
-        if (total == s->set) continue;
+        if (total <= s->set && total >= s->set - st->undecided.permits[l]) continue;
         char why[320] = "";
         unsigned cause = 0;
         if (total > s->set && s->foreign) {
@@ -196,8 +205,8 @@ static void waits(const history *hi, const check_input *in, int nlocks, char *co
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
-        int64_t len = check_avail_reachable(avail, in->impaired, e->client, e->lock, n, e->t_us, to, &at);
-        if (len > bound_us) {
+        int64_t len = 0, grace = in->reply_wait_us > 0 ? in->reply_wait_us : in->s ? in->s->timeout_us : 0;
+        if (check_avail_waiter(avail, in->impaired, hi, ends, k, to, bound_us, grace, &len, &at) > bound_us) {
             char why[200];
             check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);
             check_violation *v = check_violate(r, SCN_INV_LIVENESS, at + bound_us, done == (size_t)-1 ? hi->n - 1 : done,
@@ -234,8 +243,10 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     state st = {.s = sim_xcalloc((size_t)nlocks, sizeof *st.s)};
     check_resends_init(&st.resends, nlocks);
     check_peaks_init(&st.peaks, nlocks);
+    check_undecided_init(&st.undecided, nlocks);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
+        check_undecided_feed(&st.undecided, e);
         if (e->op == HOP_CRASH) {
             on_crash(&st, e);
             continue;
@@ -265,6 +276,7 @@ void check_permits(const history *hi, const check_holds *hs, const check_input *
     waits(hi, in, nlocks, names, bound_us, end_us, &st, r);
     check_resends_free(&st.resends);
     check_peaks_free(&st.peaks);
+    check_undecided_free(&st.undecided);
     sim_xfree(st.s);
     sim_xfree(st.h);
     sim_xfree(st.slots);

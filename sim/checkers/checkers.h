@@ -176,6 +176,9 @@ typedef struct check_input {
     int synced;                 /* the lock's scripts are followed by WAIT for the
                                    replicas (cl_settings.synced): a paused replica
                                    holds each one for WAIT's timeout */
+    int64_t reply_wait_us;      /* how long a lock command waits for its reply before
+                                   it fails (cl_reply_wait_us; 0: the scenario's
+                                   reply timeout) */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 

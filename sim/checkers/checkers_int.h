@@ -62,6 +62,26 @@ void check_leases(const history *h, const check_holds *hs, const check_input *in
  * runtime's trySetPermits, addPermits, trySetPermits and drainPermits
  * steps): 1 with *delta, else 0. */
 int check_permit_total(const hist_event *e, int64_t *delta);
+/* The addPermits calls whose outcome nobody learnt, per lock, fed a
+ * history's events in order: one that failed with an error (Redisson's
+ * NoSyncedSlavesException, a reply timeout) or whose process crashed
+ * before its answer may or may not have run. check_permit_total counts an
+ * addition from its invoke and a removal from its ok, so the store may
+ * hold up to permits[lock] fewer than counted, never more. */
+struct check_open_add {
+    uint64_t seq;
+    int client, inc, thread, lock;
+    int64_t n;
+};
+typedef struct check_undecided {
+    struct check_open_add *open; /* invoked, not answered */
+    size_t nopen, cap;
+    int nlocks;
+    int64_t *permits;            /* per lock: in doubt */
+} check_undecided;
+void check_undecided_init(check_undecided *x, int nlocks);
+void check_undecided_feed(check_undecided *x, const hist_event *e);
+void check_undecided_free(check_undecided *x);
 /* The store's available permits of each lock over true time (HOP_COUNTER). */
 typedef struct check_avail check_avail;
 check_avail *check_avail_build(const history *hi, int nlocks);
@@ -76,6 +96,28 @@ int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t f
  * impaired. */
 int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, int client, int lock, int64_t n,
                               int64_t from, int64_t to, int64_t *at);
+/* How late the acquire whose invoke is hi->ev[k] was, until to (ends:
+ * hist_op_ends): its longest stretch that counts against the semaphore,
+ * less the grace when that stretch starts within grace of one of its
+ * impaired periods; 0 when none is over bound. A stretch counts where the
+ * store had its n available, it could reach the master
+ * (check_avail_reachable), and no other acquire of its process on the
+ * semaphore, open then, wanted more permits than the store had: a
+ * process's waiters share its wake-ups (Redisson's RedissonLockEntry: a
+ * message releases min(waiters, permits released) on one latch, and the
+ * oldest listener or blocked thread takes each), and a non-fair
+ * java.util.concurrent.Semaphore, which RSemaphore and RPermitExpirable-
+ * Semaphore say they implement, gives released permits to the waiter
+ * "next to be assigned permits" (Semaphore.acquire(int)): one that wants
+ * more, woken first, takes the wake-up and leaves the permits there. The
+ * grace (how long a command waits for its reply, as check_liveness's
+ * resend_grace): a command sent into an impairment goes again only when
+ * its reply times out or its retry comes due; and a wait that ended in an
+ * error is judged only up to a grace before it (the failed command's
+ * wait for its reply, which a fail-reply or drop-reply lost). *len and *at get that stretch's length and start. The
+ * siblings are scanned only for a wait that could be over bound. */
+int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const history *hi, const size_t *ends,
+                           size_t k, int64_t to, int64_t bound, int64_t grace, int64_t *len, int64_t *at);
 /* The CHECK_CAUSE_WAIT_MANY / MIXED_N / SIBLING / ASYNC / ADDED bits of
  * the wait (a semaphore's acquire, a latch's await) whose invoke is
  * hi->ev[k], as it stood at time at (ends: hist_op_ends): its count, the

@@ -3,11 +3,15 @@
  * all (set by the runtime's trySetPermits, moved by addPermits,
  * trySetPermits and drainPermits steps), the store's available count
  * over true time (HOP_COUNTER), with the longest stretch in a window
- * during which at least n were available, the addPermits calls resent
- * (check_resends), the most permits counted while an acquire was in
+ * during which at least n were available (for a waiter: with the resend
+ * grace after an impairment, and not while a waiter of its process wanted
+ * more than were available: check_avail_waiter), the addPermits calls
+ * resent (check_resends), the addPermits calls whose outcome nobody learnt
+ * (check_undecided), the most permits counted while an acquire was in
  * flight (check_peaks), and the shape of a wait that starved (also the
  * latch checker's). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/checkers/checkers_int.h"
@@ -37,6 +41,58 @@ int check_permit_total(const hist_event *e, int64_t *delta)
         return 1;
     }
     return 0;
+}
+
+void check_undecided_init(check_undecided *x, int nlocks)
+{
+    memset(x, 0, sizeof *x);
+    x->nlocks = nlocks;
+    x->permits = sim_xcalloc((size_t)(nlocks > 0 ? nlocks : 1), sizeof *x->permits);
+}
+
+static void undecided_drop(check_undecided *x, size_t i, int doubt)
+{
+    const struct check_open_add *o = &x->open[i];
+    if (doubt) x->permits[o->lock] += o->n < 0 ? -o->n : o->n;
+    x->open[i] = x->open[--x->nopen];
+}
+
+void check_undecided_feed(check_undecided *x, const hist_event *e)
+{
+    if (e->op == HOP_CRASH) { /* its adds in flight may or may not have run */
+        for (size_t i = x->nopen; i-- > 0;)
+            if (x->open[i].client == e->client && x->open[i].inc == e->inc) undecided_drop(x, i, 1);
+        return;
+    }
+    if (e->op != HOP_PERMITS_ADD || e->lock < 0 || e->lock >= x->nlocks) return;
+    if (e->kind == HIST_INVOKE) {
+        if (x->nopen == x->cap) {
+            x->cap = x->cap ? x->cap * 2 : 8;
+            x->open = sim_xrealloc(x->open, x->cap * sizeof *x->open);
+        }
+        x->open[x->nopen++] = (struct check_open_add){e->seq, e->client, e->inc, e->thread, e->lock, e->n};
+        return;
+    }
+    for (size_t i = 0; i < x->nopen; i++) {
+        const struct check_open_add *o = &x->open[i];
+        if (o->client != e->client || o->inc != e->inc || o->thread != e->thread || o->seq != e->seq) continue;
+        /* An error: it may or may not have run ("not acquired" is no
+         * addPermits answer). */
+        undecided_drop(x, i, e->kind == HIST_FAIL && e->err != NULL);
+        return;
+    }
+}
+
+void check_undecided_free(check_undecided *x)
+{
+    sim_xfree(x->open);
+    sim_xfree(x->permits);
+    memset(x, 0, sizeof *x);
+}
+
+static int64_t wanted_of(const hist_event *e)
+{
+    return e->n > 0 ? e->n : 1;
 }
 
 typedef struct point {
@@ -90,6 +146,118 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
             if (at) *at = where;
         }
     }
+    return best;
+}
+
+/* The store's count at t: its last point at or before t (0 before any). */
+static int64_t avail_at(const timeline *x, int64_t t)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x->v[mid].t <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 ? x->v[lo - 1].available : 0;
+}
+
+/* Another acquire of the waiter's process on its semaphore, open over
+ * [from, to): it wants m permits. */
+typedef struct sibling {
+    int64_t from, to, m;
+} sibling;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Is the wait for n at t one that counts: n available and no sibling
+ * open at t wanting more than are available? */
+static int counts_at(const timeline *x, const sibling *sib, size_t nsib, int64_t n, int64_t t)
+{
+    int64_t avail = avail_at(x, t);
+    if (avail < n) return 0;
+    for (size_t i = 0; i < nsib; i++)
+        if (sib[i].from <= t && t < sib[i].to && sib[i].m > avail) return 0;
+    return 1;
+}
+
+/* The longest stretch of [from, to) that counts (counts_at), over the
+ * times where either the count or the open siblings change. */
+static int64_t longest_behind(const timeline *x, const sibling *sib, size_t nsib, int64_t n, int64_t from,
+                              int64_t to, int64_t *at)
+{
+    size_t cap = x->n + 2 * nsib + 1, nc = 0;
+    int64_t *cut = sim_xcalloc(cap, sizeof *cut);
+    cut[nc++] = from;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->v[i].t > from && x->v[i].t < to) cut[nc++] = x->v[i].t;
+    for (size_t i = 0; i < nsib; i++) {
+        if (sib[i].from > from && sib[i].from < to) cut[nc++] = sib[i].from;
+        if (sib[i].to > from && sib[i].to < to) cut[nc++] = sib[i].to;
+    }
+    sim_assert(nc <= cap);
+    qsort(cut, nc, sizeof *cut, cmp_i64);
+    int64_t best = 0, run_from = -1;
+    for (size_t i = 0; i < nc; i++) {
+        int64_t next = i + 1 < nc ? cut[i + 1] : to;
+        if (!counts_at(x, sib, nsib, n, cut[i])) run_from = -1;
+        else if (run_from < 0) run_from = cut[i];
+        if (run_from >= 0 && next - run_from > best) {
+            best = next - run_from;
+            *at = run_from;
+        }
+    }
+    sim_xfree(cut);
+    return best;
+}
+
+int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const history *hi, const size_t *ends,
+                           size_t k, int64_t to, int64_t bound, int64_t grace, int64_t *len, int64_t *at)
+{
+    const hist_event *w = &hi->ev[k];
+    sim_assert(k < hi->n && w->op == HOP_ACQUIRE && w->kind == HIST_INVOKE && w->lock >= 0 && w->lock < a->nlocks);
+    int64_t n = wanted_of(w), where = 0;
+    *len = 0;
+    /* A wait that ended in an error (a reply timeout, NoSyncedSlaves-
+     * Exception) spent its last grace waiting for the reply to the command
+     * that failed, not for a wake-up. */
+    const hist_event *last = ends[k] == (size_t)-1 ? NULL : &hi->ev[ends[k]];
+    if (last && last->kind == HIST_FAIL && last->err && strcmp(last->err, "not acquired") != 0)
+        to = to - grace > w->t_us ? to - grace : w->t_us;
+    /* Only a wait that could be blamed pays for the scan of its siblings. */
+    if (check_avail_reachable(a, im, w->client, w->lock, n, w->t_us, to, &where) <= bound) return 0;
+    size_t nsib = 0, cap = 0;
+    sibling *sib = NULL;
+    for (size_t i = 0; i < hi->n && hi->ev[i].t_us < to; i++) {
+        const hist_event *o = &hi->ev[i];
+        if (i == k || o->op != HOP_ACQUIRE || o->kind != HIST_INVOKE || o->client != w->client ||
+            o->inc != w->inc || o->lock != w->lock || wanted_of(o) <= n)
+            continue;
+        int64_t end = ends[i] == (size_t)-1 ? INT64_MAX : hi->ev[ends[i]].t_us;
+        if (end <= w->t_us) continue;
+        if (nsib == cap) {
+            cap = cap ? cap * 2 : 8;
+            sib = sim_xrealloc(sib, cap * sizeof *sib);
+        }
+        sib[nsib++] = (sibling){o->t_us, end, wanted_of(o)};
+    }
+    int64_t best = 0, t = w->t_us, x, y;
+    while (check_impaired_next(im, w->client, w->lock, &t, to, &x, &y)) {
+        where = 0;
+        int64_t got = nsib ? longest_behind(&a->tl[w->lock], sib, nsib, n, x, y, &where)
+                           : check_avail_longest(a, w->lock, n, x, y, &where);
+        if (got == 0) continue;
+        int64_t g = grace > 0 && check_impaired_within(im, w->client, w->lock, where - grace, where, NULL) > 0 ? grace : 0;
+        if (got - g > best) {
+            best = got - g;
+            *len = got;
+            *at = where;
+        }
+    }
+    sim_xfree(sib);
     return best;
 }
 
@@ -244,16 +412,11 @@ void check_peaks_free(check_peaks *x)
     memset(x, 0, sizeof *x);
 }
 
-static int64_t wanted(const hist_event *e)
-{
-    return e->n > 0 ? e->n : 1;
-}
-
 unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64_t at)
 {
     const hist_event *w = &hi->ev[k];
     sim_assert(k < hi->n && (w->op == HOP_ACQUIRE || w->op == HOP_AWAIT) && w->kind == HIST_INVOKE && w->t_us <= at);
-    unsigned shape = (w->op == HOP_ACQUIRE && wanted(w) > 1 ? CHECK_CAUSE_WAIT_MANY : 0) |
+    unsigned shape = (w->op == HOP_ACQUIRE && wanted_of(w) > 1 ? CHECK_CAUSE_WAIT_MANY : 0) |
                      (w->async ? CHECK_CAUSE_ASYNC : 0);
     for (size_t i = 0; i < hi->n && hi->ev[i].t_us <= at; i++) {
         const hist_event *o = &hi->ev[i];
@@ -264,7 +427,7 @@ unsigned check_wait_shape(const history *hi, const size_t *ends, size_t k, int64
             o->lock != w->lock || (ends[i] != (size_t)-1 && hi->ev[ends[i]].t_us <= at))
             continue;
         shape |= CHECK_CAUSE_SIBLING;
-        if (w->op == HOP_ACQUIRE && wanted(o) != wanted(w)) shape |= CHECK_CAUSE_MIXED_N;
+        if (w->op == HOP_ACQUIRE && wanted_of(o) != wanted_of(w)) shape |= CHECK_CAUSE_MIXED_N;
     }
     if (!w->async) return shape;
     /* Its own listener, added after the message it waited for: at any

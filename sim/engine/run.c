@@ -203,7 +203,8 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     check_input in = {.nlocks = s->nlocks, .names = s->lock_names, .liveness_bound_us = s->liveness_bound_us,
                       .starvation_bound = s->starvation_bound, .end_us = end_us, .s = s, .generated = gen,
                       .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us(),
-                      .synced = cl_world_settings(cw)->synced};
+                      .synced = cl_world_settings(cw)->synced,
+                      .reply_wait_us = cl_reply_wait_us(cw)};
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

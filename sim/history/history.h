@@ -57,8 +57,10 @@ typedef enum hist_op {
     HOP_PERMITS_DRAIN,/* semaphore drainPermits(): ok value = permits taken */
     HOP_PERMIT,       /* info (expirable semaphore): the thread holds permit
                          number aux (its process's count of ids drawn) of the
-                         acquire it just got, n ids; value = its lease in µs
-                         from the acquire's invoke (INT64_MAX: none); recorded
+                         acquire it just got, n ids; value = what is left of
+                         its lease now, in µs: the script's deadline (the
+                         attempt's clock + the lease) less the clock now
+                         (INT64_MAX: none); recorded
                          again when updateLeaseTime moves it (value: the new
                          lease from that operation's invoke) */
     HOP_PERMIT_END,   /* info (expirable semaphore): the store answered a

@@ -302,6 +302,91 @@ START_TEST(permits_liveness_tells_the_wait_shape)
 }
 END_TEST
 
+/* A waiter for 1 behind a waiter of its own process for 2, with 1
+ * available: the other may take the process's wake-up (a non-fair
+ * Semaphore's head of line), so the wait does not count; behind a waiter
+ * of another process it does (each process gets its own wake-ups). Once
+ * the store has 2, it counts again. */
+START_TEST(permits_liveness_behind_a_bigger_sibling)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        history h;
+        check_result r;
+        start(&h, 2);
+        took(&h, 10, 1, 2, 0); /* c1 holds both */
+        hist_event big = {.t_us = MS(100), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = variant == 1 ? 3 : 2,
+                          .inc = 1, .thread = 2, .n = 2};
+        hist_add(&h, &big);
+        hist_event w = {.t_us = MS(150), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 2, .inc = 1, .thread = 1,
+                        .n = 1};
+        hist_add(&h, &w);
+        op(&h, 200, HIST_INVOKE, HOP_RELEASE, 1, 1, 0);
+        counter(&h, 201, 1, 1);
+        if (variant == 2) { /* the other 1 comes back at 3 s: both could go */
+            op(&h, 3000, HIST_INVOKE, HOP_RELEASE, 1, 1, 0);
+            counter(&h, 3001, 2, 1);
+        }
+        permits(&h, 5000, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (variant == 0 ? CHECK_HELD : CHECK_VIOLATED));
+        if (variant == 2) ck_assert_int_eq(r.v[0].t_us, MS(4001));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
+/* An acquire that ends in an error (its reply timed out: a fail-reply or
+ * drop-reply lost it) spent the last reply wait (3 s here) on that reply,
+ * not on a wake-up: 3 s with the permit there is on time, 5 s is not. */
+START_TEST(permits_liveness_ended_by_an_error)
+{
+    for (int late = 0; late < 2; late++) {
+        history h;
+        check_result r;
+        start(&h, 1);
+        op(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 1, 1, 0);
+        hist_event f = {.t_us = MS(late ? 5100 : 3100), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                        .thread = 1, .n = 1, .err = "RedisResponseTimeoutException"};
+        hist_add(&h, &f);
+        check_result_init(&r);
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(6000),
+                          .reply_wait_us = MS(3000)};
+        check_all(&h, &in, CHECK_INV(SCN_INV_PERMITS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (late ? CHECK_VIOLATED : CHECK_HELD));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
+/* An addPermits whose outcome nobody learnt may or may not have run: one
+ * that failed with an error (variant 0: +1, counted from its invoke, never
+ * reached the store) or whose process crashed before its answer (variant
+ * 1: -1, counted from an ok that never came, applied in the store) leaves
+ * up to its permits fewer in the store, and that is no loss; 2 fewer for
+ * 1 in doubt still is (variant 2). */
+START_TEST(permits_undecided_addpermits_is_no_loss)
+{
+    for (int variant = 0; variant < 3; variant++) {
+        history h;
+        check_result r;
+        start(&h, 3);
+        hist_event a = {.t_us = MS(10), .kind = HIST_INVOKE, .op = HOP_PERMITS_ADD, .client = 1, .inc = 1,
+                        .thread = 1, .n = variant == 1 ? -1 : 1, .seq = 7};
+        hist_add(&h, &a);
+        if (variant == 1) {
+            counter(&h, 11, 2, 1);
+            crash(&h, 12, 1);
+        } else {
+            a.t_us = MS(11), a.kind = HIST_FAIL, a.err = "NoSyncedSlavesException";
+            hist_add(&h, &a);
+            if (variant == 2) counter(&h, 11, 2, 1);
+        }
+        permits(&h, 100, &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_PERMITS], (variant == 2 ? CHECK_VIOLATED : CHECK_HELD));
+        finish(&h, &r);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- latch */
 
 static void latch(history *h, int64_t end_ms, check_result *r)
@@ -543,6 +628,9 @@ Suite *check_counters_suite(void)
     tcase_add_test(tc, permits_acquire_overlapping_a_reduce_is_judged_before_it);
     tcase_add_test(tc, permits_liveness_needs_enough_available);
     tcase_add_test(tc, permits_liveness_tells_the_wait_shape);
+    tcase_add_test(tc, permits_liveness_behind_a_bigger_sibling);
+    tcase_add_test(tc, permits_undecided_addpermits_is_no_loss);
+    tcase_add_test(tc, permits_liveness_ended_by_an_error);
     tcase_add_test(tc, latch_opens_after_the_last_countdown);
     tcase_add_test(tc, latch_early_release_is_a_violation);
     tcase_add_test(tc, latch_awaiter_left_behind);

@@ -169,6 +169,39 @@ START_TEST(pause_disconnect_and_drop_reply)
 }
 END_TEST
 
+/* A semaphore's waiter, the permit there all along, cut off from 1 s to
+ * 3 s: it may be answered within the bound and the reply timeout (3 s)
+ * of the partition's end (a command lost in it goes again only then):
+ * 2.5 s after it is on time, 4.5 s late. */
+START_TEST(permits_liveness_gives_a_resend_grace)
+{
+    for (int late = 0; late < 2; late++) {
+        history h;
+        hist_init(&h);
+        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
+        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1, .aux = 1});
+        hist_add(&h, &(hist_event){.t_us = MS(1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .n = 1, .seq = 1});
+        int64_t ok = late ? MS(7500) : MS(5500);
+        hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .n = 1, .seq = 1});
+        hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0, .aux = 1});
+        scenario sc;
+        load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=2s\n");
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(10000),
+                          .s = &sc};
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_PERMITS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (late ? CHECK_VIOLATED : CHECK_HELD));
+        if (late) ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1 waited 4500ms for 1 permit(s)"));
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(no_scenario_no_periods)
 {
     check_input in = {.nlocks = 1, .names = names};
@@ -386,6 +419,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, pause_disconnect_and_drop_reply);
     tcase_add_test(core, paused_replica_cuts_synced_scripts);
     tcase_add_test(core, no_scenario_no_periods);
+    tcase_add_test(core, permits_liveness_gives_a_resend_grace);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, latch_liveness_waits_for_a_resend);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
