@@ -14,9 +14,10 @@
  * mode (it could join at once). A waiter that was waiting with no timeout
  * when the bound ran out (HOP_PARK) is told (CHECK_CAUSE_PARKED): only a
  * message could have woken it. A waiter that polls gets the reply timeout
- * on top of the bound for the stretch after an impairment (resend_grace):
- * the command it sent into the impairment is sent again only when its
- * reply times out; a parked waiter gets none (no timeout wakes it). */
+ * and the longest retry delay on top of the bound for the stretch after
+ * an impairment (resend_grace): the command it sent into the impairment
+ * is sent again only when its reply times out and the retry delay has
+ * passed; a parked waiter gets none (no timeout wakes it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -104,16 +105,22 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
     return parked;
 }
 
+/* The longest delay a client waits between a reply timeout and the
+ * resend (command.c retry_delay): the scenario's retry-interval, else
+ * the longer of the defaults (EqualJitter's 2 s cap; fixed 1.5 s). */
+#define RESEND_DELAY_MAX_US SIM_MS(2000)
+
 /* After an impaired period ends, a command the waiter sent into it is
  * lost (or sent on a connection it has not yet learnt is dead), and the
- * client sends it again only when its reply times out: a waiter that
- * polls (not parked: a parked one waits for a message, which no timeout
- * replaces) gets that timeout on top of the bound for a stretch that
- * starts within a reply timeout of an impairment. 0 elsewhere. */
+ * client sends it again only when its reply times out and the retry
+ * delay after it has passed: a waiter that polls (not parked: a parked
+ * one waits for a message, which no timeout replaces) gets that timeout
+ * and delay on top of the bound for a stretch that starts within them of
+ * an impairment. 0 elsewhere. */
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
     if (in->s == NULL) return 0;
-    int64_t grace = in->s->timeout_us;
+    int64_t grace = in->s->timeout_us + (in->s->retry_interval_us >= 0 ? in->s->retry_interval_us : RESEND_DELAY_MAX_US);
     int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, a > grace ? a - grace : 0, a, NULL) > 0;
     if (!after || parked_at(hi, e, a)) return 0;
     return grace;
