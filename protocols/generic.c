@@ -618,7 +618,7 @@ static void gen_release(cl_thread *t, int lock, cl_done_fn *done)
 static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err);
 
 typedef struct renew_ctx {
-    int thread, lock, pending, renewed;
+    int thread, lock, pending, renewed, failed; /* failed: replies matching [renew] failed */
 } renew_ctx;
 
 static void on_renew_tick(cl_proc *p, void *arg)
@@ -667,16 +667,24 @@ static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     const pol_policy *pol = pol_of(p);
     gen_hold *h = &state(p)->holds[(c->thread - 1) * SCN_MAX_LOCKS + c->lock];
     pol_expand ex = {.pol = pol, .lock = lock_name(p, c->lock), .owner = h->owner, .p = p};
-    if ((err == CL_OK || err == CL_ERR_REPLY) && pol_match(&pol->renew.step[0], r, &ex) == POL_RENEWED) c->renewed++;
+    pol_outcome o = err == CL_OK || err == CL_ERR_REPLY ? pol_match(&pol->renew.step[0], r, &ex) : POL_ERROR;
+    if (o == POL_RENEWED) c->renewed++;
+    else if (o == POL_FAILED) c->failed++;
     if (--c->pending > 0) return;
     int ok = c->renewed >= quorum(pol);
+    /* Only replies the policy declares failed (the lock is no longer ours)
+     * settle a renewal's failure; an error or a timeout leaves it unknown
+     * (the script may have run), and the renewer tries again at its next
+     * period, as long as a quorum is still possible. */
+    int lost = pol->masters - c->failed < quorum(pol);
     int thread = c->thread, lock = c->lock;
     cl_free(p, c);
     if (h->owner[0] == '\0') return; /* released meanwhile */
     if (!ok) {
+        int stop = lost && !pol->renew_retry;
         cl_trace(p, cl_proc_name(p), "renewal of %s failed%s", lock_name(p, lock),
-                 pol->renew_retry ? ": trying again" : ": renewal stops");
-        if (!pol->renew_retry) return;
+                 stop ? ": renewal stops" : lost ? ": trying again" : ": outcome unknown, trying again");
+        if (stop) return;
     }
     intptr_t key = (intptr_t)((thread - 1) * SCN_MAX_LOCKS + lock);
     cl_timer_arm(p, &h->renew, renew_period_us(pol, h->lease_ms), "renew", on_renew_tick, (void *)key);
