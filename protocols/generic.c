@@ -280,8 +280,12 @@ static void acquire_start_attempt(gen_op *op)
     expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
     op->attempts++;
     attempt_start(p, op, &pol->acquire, &ex);
+    /* node-timeout is a share of the lease: redsync v4's try waits
+     * expiry * timeoutFactor (go-redsync/redsync v4 mutex.go, lockContext:
+     * context.WithTimeout around actOnPoolsAsync). */
     if (pol->node_timeout_ppm > 0 && op->att && op->att->pending > 0)
-        cl_timer_arm(p, &op->base.timer, op->lease_ms * pol->node_timeout_ppm, "node timeout", on_node_timeout, op);
+        cl_timer_arm(p, &op->base.timer, SIM_MS(op->lease_ms) * pol->node_timeout_ppm / 1000000, "node timeout",
+                     on_node_timeout, op);
 }
 
 /* The lock is ours: renewal, fencing token, the end of the acquire. */
