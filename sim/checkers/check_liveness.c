@@ -17,7 +17,12 @@
  * and the longest retry delay on top of the bound for the stretch after
  * an impairment (resend_grace): the command it sent into the impairment
  * is sent again only when its reply times out and the retry delay has
- * passed; a parked waiter gets none (no timeout wakes it). */
+ * passed; a parked waiter gets none (no timeout wakes it). A lock with a
+ * local lock (in->local_lock: the process's threads queue on it before
+ * the store) is not free to a waiter while a sibling thread of its
+ * process holds it, from the sibling's acquire until its last release
+ * returns (the local lock is let go after the store's answer): the bound
+ * runs over the stretches between such holds. */
 #include <stdio.h>
 #include <string.h>
 
@@ -126,6 +131,40 @@ static int64_t resend_grace(const history *hi, const check_input *in, const hist
     return grace;
 }
 
+/* The longest part of [a, b) outside the holds of e's sibling threads
+ * (same client and incarnation, another thread, the same lock), each
+ * from its acquire to the return of its last release (ends: the ends of
+ * the history's operations); 0 when none is left. */
+static int unheld_by_siblings(const history *hi, const check_holds *hs, const size_t *ends, int64_t end_us,
+                              const hist_event *e, int64_t *a, int64_t *b)
+{
+    const check_spans *d = &hs->rule[CHECK_HOLDS_DEPTH];
+    int64_t best_a = 0, best_b = 0, t = *a;
+    for (;;) {
+        /* The next sibling hold that covers t or starts after it. */
+        int64_t from = *b, to = *b;
+        for (size_t i = 0; i < d->n; i++) {
+            const check_span *h = &d->v[i];
+            if (h->client != e->client || h->inc != e->inc || h->thread == e->thread || h->lock != e->lock) continue;
+            int64_t h_to = h->to_us;
+            if (h->end == CHECK_END_RELEASE) {
+                size_t done = h->to_k < hi->n ? ends[h->to_k] : (size_t)-1;
+                h_to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
+            }
+            if (h_to <= t || h->from_us >= from) continue;
+            from = h->from_us > t ? h->from_us : t;
+            to = h_to;
+        }
+        if (from - t > best_b - best_a) best_a = t, best_b = from;
+        if (from >= *b) break;
+        t = to;
+        if (t >= *b) break;
+    }
+    *a = best_a;
+    *b = best_b;
+    return best_b > best_a;
+}
+
 void check_liveness(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
 {
     int nlocks = in->nlocks;
@@ -156,6 +195,9 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
             int late = 0;
             while (!late && check_impaired_next(in->impaired, e->client, e->lock, &t, b0, &a, &b)) {
                 if (b - a <= bound_us + resend_grace(hi, in, e, a0, a)) continue;
+                if (in->local_lock && hs && (!unheld_by_siblings(hi, hs, ends, end_us, e, &a, &b) ||
+                                             b - a <= bound_us + resend_grace(hi, in, e, a0, a)))
+                    continue;
                 late = 1;
                 char why[200];
                 check_impaired_told(in->impaired, e->client, e->lock, a0, b0, why, sizeof why);

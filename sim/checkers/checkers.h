@@ -173,6 +173,9 @@ typedef struct check_input {
                                    groups); NULL: group 0 */
     int64_t reconnect_us;       /* how long a client takes to open a lost connection
                                    again (cl_reconnect_us) */
+    int local_lock;             /* the lock declares a local lock (a policy's local-lock):
+                                   a process's threads queue on it before the store, and
+                                   a thread keeps it until its last release returns */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 

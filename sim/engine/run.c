@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "faults/fault.h"
+#include "protocols/policy.h"
 #include "protocols/protocol.h"
 #include "sim/engine/guard.h"
 #include "sim/engine/run.h"
@@ -202,7 +203,9 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     for (int l = 0; l < s->nlocks; l++) lock_group[l] = cl_lock_group(cw, l);
     check_input in = {.nlocks = s->nlocks, .names = s->lock_names, .liveness_bound_us = s->liveness_bound_us,
                       .starvation_bound = s->starvation_bound, .end_us = end_us, .s = s, .generated = gen,
-                      .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us()};
+                      .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us(),
+                      .local_lock = pd->impl.proc_init == pol_generic_impl.proc_init &&
+                                    ((const pol_policy *)pd->impl.cfg)->local_lock};
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

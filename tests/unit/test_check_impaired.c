@@ -243,6 +243,48 @@ START_TEST(liveness_allows_the_resend_after_a_partition)
 }
 END_TEST
 
+/* A lock with a local lock: c1.t1 holds it from 0.5 s; its release is
+ * invoked at 2 s (the store is free from then) and returns at 8 s; c1.t2,
+ * waiting from 1 s, gets it at 8.2 s. Its process's local lock kept it
+ * out until t1's release returned: late only when the lock has none. A
+ * waiter of another process (c2) is late either way. */
+START_TEST(liveness_local_lock_waits_for_the_siblings_release)
+{
+    for (int local = 0; local <= 1; local++)
+        for (int waiter = 1; waiter <= 2; waiter++) {
+            history h;
+            hist_init(&h);
+            hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1,
+                                       .inc = 1, .thread = 1, .seq = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0,
+                                       .aux = INT64_MAX, .client = 1, .inc = 1, .thread = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                       .thread = 1, .seq = 1, .value = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(1000), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = waiter,
+                                       .inc = 1, .thread = 2, .seq = 2});
+            hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INVOKE, .op = HOP_RELEASE, .client = 1,
+                                       .inc = 1, .thread = 1, .seq = 3, .value = 0});
+            hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+            hist_add(&h, &(hist_event){.t_us = MS(8000), .kind = HIST_FAIL, .op = HOP_RELEASE, .client = 1,
+                                       .inc = 1, .thread = 1, .seq = 3, .err = "not the owner"});
+            hist_add(&h, &(hist_event){.t_us = MS(8200), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0,
+                                       .aux = INT64_MAX, .client = waiter, .inc = 1, .thread = 2});
+            hist_add(&h, &(hist_event){.t_us = MS(8200), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = waiter,
+                                       .inc = 1, .thread = 2, .seq = 2, .value = 1});
+            check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000),
+                              .local_lock = local};
+            check_result r;
+            check_result_init(&r);
+            check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+            int late = !local || waiter == 2;
+            ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (late ? CHECK_VIOLATED : CHECK_HELD), "local %d waiter c%d",
+                          local, waiter);
+            check_result_free(&r);
+            hist_free(&h);
+        }
+}
+END_TEST
+
 static void fev(history *h, int64_t t_ms, hist_kind kind, hist_op op, int client, int64_t value)
 {
     hist_add(h, &(hist_event){.t_us = MS(t_ms), .kind = kind, .op = op, .client = client, .inc = 1, .thread = 1,
@@ -355,6 +397,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, no_scenario_no_periods);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, liveness_allows_the_resend_after_a_partition);
+    tcase_add_test(core, liveness_local_lock_waits_for_the_siblings_release);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
     suite_add_tcase(s, core);
