@@ -5,6 +5,7 @@
  * within-contract), so that a correct lock's hunt finds nothing the lock
  * never claimed to survive. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "faults/fault.h"
@@ -143,6 +144,65 @@ int fault_beyond_workload(const proto_def *pd, const scenario *s)
     return s->hold.kind == SCN_DIST_EXP || hold >= s->lease_us ? FAULT_BEYOND_HOLD : FAULT_WITHIN;
 }
 
+/* The longest delay before a resend after a reply timeout (the client's
+ * EqualJitter cap, or the scenario's retry-interval). */
+static int64_t resend_delay_max(const scenario *s)
+{
+    return s->retry_interval_us >= 0 ? s->retry_interval_us : SIM_MS(2000);
+}
+
+typedef struct cutoff {
+    int64_t from, to;
+    int partition; /* else a node pause */
+} cutoff;
+
+static int cmp_cutoff(const void *a, const void *b)
+{
+    const cutoff *x = a, *y = b;
+    return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Cut-offs of one client (a partition that names it, a node pause) that
+ * follow each other closer than a lost command's resend (the reply budget
+ * and the longest retry delay) can lose the command and then its resend:
+ * they hold the client up as one, from the first's start to the last's
+ * end, which with the reply budget must fit in the margin as a single
+ * cut-off's must (each line on its own is judged by fault_beyond). */
+static int cutoffs_beyond(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
+                          int64_t to_us, int64_t margin)
+{
+    if (margin == INT64_MAX || n < 2) return FAULT_WITHIN;
+    int64_t budget = reply_budget(pd, s), gap = budget + resend_delay_max(s);
+    cutoff *w = sim_xcalloc(n, sizeof *w);
+    int why = FAULT_WITHIN;
+    for (int cl = 1; cl <= scn_max_client(s) && !why; cl++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const scn_step *st = &v[i];
+            if (st->at_us < from_us || st->at_us > to_us || st->for_us <= 0) continue;
+            int partition = st->op == SCN_FAULT_PARTITION &&
+                            (scn_side_has_client(&st->end_a, cl) || scn_side_has_client(&st->end_b, cl));
+            if (partition || fault_kind_of(st) == SCN_NEM_NODE_PAUSE)
+                w[k++] = (cutoff){st->at_us, st->at_us + st->for_us, partition};
+        }
+        qsort(w, k, sizeof *w, cmp_cutoff);
+        for (size_t i = 0; i < k && !why;) {
+            int64_t start = w[i].from, end = w[i].to;
+            int partition = w[i].partition;
+            size_t j = i + 1;
+            for (; j < k && w[j].from <= end + gap; j++) {
+                if (w[j].to > end) end = w[j].to;
+                partition |= w[j].partition;
+            }
+            if (j - i > 1 && end - start + budget > margin)
+                why = partition ? FAULT_BEYOND_PARTITION : FAULT_BEYOND_NODE_PAUSE;
+            i = j;
+        }
+    }
+    sim_xfree(w);
+    return why;
+}
+
 int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
                        int64_t to_us)
 {
@@ -155,7 +215,9 @@ int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v
         int why = fault_beyond(pd, c, s, &v[i], margin);
         if (why) return why;
     }
-    return FAULT_WITHIN;
+    return c->survives & (unsigned)(SCN_NEM_PARTITION | SCN_NEM_NODE_PAUSE)
+               ? cutoffs_beyond(pd, s, v, n, from_us, to_us, margin)
+               : FAULT_WITHIN;
 }
 
 /* ------------------------------------------------------------ the draw */

@@ -76,7 +76,9 @@ int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s
  * a fixed lease, else 0. */
 int fault_beyond_workload(const proto_def *pd, const scenario *s);
 /* The first reason, in line order, among the lines of v[0..n) that start
- * in [from_us, to_us], the workload's first; 0 when all are within. */
+ * in [from_us, to_us], the workload's first, then cut-offs of one client
+ * (partitions, node pauses) closer than a resend, judged as one; 0 when
+ * all are within. */
 int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
                        int64_t to_us);
 /* [swarm] within-contract: keeps c (what fault_swarm_draw drew from s)

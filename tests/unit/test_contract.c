@@ -106,6 +106,37 @@ START_TEST(a_line_is_judged_with_its_reason)
 }
 END_TEST
 
+/* The lines of a scenario of redisson.lock (a 10 s lease, 1 s holds: a
+ * 9 s margin; a lost reply costs 4 s with its WAIT) judged together. */
+static int judged_all(const char *faults)
+{
+    scenario s;
+    lock_with("redisson.lock", "10s", "1s", faults, &s);
+    const proto_def *pd = proto_find("redisson.lock");
+    int why = fault_beyond_first(pd, &s, s.steps, s.nsteps, 0, INT64_MAX);
+    scn_free(&s);
+    return why;
+}
+
+/* Two cut-offs of one client, the second before a command lost in the
+ * first is resent (4 s and up to 2 s of retry delay after it), hold it up
+ * as one: 1 s to 8 s, and 4 s more, outlasts the 9 s margin. Apart, or
+ * cutting different clients, each fits on its own. */
+START_TEST(cutoffs_close_together_hold_up_as_one)
+{
+    ck_assert_int_eq(judged_all("at = 1s partition c1|nodes for=3s\nat = 6s partition c1|nodes for=2s"),
+                     FAULT_BEYOND_PARTITION);
+    ck_assert_int_eq(judged_all("at = 1s partition c1|nodes for=3s\nat = 11s partition c1|nodes for=2s"),
+                     FAULT_WITHIN);
+    ck_assert_int_eq(judged_all("at = 1s partition c1|nodes for=3s\nat = 6s partition c2|nodes for=2s"),
+                     FAULT_WITHIN);
+    ck_assert_int_eq(judged_all("at = 1s partition c1|nodes for=1s\nat = 3s partition c1|nodes for=1s"),
+                     FAULT_WITHIN); /* 1 s to 4 s and 4 s: within 9 s */
+    ck_assert_int_eq(judged_all("at = 1s pause node=redis0 for=3s\nat = 6s pause node=redis0 for=2s"),
+                     FAULT_BEYOND_NODE_PAUSE);
+}
+END_TEST
+
 /* Every seed of a within-contract swarm draws only claimed kinds, with
  * durations in half the margin, and draws every other value as the same
  * scenario without the key. */
@@ -155,6 +186,7 @@ Suite *contract_suite(void)
     tcase_add_test(t, the_catalogue_declares_its_claims);
     tcase_add_test(t, the_margin_is_what_a_holder_may_be_held_up);
     tcase_add_test(t, a_line_is_judged_with_its_reason);
+    tcase_add_test(t, cutoffs_close_together_hold_up_as_one);
     tcase_add_test(t, the_draw_stays_within_and_moves_nothing_else);
     suite_add_tcase(s, t);
     return s;
