@@ -194,7 +194,7 @@ static void req_send(gen_req *q, cl_proc *p)
         pol_expand_into(&a->ex, st->words[i], bufs[i], sizeof bufs[i]);
         words[i] = bufs[i];
     }
-    int flags = a->sec->resend ? CL_RESEND : CL_NORESEND;
+    int flags = (a->sec->resend ? CL_RESEND : CL_NORESEND) | (pol_of(p)->unsent_fail ? CL_FAILFAST : 0);
     uint64_t tag = a->op ? cl_thread_op(a->op->base.t) : 0;
     if (st->script)
         cl_eval(p, q->master, st->script, st->nkeys, words, st->nwords - st->nkeys, words + st->nkeys, flags, tag,
@@ -656,7 +656,7 @@ static void on_renew_tick(cl_proc *p, void *arg)
             pol_expand_into(&ex, st->words[i], bufs[i], sizeof bufs[i]);
             words[i] = bufs[i];
         }
-        int flags = pol->renew.resend ? CL_RESEND : CL_NORESEND;
+        int flags = (pol->renew.resend ? CL_RESEND : CL_NORESEND) | (pol->unsent_fail ? CL_FAILFAST : 0);
         if (st->script)
             cl_eval(p, m, st->script, st->nkeys, words, st->nwords - st->nkeys, words + st->nkeys, flags, 0,
                     on_renew_done, c);
