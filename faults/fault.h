@@ -61,6 +61,8 @@ enum {
                                and may have run (the application was told) */
     FAULT_BEYOND_RETRY,     /* the application released again after a failed release */
     FAULT_BEYOND_SELF,      /* a thread waits for a lock its own hold keeps (an upgrade) */
+    FAULT_BEYOND_CRASH_OUTAGE, /* a master down longer than the margin (to its restart or
+                                  the failover's discovery) */
     FAULT_BEYOND_KIND       /* + the kind's bit index */
 };
 /* The nemesis kind (SCN_NEM_* bit) of fault line st; 0 for a line of no

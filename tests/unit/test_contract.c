@@ -134,6 +134,30 @@ START_TEST(cutoffs_close_together_hold_up_as_one)
                      FAULT_WITHIN); /* 1 s to 4 s and 4 s: within 9 s */
     ck_assert_int_eq(judged_all("at = 1s pause node=redis0 for=3s\nat = 6s pause node=redis0 for=2s"),
                      FAULT_BEYOND_NODE_PAUSE);
+    /* A master's crash lasts until its restart, or with none until the
+     * failover is learnt (5 s down-after and 1 s discovery: 6 s and 4 s
+     * outlast 9 s), alone or with a client's own pause after it. */
+    static const struct {
+        const char *faults;
+        int want;
+    } crash[] = {{"at = 1s crash node=redis0\nat = 3s restart node=redis0", FAULT_WITHIN},
+                 {"at = 1s crash node=redis0", FAULT_BEYOND_CRASH_OUTAGE},
+                 {"at = 1s crash node=redis0\nat = 3s restart node=redis0\nat = 4s pause client=c1 for=3s",
+                  FAULT_BEYOND_CRASH_OUTAGE}};
+    for (size_t i = 0; i < sizeof crash / sizeof *crash; i++) {
+        char *text = NULL;
+        if (asprintf(&text,
+                     "[scenario]\nduration = 30s\n[redis]\nreplicas = 1\npersistence = yes\n[protocol]\n"
+                     "name = redisson.lock\nlease = 10s\n[clients]\ncount = 2\nhold = 1s\n[faults]\n%s\n",
+                     crash[i].faults) < 0)
+            ck_abort();
+        scenario sc;
+        load(text, &sc);
+        free(text);
+        const proto_def *pd = proto_find("redisson.lock");
+        ck_assert_msg(fault_beyond_first(pd, &sc, sc.steps, sc.nsteps, 0, INT64_MAX) == crash[i].want, "case %zu", i);
+        scn_free(&sc);
+    }
 }
 END_TEST
 
