@@ -5,6 +5,7 @@
  * within-contract), so that a correct lock's hunt finds nothing the lock
  * never claimed to survive. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "faults/fault.h"
@@ -17,6 +18,9 @@ static const char *const reasons[] = {
     [FAULT_BEYOND_PARTITION] = "a partition that, with the reply timeout of a command lost in it, outlasts the "
                                "renewal margin: the holder cannot renew and its lease runs out under it "
                                "(Kleppmann 2016)",
+    [FAULT_BEYOND_CRASH_OUTAGE] = "a master down (until its restart, or until Sentinel's failover is learnt) for "
+                                  "longer than the renewal margin with the reply timeout of a command lost in it: "
+                                  "the holder cannot renew and its lease runs out under it (Kleppmann 2016)",
     [FAULT_BEYOND_NODE_PAUSE] = "a node pause that, with the reply timeout of a command held up in it, outlasts "
                                 "the renewal margin: renewals wait while the lease runs on the node's clock "
                                 "(Kleppmann 2016)",
@@ -178,6 +182,96 @@ static int crash_fails_over(const scenario *s, const scn_step *v, size_t n, size
     return 1;
 }
 
+/* The longest delay before a resend after a reply timeout (the client's
+ * EqualJitter cap, or the scenario's retry-interval). */
+static int64_t resend_delay_max(const scenario *s)
+{
+    return s->retry_interval_us >= 0 ? s->retry_interval_us : SIM_MS(2000);
+}
+
+typedef struct cutoff {
+    int64_t from, to;
+    int why; /* the reason of its own kind: FAULT_BEYOND_PARTITION, _NODE_PAUSE, _PAUSE */
+} cutoff;
+
+static int cmp_cutoff(const void *a, const void *b)
+{
+    const cutoff *x = a, *y = b;
+    return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* When line i of v cuts client cl off, its window [*from, *to) and the
+ * reason of its kind: a partition that names cl, cl's own pause, a node's
+ * pause, a node's crash until the node's next restart (none: not judged
+ * here, its outage has no end the lines tell). */
+static int cutoff_of(const scenario *s, const scn_step *v, size_t n, size_t i, int cl, int64_t *from, int64_t *to)
+{
+    const scn_step *st = &v[i];
+    *from = st->at_us;
+    *to = st->at_us + st->for_us;
+    switch (st->op) {
+    case SCN_FAULT_PARTITION:
+        return st->for_us > 0 && (scn_side_has_client(&st->end_a, cl) || scn_side_has_client(&st->end_b, cl))
+                   ? FAULT_BEYOND_PARTITION
+                   : 0;
+    case SCN_FAULT_PAUSE:
+        if (st->for_us <= 0) return 0;
+        if (st->node_index >= 0) return FAULT_BEYOND_NODE_PAUSE;
+        return st->client == cl ? FAULT_BEYOND_PAUSE : 0;
+    case SCN_FAULT_CRASH:
+        if (st->node_index < 0) return 0;
+        /* Down until its restart, or, with none, until Sentinel fails it
+         * over and the clients learn it (a node with no replica: no end). */
+        *to = s->replicas > 0 ? st->at_us + s->down_after_us + s->discovery_us : st->at_us;
+        for (size_t j = 0; j < n; j++)
+            if (v[j].op == SCN_FAULT_RESTART && v[j].node_index == st->node_index && v[j].at_us >= st->at_us &&
+                (*to <= *from || v[j].at_us < *to))
+                *to = v[j].at_us;
+        return *to > *from ? FAULT_BEYOND_CRASH_OUTAGE : 0;
+    default: return 0;
+    }
+}
+
+/* Cut-offs of one client (cutoff_of) that follow each other closer than
+ * a lost command's resend (the reply budget and the longest retry delay)
+ * can lose the command and then its resend: they hold the client up as
+ * one, from the first's start to the last's end, which with the reply
+ * budget must fit in the margin as a single cut-off's must (each line on
+ * its own is judged by fault_beyond). */
+static int cutoffs_beyond(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
+                          int64_t to_us, int64_t margin)
+{
+    if (margin == INT64_MAX || n == 0) return FAULT_WITHIN;
+    int64_t budget = reply_budget(pd, s), gap = budget + resend_delay_max(s);
+    cutoff *w = sim_xcalloc(n, sizeof *w);
+    int why = FAULT_WITHIN;
+    for (int cl = 1; cl <= scn_max_client(s) && !why; cl++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t a, b;
+            int kind = v[i].at_us < from_us || v[i].at_us > to_us ? 0 : cutoff_of(s, v, n, i, cl, &a, &b);
+            if (kind) w[k++] = (cutoff){a, b, kind};
+        }
+        qsort(w, k, sizeof *w, cmp_cutoff);
+        for (size_t i = 0; i < k && !why;) {
+            int64_t start = w[i].from, end = w[i].to;
+            int kind = w[i].why, crash = kind == FAULT_BEYOND_CRASH_OUTAGE;
+            size_t j = i + 1;
+            for (; j < k && w[j].from <= end + gap; j++) {
+                if (w[j].to > end) end = w[j].to;
+                if (w[j].why == FAULT_BEYOND_CRASH_OUTAGE) crash = 1;
+                if (w[j].why == FAULT_BEYOND_PARTITION || w[j].why == FAULT_BEYOND_CRASH_OUTAGE) kind = w[j].why;
+            }
+            /* One line alone is fault_beyond's, but for a crash, whose
+             * outage it cannot tell. */
+            if ((j - i > 1 || crash) && end - start + budget > margin) why = kind;
+            i = j;
+        }
+    }
+    sim_xfree(w);
+    return why;
+}
+
 int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
                        int64_t to_us)
 {
@@ -196,7 +290,7 @@ int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v
         }
         if (why) return why;
     }
-    return FAULT_WITHIN;
+    return cutoffs_beyond(pd, s, v, n, from_us, to_us, margin);
 }
 
 /* ------------------------------------------------------------ the draw */

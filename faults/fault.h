@@ -62,6 +62,8 @@ enum {
     FAULT_BEYOND_RETRY,     /* the application released again after a failed release */
     FAULT_BEYOND_SELF,      /* a thread waits for a lock its own hold keeps (an upgrade) */
     FAULT_BEYOND_FAILOVER_HOLDUP, /* a failover whose hold-up outlasts the renewal margin */
+    FAULT_BEYOND_CRASH_OUTAGE, /* a master down longer than the margin (to its restart or
+                                  the failover's discovery) */
     FAULT_BEYOND_KIND       /* + the kind's bit index */
 };
 /* The nemesis kind (SCN_NEM_* bit) of fault line st; 0 for a line of no
@@ -77,7 +79,9 @@ int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s
  * a fixed lease, else 0. */
 int fault_beyond_workload(const proto_def *pd, const scenario *s);
 /* The first reason, in line order, among the lines of v[0..n) that start
- * in [from_us, to_us], the workload's first; 0 when all are within. */
+ * in [from_us, to_us], the workload's first, then cut-offs of one client
+ * (partitions, node pauses) closer than a resend, judged as one; 0 when
+ * all are within. */
 int fault_beyond_first(const proto_def *pd, const scenario *s, const scn_step *v, size_t n, int64_t from_us,
                        int64_t to_us);
 /* [swarm] within-contract: keeps c (what fault_swarm_draw drew from s)

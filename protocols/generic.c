@@ -194,7 +194,7 @@ static void req_send(gen_req *q, cl_proc *p)
         pol_expand_into(&a->ex, st->words[i], bufs[i], sizeof bufs[i]);
         words[i] = bufs[i];
     }
-    int flags = a->sec->resend ? CL_RESEND : CL_NORESEND;
+    int flags = (a->sec->resend ? CL_RESEND : CL_NORESEND) | (pol_of(p)->unsent_fail ? CL_FAILFAST : 0);
     uint64_t tag = a->op ? cl_thread_op(a->op->base.t) : 0;
     if (st->script)
         cl_eval(p, q->master, st->script, st->nkeys, words, st->nwords - st->nkeys, words + st->nkeys, flags, tag,
@@ -280,8 +280,12 @@ static void acquire_start_attempt(gen_op *op)
     expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
     op->attempts++;
     attempt_start(p, op, &pol->acquire, &ex);
+    /* node-timeout is a share of the lease: redsync v4's try waits
+     * expiry * timeoutFactor (go-redsync/redsync v4 mutex.go, lockContext:
+     * context.WithTimeout around actOnPoolsAsync). */
     if (pol->node_timeout_ppm > 0 && op->att && op->att->pending > 0)
-        cl_timer_arm(p, &op->base.timer, op->lease_ms * pol->node_timeout_ppm, "node timeout", on_node_timeout, op);
+        cl_timer_arm(p, &op->base.timer, SIM_MS(op->lease_ms) * pol->node_timeout_ppm / 1000000, "node timeout",
+                     on_node_timeout, op);
 }
 
 /* The lock is ours: renewal, fencing token, the end of the acquire. */
@@ -618,7 +622,7 @@ static void gen_release(cl_thread *t, int lock, cl_done_fn *done)
 static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err);
 
 typedef struct renew_ctx {
-    int thread, lock, pending, renewed;
+    int thread, lock, pending, renewed, failed; /* failed: replies matching [renew] failed */
 } renew_ctx;
 
 static void on_renew_tick(cl_proc *p, void *arg)
@@ -652,7 +656,7 @@ static void on_renew_tick(cl_proc *p, void *arg)
             pol_expand_into(&ex, st->words[i], bufs[i], sizeof bufs[i]);
             words[i] = bufs[i];
         }
-        int flags = pol->renew.resend ? CL_RESEND : CL_NORESEND;
+        int flags = (pol->renew.resend ? CL_RESEND : CL_NORESEND) | (pol->unsent_fail ? CL_FAILFAST : 0);
         if (st->script)
             cl_eval(p, m, st->script, st->nkeys, words, st->nwords - st->nkeys, words + st->nkeys, flags, 0,
                     on_renew_done, c);
@@ -667,16 +671,24 @@ static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     const pol_policy *pol = pol_of(p);
     gen_hold *h = &state(p)->holds[(c->thread - 1) * SCN_MAX_LOCKS + c->lock];
     pol_expand ex = {.pol = pol, .lock = lock_name(p, c->lock), .owner = h->owner, .p = p};
-    if ((err == CL_OK || err == CL_ERR_REPLY) && pol_match(&pol->renew.step[0], r, &ex) == POL_RENEWED) c->renewed++;
+    pol_outcome o = err == CL_OK || err == CL_ERR_REPLY ? pol_match(&pol->renew.step[0], r, &ex) : POL_ERROR;
+    if (o == POL_RENEWED) c->renewed++;
+    else if (o == POL_FAILED) c->failed++;
     if (--c->pending > 0) return;
     int ok = c->renewed >= quorum(pol);
+    /* Only replies the policy declares failed (the lock is no longer ours)
+     * settle a renewal's failure; an error or a timeout leaves it unknown
+     * (the script may have run), and the renewer tries again at its next
+     * period, as long as a quorum is still possible. */
+    int lost = pol->masters - c->failed < quorum(pol);
     int thread = c->thread, lock = c->lock;
     cl_free(p, c);
     if (h->owner[0] == '\0') return; /* released meanwhile */
     if (!ok) {
+        int stop = lost && !pol->renew_retry;
         cl_trace(p, cl_proc_name(p), "renewal of %s failed%s", lock_name(p, lock),
-                 pol->renew_retry ? ": trying again" : ": renewal stops");
-        if (!pol->renew_retry) return;
+                 stop ? ": renewal stops" : lost ? ": trying again" : ": outcome unknown, trying again");
+        if (stop) return;
     }
     intptr_t key = (intptr_t)((thread - 1) * SCN_MAX_LOCKS + lock);
     cl_timer_arm(p, &h->renew, renew_period_us(pol, h->lease_ms), "renew", on_renew_tick, (void *)key);

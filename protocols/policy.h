@@ -13,7 +13,10 @@
  *              a hold keeps its owner value and renewal until its last
  *              release; local: the client counts it, only the first acquire
  *              and the last release are sent), local-lock = yes | no,
- *              fencing = no | reply
+ *              fencing = no | reply, unsent = resend | fail (a command
+ *              with no connection: resent after the retry delay, as
+ *              Redisson's, or failed at once, as a library with no
+ *              offline queue)
  *   [acquire]  steps (below); outcomes: acquired, held, ttl (held, the
  *              integer reply is the holder's remaining ms), next, error
  *   [wait]     mode = none | poll | pubsub; interval (a distribution),
@@ -112,6 +115,8 @@ typedef struct pol_policy {
     int64_t lease_us;        /* the default lease */
     cl_reentry reentrant;    /* who counts re-entry: Redis, the client, or none (not reentrant) */
     int local_lock;          /* a process's threads take a local lock first */
+    int unsent_fail;         /* unsent = fail: a command with no connection fails at once
+                                (CL_FAILFAST); resend (default): resent later, as Redisson's */
     int fencing;             /* the acquire's integer reply is a fencing token */
     /* [acquire] [renew] [release] [force] */
     pol_section acquire, renew, release, force;

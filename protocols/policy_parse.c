@@ -323,6 +323,11 @@ static int lock_key(pparser *pp, const char *name, const char *value)
     }
     if (!strcmp(name, "lease")) return duration(pp, name, value, &p->lease_us) == 0;
     if (!strcmp(name, "local-lock")) return yes_no(pp, name, value, &p->local_lock) == 0;
+    if (!strcmp(name, "unsent")) {
+        if (strcmp(value, "resend") && strcmp(value, "fail")) return fail(pp, pp->line, "unsent wants resend or fail (got \"%s\")", value);
+        p->unsent_fail = !strcmp(value, "fail");
+        return 1;
+    }
     if (!strcmp(name, "reentrant")) {
         if (!strcmp(value, "redis")) p->reentrant = CL_REENTRY_REDIS;
         else if (!strcmp(value, "local")) p->reentrant = CL_REENTRY_LOCAL;

@@ -233,6 +233,8 @@ void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int loc
 #define CL_RESEND 0   /* R: resent after a reply timeout, up to retryAttempts */
 #define CL_NORESEND 1 /* NR: once written, a reply timeout fails the call */
 #define CL_SYNCED 2   /* pipelined with WAIT R 1000: NoSyncedSlaves if none acked */
+#define CL_FAILFAST 4 /* with no connection: fails at once, never resent later (a client
+                         library with no offline queue: go-redis, redigo) */
 
 typedef enum cl_err {
     CL_OK,

@@ -198,6 +198,15 @@ static void on_unwritten(cl_proc *p, void *arg)
     retry_or_fail(arg, 0, "not connected", CL_ERR_CONNECTION);
 }
 
+/* A fail-fast command found no connection: it fails (posted, never on
+ * its caller's stack). */
+static void on_unwritten_fail(cl_proc *p, void *arg)
+{
+    cl_cmd *c = arg;
+    cl_trace(p, p->name, "not connected: fails at once");
+    finish(c, NULL, CL_ERR_CONNECTION);
+}
+
 static void send_now(cl_cmd *c)
 {
     cl_proc *p = c->p;
@@ -206,6 +215,10 @@ static void send_now(cl_cmd *c)
     sim_reply_free(c->first);
     c->first = NULL;
     if (!n->cmd_up) {
+        if (c->flags & CL_FAILFAST) {
+            cl_timer_arm(p, &c->retry, 0, "cmd fail", on_unwritten_fail, c);
+            return;
+        }
         if (c->attempt == 0 && p->cw->set.retry_attempts == 0) {
             /* No resend allowed: Redisson reports the connection it could
              * not get when the attempt's retry timer fires, a retry

@@ -15,14 +15,20 @@
  * mode (it could join at once). A waiter that was waiting with no timeout
  * when the bound ran out (HOP_PARK) is told (CHECK_CAUSE_PARKED): only a
  * message could have woken it. A waiter that polls gets the reply timeout
- * on top of the bound for the stretch after an impairment (resend_grace):
- * the command it sent into the impairment is sent again only when its
- * reply times out; a parked waiter gets none (no timeout wakes it). A
- * wait ends where the store first counts the waiter's holds above what
- * they were before it asked (HOP_STORE_COUNT of its acquire: the script
- * ran and granted it): what it waits for after that is its reply (one
- * lost, the reply timeout), not the lock, which is no longer free for it
- * even where read mode would say so. */
+ * and the longest retry delay on top of the bound for the stretch after
+ * an impairment (resend_grace): the command it sent into the impairment
+ * is sent again only when its reply times out and the retry delay has
+ * passed; a parked waiter gets none (no timeout wakes it). A wait ends
+ * where the store first counts the waiter's holds above what they were
+ * before it asked (HOP_STORE_COUNT of its acquire: the script ran and
+ * granted it): what it waits for after that is its reply (one lost, the
+ * reply timeout), not the lock, which is no longer free for it even where
+ * read mode would say so. A lock with a local lock (in->local_lock: the
+ * process's threads queue on it before the store) is not free to a waiter
+ * while a sibling thread of its process holds it, from the sibling's
+ * acquire until its last release returns (the local lock is let go after
+ * the store's answer): the bound runs over the stretches between such
+ * holds. */
 #include <stdio.h>
 #include <string.h>
 
@@ -170,19 +176,59 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
     return parked;
 }
 
+/* The longest delay a client waits between a reply timeout and the
+ * resend (command.c retry_delay): the scenario's retry-interval, else
+ * the longer of the defaults (EqualJitter's 2 s cap; fixed 1.5 s). */
+#define RESEND_DELAY_MAX_US SIM_MS(2000)
+
 /* After an impaired period ends, a command the waiter sent into it is
  * lost (or sent on a connection it has not yet learnt is dead), and the
- * client sends it again only when its reply times out: a waiter that
- * polls (not parked: a parked one waits for a message, which no timeout
- * replaces) gets that timeout on top of the bound for a stretch that
- * starts within a reply timeout of an impairment. 0 elsewhere. */
+ * client sends it again only when its reply times out and the retry
+ * delay after it has passed: a waiter that polls (not parked: a parked
+ * one waits for a message, which no timeout replaces) gets that timeout
+ * and delay on top of the bound for a stretch that starts within them of
+ * an impairment. 0 elsewhere. */
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
     if (in->s == NULL) return 0;
-    int64_t grace = in->s->timeout_us;
+    int64_t grace = in->s->timeout_us + (in->s->retry_interval_us >= 0 ? in->s->retry_interval_us : RESEND_DELAY_MAX_US);
     int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, a > grace ? a - grace : 0, a, NULL) > 0;
     if (!after || parked_at(hi, e, a)) return 0;
     return grace;
+}
+
+/* The longest part of [a, b) outside the holds of e's sibling threads
+ * (same client and incarnation, another thread, the same lock), each
+ * from its acquire to the return of its last release (ends: the ends of
+ * the history's operations); 0 when none is left. */
+static int unheld_by_siblings(const history *hi, const check_holds *hs, const size_t *ends, int64_t end_us,
+                              const hist_event *e, int64_t *a, int64_t *b)
+{
+    const check_spans *d = &hs->rule[CHECK_HOLDS_DEPTH];
+    int64_t best_a = 0, best_b = 0, t = *a;
+    for (;;) {
+        /* The next sibling hold that covers t or starts after it. */
+        int64_t from = *b, to = *b;
+        for (size_t i = 0; i < d->n; i++) {
+            const check_span *h = &d->v[i];
+            if (h->client != e->client || h->inc != e->inc || h->thread == e->thread || h->lock != e->lock) continue;
+            int64_t h_to = h->to_us;
+            if (h->end == CHECK_END_RELEASE) {
+                size_t done = h->to_k < hi->n ? ends[h->to_k] : (size_t)-1;
+                h_to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
+            }
+            if (h_to <= t || h->from_us >= from) continue;
+            from = h->from_us > t ? h->from_us : t;
+            to = h_to;
+        }
+        if (from - t > best_b - best_a) best_a = t, best_b = from;
+        if (from >= *b) break;
+        t = to;
+        if (t >= *b) break;
+    }
+    *a = best_a;
+    *b = best_b;
+    return best_b > best_a;
 }
 
 void check_liveness(const history *hi, const check_holds *hs, const check_input *in, check_result *r)
@@ -217,6 +263,9 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
             int late = 0;
             while (!late && check_impaired_next(in->impaired, e->client, e->lock, &t, b0, &a, &b)) {
                 if (b - a <= bound_us + resend_grace(hi, in, e, a0, a)) continue;
+                if (in->local_lock && hs && (!unheld_by_siblings(hi, hs, ends, end_us, e, &a, &b) ||
+                                             b - a <= bound_us + resend_grace(hi, in, e, a0, a)))
+                    continue;
                 late = 1;
                 char why[200];
                 check_impaired_told(in->impaired, e->client, e->lock, a0, b0, why, sizeof why);

@@ -179,6 +179,9 @@ typedef struct check_input {
     int64_t reply_wait_us;      /* how long a lock command waits for its reply before
                                    it fails (cl_reply_wait_us; 0: the scenario's
                                    reply timeout) */
+    int local_lock;             /* the lock declares a local lock (a policy's local-lock):
+                                   a process's threads queue on it before the store, and
+                                   a thread keeps it until its last release returns */
     const check_impaired *impaired; /* set by check_all for the checkers */
 } check_input;
 

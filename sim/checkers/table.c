@@ -13,7 +13,7 @@ static const check_row rows[] = {
      "no two threads believe they hold the same lock at the same true time"},
     {"reentrancy", INV(REENTRANCY), INV(REENTRANCY), 0, 0, check_reentrancy,
      "after each acquire / release the store counts the depth the thread believes it has"},
-    {"liveness", INV(LIVENESS), INV(LIVENESS), COUNTERS, 0, check_liveness,
+    {"liveness", INV(LIVENESS), INV(LIVENESS), COUNTERS, CHECK_HOLDS(CHECK_HOLDS_DEPTH), check_liveness,
      "no acquire waits past the bound while the lock is free in the store (a lost wake-up)"},
     {"deadlock", INV(DEADLOCK), INV(DEADLOCK), COUNTERS, 0, check_deadlock,
      "at the end no cycle of waiting threads, and no wait on a lock a dead process holds for ever"},

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "faults/fault.h"
+#include "protocols/policy.h"
 #include "protocols/protocol.h"
 #include "sim/engine/guard.h"
 #include "sim/engine/run.h"
@@ -204,7 +205,9 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
                       .starvation_bound = s->starvation_bound, .end_us = end_us, .s = s, .generated = gen,
                       .ngenerated = ngen, .lock_group = lock_group, .reconnect_us = cl_reconnect_us(),
                       .synced = cl_world_settings(cw)->synced,
-                      .reply_wait_us = cl_reply_wait_us(cw)};
+                      .reply_wait_us = cl_reply_wait_us(cw),
+                      .local_lock = pd->impl.proc_init == pol_generic_impl.proc_init &&
+                                    ((const pol_policy *)pd->impl.cfg)->local_lock};
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

@@ -93,6 +93,24 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, m->reply, &v);
     if (v.drop) {
         sim_trace(w->ctx, "net", "drop %s %s", kind_labels[m->kind], lat);
+        if (m->kind == WORLD_MSG_OPEN && !m->c->reset_sent && !m->c->closed) {
+            /* A connect whose handshake cannot get through never opens:
+             * the client learns it as a failed connect (a reset, which no
+             * fault on the link stops) one latency later, and opens again
+             * after its reconnect delay, as after a node that refused it.
+             * Before, it believed the connection up, and learnt otherwise
+             * only from a reset to the next command it sent, which then
+             * waited out its reply timeout. */
+            world_conn *c = m->c;
+            c->reset_sent = 1;
+            msg *r = world_msg_new(w, WORLD_MSG_RESET, c->node, c->from);
+            r->c = c;
+            int64_t t = sim_now(w->ctx) + w->be->latency_us(w, d, lat);
+            if (t < c->last_down_us) t = c->last_down_us;
+            c->last_down_us = t;
+            world_wire_link(w, r);
+            sim_at(w->ctx, t, kind_labels[r->kind], deliver, r);
+        }
         world_msg_free(m);
         return;
     }

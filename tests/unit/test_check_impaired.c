@@ -216,10 +216,10 @@ START_TEST(no_scenario_no_periods)
 }
 END_TEST
 
-/* A waiter whose lock is free from 2 s: 7 s of wait judged with and
- * without a partition that cuts it off from 1 s to 6 s (the 3 s left
- * after it are within the bound and the reply timeout of a command lost
- * in it), and one from 1 s to 3 s (6 s left: late). */
+/* A waiter whose lock is free from 2 s: 7.5 s of wait judged with and
+ * without a partition that cuts it off from 1 s to 6 s (the 3.5 s left
+ * after it are within the bound, the reply timeout and the retry delay of
+ * a command lost in it), and one from 1 s to 3 s (6.5 s left: late). */
 START_TEST(liveness_leaves_the_partition_out)
 {
     history h;
@@ -229,14 +229,14 @@ START_TEST(liveness_leaves_the_partition_out)
     hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
                                .thread = 1, .aux = -1, .seq = 1});
     hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
-    hist_add(&h, &(hist_event){.t_us = MS(9000), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+    hist_add(&h, &(hist_event){.t_us = MS(9500), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
                                .thread = 1, .seq = 1, .err = "timeout"});
     check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000)};
     check_result r;
     check_result_init(&r);
     check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
-    ck_assert_str_eq(r.v[0].detail, "c1.t1 waited 7000ms for lock while it was free in the store "
+    ck_assert_str_eq(r.v[0].detail, "c1.t1 waited 7500ms for lock while it was free in the store "
                                     "(free from 2.000s; bound 1000ms)");
     check_result_free(&r);
     scenario sc;
@@ -246,13 +246,13 @@ START_TEST(liveness_leaves_the_partition_out)
     check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
     check_result_free(&r);
-    /* A shorter partition: 1 s of the wait is cut, 6 s still count. */
+    /* A shorter partition: 1 s of the wait is cut, 6.5 s still count. */
     scn_free(&sc);
     load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=2s\n");
     check_result_init(&r);
     check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
     ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_VIOLATED);
-    ck_assert_str_eq(r.v[0].detail, "c1.t1 waited 6000ms for lock while it was free in the store "
+    ck_assert_str_eq(r.v[0].detail, "c1.t1 waited 6500ms for lock while it was free in the store "
                                     "(free from 3.000s; bound 1000ms); 1000ms of it not counted: the waiter "
                                     "could not reach the master (partition)");
     check_result_free(&r);
@@ -305,6 +305,85 @@ START_TEST(latch_liveness_waits_for_a_resend)
     ck_assert(latch_late(10500, -1));  /* 6.5 s: over the bound and the resend */
     ck_assert(latch_late(9500, 2500)); /* on its gate from 2.5 s: nothing to resend */
     ck_assert(!latch_late(4900, 2500)); /* within the bound after the partition */
+}
+END_TEST
+
+/* A command sent into a partition is resent only after its reply timeout
+ * (3 s) and the retry delay (up to 2 s) after it: a waiter whose lock is
+ * free from 2 s and that is cut off from 1 s to 6 s may get it 5.5 s
+ * after the partition (within the bound, the timeout and the delay), not
+ * 6.5 s after (late), nor, with a retry-interval of 0, 4.5 s after. */
+START_TEST(liveness_allows_the_resend_after_a_partition)
+{
+    static const struct {
+        int64_t ok_ms, retry_interval_us;
+        int late;
+    } cases[] = {{11500, -1, 0}, {12500, -1, 1}, {10500, 0, 1}, {9900, 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        history h;
+        hist_init(&h);
+        hist_add(&h, &(hist_event){.t_us = MS(1), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0, .aux = INT64_MAX,
+                                   .client = 2, .inc = 1, .thread = 1});
+        hist_add(&h, &(hist_event){.t_us = MS(1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .aux = -1, .seq = 1});
+        hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+        hist_add(&h, &(hist_event){.t_us = MS(cases[i].ok_ms), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1,
+                                   .inc = 1, .thread = 1, .seq = 1, .value = 1});
+        scenario sc;
+        load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=5s\n");
+        ck_assert_int_eq(sc.timeout_us, MS(3000));
+        sc.retry_interval_us = cases[i].retry_interval_us;
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000), .s = &sc};
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (cases[i].late ? CHECK_VIOLATED : CHECK_HELD), "case %zu", i);
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
+/* A lock with a local lock: c1.t1 holds it from 0.5 s; its release is
+ * invoked at 2 s (the store is free from then) and returns at 8 s; c1.t2,
+ * waiting from 1 s, gets it at 8.2 s. Its process's local lock kept it
+ * out until t1's release returned: late only when the lock has none. A
+ * waiter of another process (c2) is late either way. */
+START_TEST(liveness_local_lock_waits_for_the_siblings_release)
+{
+    for (int local = 0; local <= 1; local++)
+        for (int waiter = 1; waiter <= 2; waiter++) {
+            history h;
+            hist_init(&h);
+            hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1,
+                                       .inc = 1, .thread = 1, .seq = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0,
+                                       .aux = INT64_MAX, .client = 1, .inc = 1, .thread = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(500), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                       .thread = 1, .seq = 1, .value = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(1000), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = waiter,
+                                       .inc = 1, .thread = 2, .seq = 2});
+            hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INVOKE, .op = HOP_RELEASE, .client = 1,
+                                       .inc = 1, .thread = 1, .seq = 3, .value = 0});
+            hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+            hist_add(&h, &(hist_event){.t_us = MS(8000), .kind = HIST_FAIL, .op = HOP_RELEASE, .client = 1,
+                                       .inc = 1, .thread = 1, .seq = 3, .err = "not the owner"});
+            hist_add(&h, &(hist_event){.t_us = MS(8200), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0,
+                                       .aux = INT64_MAX, .client = waiter, .inc = 1, .thread = 2});
+            hist_add(&h, &(hist_event){.t_us = MS(8200), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = waiter,
+                                       .inc = 1, .thread = 2, .seq = 2, .value = 1});
+            check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000),
+                              .local_lock = local};
+            check_result r;
+            check_result_init(&r);
+            check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+            int late = !local || waiter == 2;
+            ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (late ? CHECK_VIOLATED : CHECK_HELD), "local %d waiter c%d",
+                          local, waiter);
+            check_result_free(&r);
+            hist_free(&h);
+        }
 }
 END_TEST
 
@@ -422,6 +501,8 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, permits_liveness_gives_a_resend_grace);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, latch_liveness_waits_for_a_resend);
+    tcase_add_test(core, liveness_allows_the_resend_after_a_partition);
+    tcase_add_test(core, liveness_local_lock_waits_for_the_siblings_release);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
     suite_add_tcase(s, core);

@@ -128,6 +128,18 @@ static int judged_all(const char *name, const char *faults)
     return why;
 }
 
+/* The lines of a scenario of redisson.lock (a 10 s lease, 1 s holds: a
+ * 9 s margin; a lost reply costs 4 s with its WAIT) judged together. */
+static int judged_lock(const char *faults)
+{
+    scenario s;
+    lock_with("redisson.lock", "10s", "1s", faults, &s);
+    const proto_def *pd = proto_find("redisson.lock");
+    int why = fault_beyond_first(pd, &s, s.steps, s.nsteps, 0, INT64_MAX);
+    scn_free(&s);
+    return why;
+}
+
 /* The latch does not WAIT after its writes (RedissonCountDownLatch's
  * evalWriteNoRetryAsync): a failover is not claimed, nor a master crash
  * that Sentinel fails over (down for its 5 s down-after); one back in
@@ -143,6 +155,49 @@ START_TEST(a_crash_that_fails_over_is_judged_as_a_failover)
     ck_assert_int_eq(judged_all("redisson.latch", "at = 1s crash node=redis0.r1"), FAULT_WITHIN);
     ck_assert_int_eq(judged_all("redisson.lock", "at = 1s crash node=redis0"), FAULT_WITHIN);
     ck_assert_int_eq(judged_all("redisson.lock", "at = 1s failover"), FAULT_WITHIN);
+}
+END_TEST
+
+/* Two cut-offs of one client, the second before a command lost in the
+ * first is resent (4 s and up to 2 s of retry delay after it), hold it up
+ * as one: 1 s to 8 s, and 4 s more, outlasts the 9 s margin. Apart, or
+ * cutting different clients, each fits on its own. */
+START_TEST(cutoffs_close_together_hold_up_as_one)
+{
+    ck_assert_int_eq(judged_lock("at = 1s partition c1|nodes for=3s\nat = 6s partition c1|nodes for=2s"),
+                     FAULT_BEYOND_PARTITION);
+    ck_assert_int_eq(judged_lock("at = 1s partition c1|nodes for=3s\nat = 11s partition c1|nodes for=2s"),
+                     FAULT_WITHIN);
+    ck_assert_int_eq(judged_lock("at = 1s partition c1|nodes for=3s\nat = 6s partition c2|nodes for=2s"),
+                     FAULT_WITHIN);
+    ck_assert_int_eq(judged_lock("at = 1s partition c1|nodes for=1s\nat = 3s partition c1|nodes for=1s"),
+                     FAULT_WITHIN); /* 1 s to 4 s and 4 s: within 9 s */
+    ck_assert_int_eq(judged_lock("at = 1s pause node=redis0 for=3s\nat = 6s pause node=redis0 for=2s"),
+                     FAULT_BEYOND_NODE_PAUSE);
+    /* A master's crash lasts until its restart, or with none until the
+     * failover is learnt (5 s down-after and 1 s discovery: 6 s and 4 s
+     * outlast 9 s), alone or with a client's own pause after it. */
+    static const struct {
+        const char *faults;
+        int want;
+    } crash[] = {{"at = 1s crash node=redis0\nat = 3s restart node=redis0", FAULT_WITHIN},
+                 {"at = 1s crash node=redis0", FAULT_BEYOND_CRASH_OUTAGE},
+                 {"at = 1s crash node=redis0\nat = 3s restart node=redis0\nat = 4s pause client=c1 for=3s",
+                  FAULT_BEYOND_CRASH_OUTAGE}};
+    for (size_t i = 0; i < sizeof crash / sizeof *crash; i++) {
+        char *text = NULL;
+        if (asprintf(&text,
+                     "[scenario]\nduration = 30s\n[redis]\nreplicas = 1\npersistence = yes\n[protocol]\n"
+                     "name = redisson.lock\nlease = 10s\n[clients]\ncount = 2\nhold = 1s\n[faults]\n%s\n",
+                     crash[i].faults) < 0)
+            ck_abort();
+        scenario sc;
+        load(text, &sc);
+        free(text);
+        const proto_def *pd = proto_find("redisson.lock");
+        ck_assert_msg(fault_beyond_first(pd, &sc, sc.steps, sc.nsteps, 0, INT64_MAX) == crash[i].want, "case %zu", i);
+        scn_free(&sc);
+    }
 }
 END_TEST
 
@@ -196,6 +251,7 @@ Suite *contract_suite(void)
     tcase_add_test(t, the_margin_is_what_a_holder_may_be_held_up);
     tcase_add_test(t, a_line_is_judged_with_its_reason);
     tcase_add_test(t, a_crash_that_fails_over_is_judged_as_a_failover);
+    tcase_add_test(t, cutoffs_close_together_hold_up_as_one);
     tcase_add_test(t, the_draw_stays_within_and_moves_nothing_else);
     suite_add_tcase(s, t);
     return s;

@@ -56,6 +56,10 @@ START_TEST(bundled_policies_load_by_name_and_version)
     ck_assert_int_eq(rl->drift_us, SIM_MS(2));
     ck_assert_int_eq(rl->resolve_early, 1);
     ck_assert_int_eq(rl->retries, 10);
+    /* redsync's commands with no connection fail at once; Redisson's way
+     * (resent after the retry delay) is the default. */
+    ck_assert_int_eq(((const pol_policy *)proto_find("redsync")->impl.cfg)->unsent_fail, 1);
+    ck_assert_int_eq(rl->unsent_fail, 0);
     /* Every bundled policy's scripts are counted for conformance. */
     proto_script_step steps[16];
     ck_assert_uint_eq(proto_policy_script_steps(proto_find("spring-lockregistry@6.4"), steps, 16), 2);
@@ -116,6 +120,7 @@ static const struct {
     {GOOD_HEAD "[acquire]\ncommand = GET {key}\nreleased = 1\n", "", 6, "\"released\" is not a reply meaning of [acquire]"},
     {GOOD_HEAD "[sideways]\nx = 1\n", "", 5, "unknown section [sideways]"},
     {GOOD_HEAD "reentrant = yes\n" GOOD_ACQUIRE GOOD_RELEASE, "", 4, "reentrant wants redis, local or no (got \"yes\")"},
+    {GOOD_HEAD "unsent = drop\n" GOOD_ACQUIRE GOOD_RELEASE, "", 4, "unsent wants resend or fail (got \"drop\")"},
 };
 
 START_TEST(bad_files_name_file_and_line)

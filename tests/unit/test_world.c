@@ -209,6 +209,47 @@ START_TEST(policy_drops_and_delays)
 }
 END_TEST
 
+/* Everything from client 1 to the nodes is lost (a one-way partition,
+ * the resets back not cut: the client side decides a connect failed). */
+static void drop_from_client(void *ud, int from, int to, world_msg_kind kind, const sim_reply *msg,
+                             world_verdict *out)
+{
+    (void)ud;
+    (void)to;
+    (void)kind;
+    (void)msg;
+    if (from == WORLD_CLIENT(1)) out->drop = 1;
+}
+
+/* A connect whose handshake is lost never opens: the client learns it as
+ * a reset (one latency later), even while the link is cut both ways, and
+ * a connect after the cut opens. */
+START_TEST(lost_open_fails_the_connect)
+{
+    wf_run R;
+    wf_start(&R, 0, 0, "", 1);
+    sim_ctx *ctx = R.ctx;
+    world *w = R.w;
+    world_set_policy(w, drop_from_client, NULL);
+    wf_rec r = {0};
+    world_conn *c = wf_connect(w, &r);
+    wf_send(c, 1, "INCR", "n", NULL);
+    sim_run(ctx, SIM_MS(10));
+    ck_assert_int_eq(r.resets, 1);
+    ck_assert(world_conn_closed(c));
+    ck_assert_int_eq(r.replies, 0);
+    world_set_policy(w, NULL, NULL);
+    wf_rec r2 = {0};
+    world_conn *c2 = wf_connect(w, &r2);
+    wf_send(c2, 2, "INCR", "n", NULL);
+    sim_run(ctx, SIM_MS(20));
+    ck_assert_int_eq(r2.resets, 0);
+    ck_assert_int_eq(r2.replies, 1);
+    ck_assert_str_eq(r2.last, "(integer) 1");
+    wf_end(&R);
+}
+END_TEST
+
 Suite *world_suite(void)
 {
     Suite *s = suite_create("world");
@@ -219,6 +260,7 @@ Suite *world_suite(void)
     tcase_add_test(core, replication_wait_and_absolute_expiry);
     tcase_add_test(core, failover_loses_unreplicated_writes);
     tcase_add_test(core, policy_drops_and_delays);
+    tcase_add_test(core, lost_open_fails_the_connect);
     suite_add_tcase(s, core);
     return s;
 }
