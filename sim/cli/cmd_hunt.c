@@ -854,6 +854,7 @@ static const char *ordinal(uint64_t n)
 static int by_size(const void *x, const void *y)
 {
     const found *a = x, *b = y;
+    if ((a->run.beyond != 0) != (b->run.beyond != 0)) return a->run.beyond != 0 ? 1 : -1;
     if (a->seeds != b->seeds) return a->seeds > b->seeds ? -1 : 1;
     return a->first_seed < b->first_seed ? -1 : a->first_seed > b->first_seed;
 }
@@ -911,7 +912,9 @@ static int hunt_all(hunt *h)
         v[j].seeds++;
     }
     if (!a->json) print_head(h, n);
-    /* The biggest groups first: the commonest failures get shrunk. */
+    /* Within the contract first (what a user must act on gets shrunk
+     * under --max-shrinks), then the biggest groups: the commonest
+     * failures get shrunk. */
     if (n > 1) qsort(v, n, sizeof *v, by_size);
     size_t shrinks = 0, none;
     if (status == 0) status = shrink_batch(h, v, n < a->max_shrinks ? n : a->max_shrinks, 0, &shrinks, &none);
