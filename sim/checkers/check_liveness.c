@@ -16,7 +16,14 @@
  * message could have woken it. A waiter that polls gets the reply timeout
  * on top of the bound for the stretch after an impairment (resend_grace):
  * the command it sent into the impairment is sent again only when its
- * reply times out; a parked waiter gets none (no timeout wakes it). */
+ * reply times out; a parked waiter gets none (no timeout wakes it).
+ * Not free either: a lock whose wait queue still keeps the place of a
+ * thread whose process died, up to that place's deadline, for a protocol
+ * that declares such a queue (check_input.queue_wait_us, the fair lock's
+ * threadWaitTime: "if some thread has died then Redisson waits its
+ * return", wiki 8.2): the lock's expiry when the thread queued plus the
+ * queue wait for each place it held then (dead_turns). A dead waiter
+ * kept past that is the lock's, as is one a live waiter waits behind. */
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +98,110 @@ static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int re
     return fp;
 }
 
+/* Subtracts the sorted, disjoint periods cut from s (sorted, disjoint). */
+static void cut_spans(spans *s, const spans *cut)
+{
+    if (cut->n == 0 || s->n == 0) return;
+    spans out = {0};
+    size_t j = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t from = s->v[i].from, to = s->v[i].to;
+        while (j < cut->n && cut->v[j].to <= from) j++;
+        for (size_t c = j; c < cut->n && cut->v[c].from < to; c++) {
+            add_span(&out, from, cut->v[c].from);
+            if (cut->v[c].to > from) from = cut->v[c].to;
+        }
+        add_span(&out, from, to);
+    }
+    sim_xfree(s->v);
+    *s = out;
+}
+
+/* One thread in a lock's wait queue (HOP_QUEUED .. HOP_DEQUEUED). */
+typedef struct queued {
+    int client, inc, thread, lock;
+    int64_t turn;      /* when its turn is due at the latest, its place's
+                          waits included (INT64_MAX: not yet known) */
+    int64_t died;      /* its process's crash (-1: alive) */
+} queued;
+
+/* The periods during which a thread whose process died still held its
+ * place in each lock's wait queue, each cut at the latest its turn could
+ * have been kept: a wait queue (the fair lock) keeps a dead waiter's
+ * place until its deadline, the time its turn was due (the lock's expiry
+ * when it queued) plus the queue wait for each place it held then
+ * (Redisson wiki 8.2: "if some thread has died then Redisson waits its
+ * return for 5 seconds. For example, if 5 threads are died ... delay will
+ * be 25 seconds"; RedissonFairLock.tryLockInnerAsync, redisson-4.7.0:
+ * "set its timeout ... to the timeout of the prior thread in the queue
+ * (or the timeout of the lock if the queue is empty) plus the
+ * threadWaitTime"). The lock is not free to the waiters behind it then.
+ * NULL when the protocol declares no such queue. */
+static spans *dead_turns(const history *hi, const check_input *in, int nlocks)
+{
+    if (in->queue_wait_us == NULL) return NULL;
+    spans *dt = sim_xcalloc((size_t)nlocks, sizeof *dt);
+    int64_t *expiry = sim_xcalloc((size_t)nlocks, sizeof *expiry); /* 0: free or unknown */
+    queued *q = NULL;
+    size_t nq = 0, cap = 0;
+    /* The wait of each thread's open acquire: found from its invoke. */
+    for (size_t k = 0; k <= hi->n; k++) {
+        const hist_event *e = k < hi->n ? &hi->ev[k] : NULL;
+        if (e && e->op == HOP_STORE && e->lock >= 0 && e->lock < nlocks) {
+            expiry[e->lock] = e->client == 0 || e->aux == INT64_MAX ? 0 : e->aux;
+        } else if (e && e->op == HOP_QUEUED && e->lock >= 0 && e->lock < nlocks) {
+            /* Its wait: the acquire it queued for, the thread's last invoke. */
+            int64_t wait = -1;
+            for (size_t b = k; b-- > 0;) {
+                const hist_event *x = &hi->ev[b];
+                if (x->op == HOP_ACQUIRE && x->kind == HIST_INVOKE && x->client == e->client &&
+                    x->inc == e->inc && x->thread == e->thread) {
+                    wait = x->aux;
+                    break;
+                }
+            }
+            int64_t due = expiry[e->lock] > e->t_us ? expiry[e->lock] : e->t_us;
+            if (nq == cap) {
+                cap = cap ? cap * 2 : 16;
+                q = sim_xrealloc(q, cap * sizeof *q);
+            }
+            q[nq++] = (queued){e->client, e->inc, e->thread, e->lock,
+                               due + (e->value > 0 ? e->value : 1) * in->queue_wait_us(in->queue_ud, wait), -1};
+        } else if (e && e->op == HOP_CRASH) {
+            for (size_t i = 0; i < nq; i++)
+                if (q[i].client == e->client && q[i].inc == e->inc && q[i].died < 0) q[i].died = e->t_us;
+        } else if (e == NULL || (e->op == HOP_DEQUEUED && e->lock >= 0 && e->lock < nlocks)) {
+            int64_t t = e ? e->t_us : in->end_us;
+            for (size_t i = 0; i < nq;) {
+                queued *x = &q[i];
+                if (e && (x->client != e->client || x->inc != e->inc || x->thread != e->thread || x->lock != e->lock)) {
+                    i++;
+                    continue;
+                }
+                if (x->died >= 0) add_span(&dt[x->lock], x->died, t < x->turn ? t : x->turn);
+                q[i] = q[--nq];
+            }
+        }
+    }
+    /* add_span merges only in order: sort each lock's spans and merge. */
+    for (int l = 0; l < nlocks; l++) {
+        spans *s = &dt[l];
+        for (size_t i = 1; i < s->n; i++) /* insertion sort: few */
+            for (size_t j = i; j > 0 && s->v[j - 1].from > s->v[j].from; j--) {
+                span t = s->v[j];
+                s->v[j] = s->v[j - 1];
+                s->v[j - 1] = t;
+            }
+        spans m = {0};
+        for (size_t i = 0; i < s->n; i++) add_span(&m, s->v[i].from, s->v[i].to);
+        sim_xfree(s->v);
+        *s = m;
+    }
+    sim_xfree(q);
+    sim_xfree(expiry);
+    return dt;
+}
+
 /* Was the acquire invoked at e waiting with no timeout at t? Its HOP_PARK
  * events (only lock() answered a negative TTL parks) come after e, in
  * time order: a scan from e to t, done only for a violation. */
@@ -131,6 +242,15 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
     spans *rp = NULL; /* read/write locks: when a reader could join */
     for (size_t k = 0; k < hi->n && rp == NULL; k++)
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
+    spans *dt = dead_turns(hi, in, nlocks);
+    if (dt) { /* a dead waiter's kept turn: not free to those behind it */
+        for (int l = 0; l < nlocks; l++) {
+            cut_spans(&fp[l], &dt[l]);
+            if (rp) cut_spans(&rp[l], &dt[l]);
+            sim_xfree(dt[l].v);
+        }
+        sim_xfree(dt);
+    }
     /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
     size_t *ends = hist_op_ends(hi);
     for (size_t k = 0; k < hi->n; k++) {

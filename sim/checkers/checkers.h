@@ -174,6 +174,12 @@ typedef struct check_input {
     int64_t reconnect_us;       /* how long a client takes to open a lost connection
                                    again (cl_reconnect_us) */
     const check_impaired *impaired; /* set by check_all for the checkers */
+    /* A lock whose wait queue keeps the turn of a waiter whose process
+     * died (a fair lock): for how long per place in the queue, for an
+     * acquire that waits wait_us (-1: lock()); the protocol declares it
+     * (cl_protocol.queue_wait_us). NULL: no such queue. */
+    int64_t (*queue_wait_us)(const void *queue_ud, int64_t wait_us);
+    const void *queue_ud;
 } check_input;
 
 /* ------------------------------------------------------ impaired periods */
