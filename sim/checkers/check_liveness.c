@@ -17,14 +17,17 @@
  * on top of the bound for the stretch after an impairment (resend_grace):
  * the command it sent into the impairment is sent again only when its
  * reply times out; a parked waiter gets none (no timeout wakes it).
- * Not free either: a lock whose wait queue still keeps the place of a
- * thread whose process died, up to that place's deadline, for a protocol
- * that declares such a queue (check_input.queue_wait_us, the fair lock's
+ * Not free either: a lock whose wait queue keeps the place of a thread
+ * that cannot take its turn (its process died, or it is impaired toward
+ * the master as above), up to that place's deadline, for a protocol that
+ * declares such a queue (check_input.queue_wait_us, the fair lock's
  * threadWaitTime: "if some thread has died then Redisson waits its
  * return", wiki 8.2): the lock's expiry when the thread queued plus the
- * queue wait for each place it held then (dead_turns). A dead waiter
- * kept past that is the lock's, as is one a live waiter waits behind. */
+ * queue wait for each place it held then (kept_turns). A place kept past
+ * that is the lock's doing. Every waiter gets it, also one ahead of the
+ * kept place (the queue's order is not followed here). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/checkers/checkers_int.h"
@@ -120,37 +123,60 @@ static void cut_spans(spans *s, const spans *cut)
 /* One thread in a lock's wait queue (HOP_QUEUED .. HOP_DEQUEUED). */
 typedef struct queued {
     int client, inc, thread, lock;
-    int64_t turn;      /* when its turn is due at the latest, its place's
-                          waits included (INT64_MAX: not yet known) */
+    int64_t since;     /* when it entered the queue */
+    int64_t turn;      /* the deadline of its place: its turn is kept until then */
     int64_t died;      /* its process's crash (-1: alive) */
 } queued;
 
-/* The periods during which a thread whose process died still held its
- * place in each lock's wait queue, each cut at the latest its turn could
- * have been kept: a wait queue (the fair lock) keeps a dead waiter's
- * place until its deadline, the time its turn was due (the lock's expiry
- * when it queued) plus the queue wait for each place it held then
- * (Redisson wiki 8.2: "if some thread has died then Redisson waits its
- * return for 5 seconds. For example, if 5 threads are died ... delay will
- * be 25 seconds"; RedissonFairLock.tryLockInnerAsync, redisson-4.7.0:
- * "set its timeout ... to the timeout of the prior thread in the queue
- * (or the timeout of the lock if the queue is empty) plus the
- * threadWaitTime"). The lock is not free to the waiters behind it then.
- * NULL when the protocol declares no such queue. */
-static spans *dead_turns(const history *hi, const check_input *in, int nlocks)
+static int span_cmp(const void *x, const void *y)
+{
+    const span *a = x, *b = y;
+    return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* The periods of x's stay in the queue, until t, during which its place
+ * was kept for a thread that could not take its turn: dead, or impaired
+ * toward the lock's master (impaired.c), each cut at its place's deadline. */
+static void keep(spans *s, const check_input *in, const queued *x, int64_t t)
+{
+    int64_t lim = t < x->turn ? t : x->turn;
+    if (x->died >= 0) add_span(s, x->died, lim);
+    if (in->impaired == NULL) return;
+    size_t n;
+    const check_period *p = check_impaired_of(in->impaired, x->client, x->lock, &n);
+    int64_t alive_to = x->died >= 0 && x->died < lim ? x->died : lim;
+    for (size_t i = 0; i < n && p[i].from_us < alive_to; i++) {
+        int64_t from = p[i].from_us > x->since ? p[i].from_us : x->since;
+        int64_t to = p[i].to_us < alive_to ? p[i].to_us : alive_to;
+        add_span(s, from, to);
+    }
+}
+
+/* The periods during which each lock's wait queue kept the place of a
+ * thread that could not take its turn: its process died, or it could not
+ * reach the master (impaired.c). A wait queue (the fair lock) grants in
+ * order and keeps a waiter's place until its deadline, the time its turn
+ * was due (the lock's expiry when it queued) plus the queue wait for each
+ * place it held then (Redisson wiki 8.2: "if some thread has died then
+ * Redisson waits its return for 5 seconds. For example, if 5 threads are
+ * died ... delay will be 25 seconds"; RedissonFairLock.tryLockInnerAsync,
+ * redisson-4.7.0: "set its timeout ... to the timeout of the prior thread
+ * in the queue (or the timeout of the lock if the queue is empty) plus
+ * the threadWaitTime"). The lock is not free to the waiters behind it
+ * then. NULL when the protocol declares no such queue. */
+static spans *kept_turns(const history *hi, const check_input *in, int nlocks)
 {
     if (in->queue_wait_us == NULL) return NULL;
-    spans *dt = sim_xcalloc((size_t)nlocks, sizeof *dt);
+    spans *kt = sim_xcalloc((size_t)nlocks, sizeof *kt);
     int64_t *expiry = sim_xcalloc((size_t)nlocks, sizeof *expiry); /* 0: free or unknown */
     queued *q = NULL;
     size_t nq = 0, cap = 0;
-    /* The wait of each thread's open acquire: found from its invoke. */
     for (size_t k = 0; k <= hi->n; k++) {
         const hist_event *e = k < hi->n ? &hi->ev[k] : NULL;
         if (e && e->op == HOP_STORE && e->lock >= 0 && e->lock < nlocks) {
             expiry[e->lock] = e->client == 0 || e->aux == INT64_MAX ? 0 : e->aux;
         } else if (e && e->op == HOP_QUEUED && e->lock >= 0 && e->lock < nlocks) {
-            /* Its wait: the acquire it queued for, the thread's last invoke. */
+            /* Its wait: that of the acquire it queued for, the thread's last invoke. */
             int64_t wait = -1;
             for (size_t b = k; b-- > 0;) {
                 const hist_event *x = &hi->ev[b];
@@ -165,7 +191,7 @@ static spans *dead_turns(const history *hi, const check_input *in, int nlocks)
                 cap = cap ? cap * 2 : 16;
                 q = sim_xrealloc(q, cap * sizeof *q);
             }
-            q[nq++] = (queued){e->client, e->inc, e->thread, e->lock,
+            q[nq++] = (queued){e->client, e->inc, e->thread, e->lock, e->t_us,
                                due + (e->value > 0 ? e->value : 1) * in->queue_wait_us(in->queue_ud, wait), -1};
         } else if (e && e->op == HOP_CRASH) {
             for (size_t i = 0; i < nq; i++)
@@ -178,20 +204,15 @@ static spans *dead_turns(const history *hi, const check_input *in, int nlocks)
                     i++;
                     continue;
                 }
-                if (x->died >= 0) add_span(&dt[x->lock], x->died, t < x->turn ? t : x->turn);
+                keep(&kt[x->lock], in, x, t);
                 q[i] = q[--nq];
             }
         }
     }
-    /* add_span merges only in order: sort each lock's spans and merge. */
+    /* add_span merges only in order: sort each lock's spans, then merge. */
     for (int l = 0; l < nlocks; l++) {
-        spans *s = &dt[l];
-        for (size_t i = 1; i < s->n; i++) /* insertion sort: few */
-            for (size_t j = i; j > 0 && s->v[j - 1].from > s->v[j].from; j--) {
-                span t = s->v[j];
-                s->v[j] = s->v[j - 1];
-                s->v[j - 1] = t;
-            }
+        spans *s = &kt[l];
+        if (s->n > 1) qsort(s->v, s->n, sizeof *s->v, span_cmp);
         spans m = {0};
         for (size_t i = 0; i < s->n; i++) add_span(&m, s->v[i].from, s->v[i].to);
         sim_xfree(s->v);
@@ -199,7 +220,7 @@ static spans *dead_turns(const history *hi, const check_input *in, int nlocks)
     }
     sim_xfree(q);
     sim_xfree(expiry);
-    return dt;
+    return kt;
 }
 
 /* Was the acquire invoked at e waiting with no timeout at t? Its HOP_PARK
@@ -242,8 +263,8 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
     spans *rp = NULL; /* read/write locks: when a reader could join */
     for (size_t k = 0; k < hi->n && rp == NULL; k++)
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
-    spans *dt = dead_turns(hi, in, nlocks);
-    if (dt) { /* a dead waiter's kept turn: not free to those behind it */
+    spans *dt = kept_turns(hi, in, nlocks);
+    if (dt) { /* a kept turn: not free to those behind it */
         for (int l = 0; l < nlocks; l++) {
             cut_spans(&fp[l], &dt[l]);
             if (rp) cut_spans(&rp[l], &dt[l]);
