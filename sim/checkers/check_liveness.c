@@ -1,6 +1,8 @@
 /* check_liveness.c — lost wake-ups: no thread waits in an acquire for
  * longer than the bound while the lock is free in the store and it could
- * reach the lock's master. Excluded: the waiter's impaired periods
+ * reach the lock's master. A wait ends with the acquire, or where the
+ * thread gave up (HOP_GIVE_UP: tryLock's wait ran out and it leaves the
+ * fair queue, however long that takes). Excluded: the waiter's impaired periods
  * (impaired.c: a partition, drop or drop-reply rule, a disconnect, a link
  * slowed beyond the bound, the master down, paused or mid-failover, its
  * own process paused, each with the time a lost command takes to be
@@ -223,6 +225,25 @@ static spans *kept_turns(const history *hi, const check_input *in, int nlocks)
     return kt;
 }
 
+/* Per history index of an acquire's invoke: when its thread gave up
+ * waiting (HOP_GIVE_UP before the acquire ended), else -1. */
+static int64_t *given_up(const history *hi)
+{
+    int64_t *g = sim_xcalloc(hi->n ? hi->n : 1, sizeof *g);
+    for (size_t k = 0; k < hi->n; k++) {
+        g[k] = -1;
+        const hist_event *e = &hi->ev[k];
+        if (e->op != HOP_GIVE_UP) continue;
+        for (size_t b = k; b-- > 0;) { /* its open acquire: the thread's last invoke */
+            const hist_event *x = &hi->ev[b];
+            if (x->client != e->client || x->inc != e->inc || x->thread != e->thread) continue;
+            if (x->op == HOP_ACQUIRE && x->kind == HIST_INVOKE && g[b] < 0) g[b] = e->t_us;
+            if (x->op == HOP_ACQUIRE) break; /* an ended acquire: not this one's */
+        }
+    }
+    return g;
+}
+
 /* Was the acquire invoked at e waiting with no timeout at t? Its HOP_PARK
  * events (only lock() answered a negative TTL parks) come after e, in
  * time order: a scan from e to t, done only for a violation. */
@@ -272,13 +293,17 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
         }
         sim_xfree(dt);
     }
-    /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
+    /* Walk the waits: invoke .. ok/fail of each acquire (or the end), or
+     * its give-up (HOP_GIVE_UP: a tryLock whose wait ran out no longer
+     * waits for the lock, whatever its leaving the queue takes). */
     size_t *ends = hist_op_ends(hi);
+    int64_t *gave_up = given_up(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
         size_t done = ends[k] == (size_t)-1 ? hi->n : ends[k];
         int64_t to = done < hi->n ? hi->ev[done].t_us : end_us;
+        if (gave_up[k] >= 0 && gave_up[k] < to) to = gave_up[k];
         int reader = rp && e->mode == SCN_RW_READ;
         const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
         for (size_t i = first_after(s, e->t_us); i < s->n && s->v[i].from < to; i++) {
@@ -308,6 +333,7 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
         }
     }
     sim_xfree(ends);
+    sim_xfree(gave_up);
     for (int l = 0; l < nlocks; l++) {
         sim_xfree(fp[l].v);
         if (rp) sim_xfree(rp[l].v);

@@ -273,6 +273,29 @@ START_TEST(liveness_dead_waiter_keeps_its_turn)
 }
 END_TEST
 
+/* A tryLock that gave up (HOP_GIVE_UP: its wait ran out) no longer waits
+ * for the lock while it leaves the queue, however long that takes (here a
+ * lost dequeue resent for 7.5 s): the lock free from 1 s is no lost
+ * wake-up of it. Without the give-up the same wait is one. */
+START_TEST(liveness_ends_at_give_up)
+{
+    for (int give_up = 0; give_up <= 1; give_up++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        store(&h, 0, 1, 1, 1000); /* c1 holds until 1 s */
+        ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+        if (give_up) ev(&h, 1500, HIST_INFO, HOP_GIVE_UP, 2, 1, 0, 0);
+        ev(&h, 9000, HIST_FAIL, HOP_ACQUIRE, 2, 1, 0, 0);
+        check_all(&h, &live, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], give_up ? CHECK_HELD : CHECK_VIOLATED);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 /* A waiter that waits with no timeout when the bound runs out (HOP_PARK
  * 1, not yet ended by a HOP_PARK 0 of its operation) is told; one woken
  * before, or another operation's park, is not. */
@@ -451,6 +474,7 @@ Suite *check_suite(void)
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
     tcase_add_test(core, liveness_tells_a_parked_waiter);
     tcase_add_test(core, liveness_dead_waiter_keeps_its_turn);
+    tcase_add_test(core, liveness_ends_at_give_up);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);
     tcase_add_test(core, deadlock_many_waiters_and_two_open_waits);
     tcase_add_test(core, table_rows_and_what_applies);
