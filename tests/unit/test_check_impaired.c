@@ -307,6 +307,38 @@ START_TEST(starvation_counts_reachable_grants)
 }
 END_TEST
 
+/* A waiter cut off is also out of the race for a reply timeout (3 s)
+ * after the partition heals: what it sent into it is sent again only
+ * then. c2 waits from 1 s; cut off from 1.5 s to 2.5 s; c3 is granted
+ * three times from 3 s to 4 s (within the timeout: none counts), and
+ * three more from 10 s (they count: the bound of 2 is broken). */
+START_TEST(starvation_resend_grace_after_impairment)
+{
+    for (int late = 0; late <= 1; late++) {
+        history h;
+        hist_init(&h);
+        fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+        for (int i = 0; i < 3; i++) {
+            int64_t at = (late ? 10000 : 3000) + 500 * i;
+            fev(&h, at, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+            fgrant(&h, at + 1, 3);
+            fev(&h, at + 100, HIST_INVOKE, HOP_RELEASE, 3, 0);
+            hist_add(&h, &(hist_event){.t_us = MS(at + 100), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+        }
+        scenario sc;
+        load(&sc, "nodes = 1", "at = 1.5s partition c2|nodes for=1s\n");
+        check_input in = {.nlocks = 1, .names = names, .starvation_bound = 2, .end_us = MS(20000), .s = &sc};
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], late ? CHECK_VIOLATED : CHECK_HELD);
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 Suite *check_impaired_suite(void)
 {
     Suite *s = suite_create("check_impaired");
@@ -319,6 +351,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
+    tcase_add_test(core, starvation_resend_grace_after_impairment);
     suite_add_tcase(s, core);
     return s;
 }
