@@ -20,8 +20,9 @@
  * the command it sent into the impairment is sent again only when its
  * reply times out; a parked waiter gets none (no timeout wakes it).
  * Not free either: a lock whose wait queue keeps the place of a thread
- * that cannot take its turn (its process died, or it is impaired toward
- * the master as above), up to that place's deadline, for a protocol that
+ * that cannot take its turn (its process died, its acquire failed and
+ * left the place behind, or it is impaired toward the master as above),
+ * up to that place's deadline, for a protocol that
  * declares such a queue (check_input.queue_wait_us, the fair lock's
  * threadWaitTime: "if some thread has died then Redisson waits its
  * return", wiki 8.2): the lock's expiry when the thread queued plus the
@@ -127,7 +128,9 @@ typedef struct queued {
     int client, inc, thread, lock;
     int64_t since;     /* when it entered the queue */
     int64_t turn;      /* the deadline of its place: its turn is kept until then */
-    int64_t died;      /* its process's crash (-1: alive) */
+    int64_t died;      /* when it stopped waiting and left its place behind:
+                          its process's crash, or its acquire's failure
+                          (an error: no acquireFailed took it out); -1: waiting */
 } queued;
 
 static int span_cmp(const void *x, const void *y)
@@ -155,8 +158,9 @@ static void keep(spans *s, const check_input *in, const queued *x, int64_t t)
 }
 
 /* The periods during which each lock's wait queue kept the place of a
- * thread that could not take its turn: its process died, or it could not
- * reach the master (impaired.c). A wait queue (the fair lock) grants in
+ * thread that could not take its turn: its process died, its acquire
+ * failed with an error and left the place behind (lock() does not call
+ * acquireFailed), or it could not reach the master (impaired.c). A wait queue (the fair lock) grants in
  * order and keeps a waiter's place until its deadline, the time its turn
  * was due (the lock's expiry when it queued) plus the queue wait for each
  * place it held then (Redisson wiki 8.2: "if some thread has died then
@@ -198,6 +202,10 @@ static spans *kept_turns(const history *hi, const check_input *in, int nlocks)
         } else if (e && e->op == HOP_CRASH) {
             for (size_t i = 0; i < nq; i++)
                 if (q[i].client == e->client && q[i].inc == e->inc && q[i].died < 0) q[i].died = e->t_us;
+        } else if (e && e->op == HOP_ACQUIRE && e->kind == HIST_FAIL) {
+            for (size_t i = 0; i < nq; i++)
+                if (q[i].client == e->client && q[i].inc == e->inc && q[i].thread == e->thread && q[i].died < 0)
+                    q[i].died = e->t_us;
         } else if (e == NULL || (e->op == HOP_DEQUEUED && e->lock >= 0 && e->lock < nlocks)) {
             int64_t t = e ? e->t_us : in->end_us;
             for (size_t i = 0; i < nq;) {

@@ -241,10 +241,13 @@ START_TEST(liveness_dead_waiter_keeps_its_turn)
         int declared;       /* the protocol declares the queue wait */
         int64_t purge_ms;   /* when the queue drops dead c3 */
         int held;
+        int fails;          /* c3's acquire fails with an error instead of its crash */
     } cases[] = {
-        {0, 7000, 0},  /* no queue declared: 6 s free while c2 waits */
-        {1, 7000, 1},  /* dropped at its deadline: c2 takes the lock at once */
-        {1, 12000, 0}, /* kept 5 s past its deadline (3.10's refreshed head) */
+        {0, 7000, 0, 0},  /* no queue declared: 6 s free while c2 waits */
+        {1, 7000, 1, 0},  /* dropped at its deadline: c2 takes the lock at once */
+        {1, 12000, 0, 0}, /* kept 5 s past its deadline (3.10's refreshed head) */
+        {1, 7000, 1, 1},  /* a place left behind by a failed lock() is kept the same */
+        {0, 7000, 0, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         history h;
@@ -256,7 +259,8 @@ START_TEST(liveness_dead_waiter_keeps_its_turn)
         ev(&h, 100, HIST_INFO, HOP_QUEUED, 3, 1, 1, 0);
         ev(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
         ev(&h, 200, HIST_INFO, HOP_QUEUED, 2, 1, 2, 0);
-        ev(&h, 500, HIST_INFO, HOP_CRASH, 3, 0, 0, 0);
+        if (cases[i].fails) ev(&h, 500, HIST_FAIL, HOP_ACQUIRE, 3, 1, 0, 0);
+        else ev(&h, 500, HIST_INFO, HOP_CRASH, 3, 0, 0, 0);
         store(&h, 1000, 0, 0, 0); /* c1 unlocks */
         ev(&h, cases[i].purge_ms, HIST_INFO, HOP_DEQUEUED, 3, 1, 0, 0);
         ev(&h, cases[i].purge_ms + 1, HIST_INFO, HOP_DEQUEUED, 2, 1, 1, 0);
