@@ -15,7 +15,11 @@
  * of it (it could not have taken its turn, nor kept its place: the queue
  * purges a waiter that does not come back in time), and no grant counted
  * against its starvation bound. Grants while it could reach the master
- * count as before. */
+ * count as before; for starvation, from its first queue entry where it
+ * has one (its request as the server has it: what came before, say over
+ * a slow link within the bound, passed nobody over), and none for a wait
+ * granted without queueing on a lock with a queue (check_input's
+ * queue_wait_us): its first request to arrive took the lock. */
 #include <stdio.h>
 #include <string.h>
 
@@ -215,20 +219,24 @@ typedef struct worst {
     int lock, open;
 } worst;
 
-/* The grants to others of wait w (invoked .. end) that it could have taken:
- * those while it could reach the master. */
+/* The grants to others of wait w (from its request .. end) that it could
+ * have taken: those while it could reach the master. Its request is its
+ * first entry in the wait queue (HOP_QUEUED) where it has one: a grant
+ * before its request reached the server (a slow link within the bound)
+ * does not pass it over. */
 static size_t reachable(const history *h, const check_input *in, const size_t *const *g, const size_t *ng,
                         const waiter *w, size_t end, int64_t end_us)
 {
     const check_impaired *im = in->impaired;
-    size_t c = between(g[w->lock], ng[w->lock], w->invoked, end);
+    size_t from = w->queued != SIZE_MAX ? w->queued : w->invoked; /* its request, as the server has it */
+    size_t c = between(g[w->lock], ng[w->lock], from, end);
     if (c == 0 || check_impaired_within(im, w->k.client, w->lock, h->ev[w->invoked].t_us, end_us, NULL) == 0) return c;
     const size_t *v = g[w->lock];
     size_t n = 0;
     size_t lo = 0, hi = ng[w->lock];
-    while (lo < hi) { /* the first grant after the invoke */
+    while (lo < hi) { /* the first grant after it */
         size_t mid = (lo + hi) / 2;
-        if (v[mid] <= w->invoked) lo = mid + 1;
+        if (v[mid] <= from) lo = mid + 1;
         else hi = mid;
     }
     for (size_t i = lo; i < ng[w->lock] && v[i] < end; i++)
@@ -282,6 +290,11 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
                 }
             continue;
         }
+        if (e->op == HOP_QUEUED) { /* its request reached the queue */
+            waiter *w = find(open, e);
+            if (w && w->lock == e->lock && w->queued == SIZE_MAX) w->queued = k;
+            continue;
+        }
         if (e->op != HOP_ACQUIRE || e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
         if (e->kind == HIST_INVOKE) {
             open_wait(&open, e, k);
@@ -289,7 +302,10 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
         }
         waiter *w = find(open, e);
         if (w == NULL) continue;
-        consider(&m, h, in, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+        /* Granted without ever queueing, where a lock has a queue: at its
+         * first request to reach the server, so nobody passed it over. */
+        int first_try = in->queue_wait_us && w->queued == SIZE_MAX && e->kind == HIST_OK && e->value == 1;
+        if (!first_try) consider(&m, h, in, (const size_t *const *)g, ng, w, k, e->t_us, 0);
         close_wait(&open, w);
     }
     for (waiter *w = open; w; w = w->hh.next) consider(&m, h, in, (const size_t *const *)g, ng, w, h->n, end_us, 1);
