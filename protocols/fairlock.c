@@ -33,6 +33,14 @@ int64_t fair_wait_ms(const fair_cfg *c, const cl_proc *p, int64_t wait_ms)
     return tw >= 0 ? tw / 1000 : c->thread_wait_ms;
 }
 
+int64_t fair_wait_us(const fair_cfg *c, const cl_world *cw, int64_t wait_us)
+{
+    int64_t wait_ms = wait_us < 0 ? -1 : cl_wait_ms(wait_us);
+    if (c->wait_is_queue_wait && wait_ms > 0) return wait_ms * 1000;
+    int64_t tw = cl_world_scenario(cw)->thread_wait_us;
+    return tw >= 0 ? tw / 1000 * 1000 : c->thread_wait_ms * 1000;
+}
+
 void fair_dequeue(const fair_cfg *c, cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn, void *ud)
 {
     cl_proc *p = cl_thread_proc(t);

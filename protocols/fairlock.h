@@ -22,6 +22,9 @@ void fair_entry(const cl_thread *t, int lock, char *entry, char *channel);
 /* waitMs of an acquire with tryLock wait wait_ms (-1: lock()): the wait
  * when > 0 (since 3.13.3), else threadWaitTime. */
 int64_t fair_wait_ms(const fair_cfg *c, const cl_proc *p, int64_t wait_ms);
+/* The same in microseconds for the checkers (cl_protocol.queue_wait_us),
+ * with cw's scenario and the fair settings c; wait_us < 0: lock(). */
+int64_t fair_wait_us(const fair_cfg *c, const cl_world *cw, int64_t wait_us);
 /* acquireFailed: sends the dequeue script for t; fn gets its reply. */
 void fair_dequeue(const fair_cfg *c, cl_thread *t, int lock, int64_t wait_ms, int flags, cl_cmd_fn *fn,
                   void *ud);

@@ -79,14 +79,14 @@ static const proto_def fair_cur_def = {
                "waiter's deadline + waitMs, written once; an acquirer or a waiter that gives up gives waitMs "
                "back to those behind. 3.13.3: tryLock's wait is the queue wait, threadWaitTime 300 s. "
                "3.32: nil-safe purge, a queued thread waits max(0, PTTL). Watchdog as redisson.lock",
-    RLOCK_IMPL(&rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS),
+    RLOCK_IMPL(&rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .queue_wait_us = rlock_queue_wait_us, .invariants = FAIR_INVARIANTS),
 };
 static const proto_def fair_3132_def = {
     .name = "redisson.fairlock@3.13.2",
     .contract = &proto_contract_client_time,
     .summary = "RedissonFairLock 3.13.2: threadWaitTime 5 s for every wait, no unlock latch, resent scripts",
     .options = FAIR_OPTIONS,
-    RLOCK_IMPL(&rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .invariants = FAIR_INVARIANTS),
+    RLOCK_IMPL(&rlock_fair_3132, &v2019_defaults, NULL, .queue = fair_queue, .queue_wait_us = rlock_queue_wait_us, .invariants = FAIR_INVARIANTS),
 };
 
 const proto_def *const proto_all[] = {

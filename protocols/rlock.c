@@ -48,6 +48,13 @@ static int is_fair(const rlock_cfg *c)
     return c->fair.dequeue != NULL;
 }
 
+int64_t rlock_queue_wait_us(const cl_world *cw, int64_t wait_us)
+{
+    const rlock_cfg *c = cl_world_cfg(cw);
+    sim_assert(is_fair(c)); /* set only for the fair lock (registry.c) */
+    return fair_wait_us(&c->fair, cw, wait_us);
+}
+
 static rlock_proc *state(cl_proc *p)
 {
     return *cl_proc_state(p);

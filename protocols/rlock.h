@@ -40,6 +40,8 @@ int proto_version_parse(const char *s);
 void rlock_proc_init(cl_proc *p);
 void rlock_proc_free(cl_proc *p);
 int rlock_node_of(const cl_world *cw, int lock);
+/* The fair lock's queue wait for an acquire of wait_us (cl_protocol.queue_wait_us). */
+int64_t rlock_queue_wait_us(const cl_world *cw, int64_t wait_us);
 void rlock_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done);
 void rlock_release(cl_thread *t, int lock, cl_done_fn *done);
 void rlock_force_unlock(cl_thread *t, int lock, cl_done_fn *done);

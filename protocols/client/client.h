@@ -98,6 +98,12 @@ typedef struct cl_protocol {
     /* Calls fn for each lock name in lock's wait queue on its group's
      * master, head first, without side effects (NULL: no queue). */
     void (*queue)(cl_world *cw, int group, int lock, cl_queue_fn *fn, void *ud);
+    /* How long the wait queue keeps the turn of a queued thread that does
+     * not come back (its process died) for each place it holds, for an
+     * acquire that waits wait_us (< 0: lock()): the fair lock's waitMs
+     * (Redisson wiki 8.2: "if some thread has died then Redisson waits its
+     * return for 5 seconds"). NULL: no such queue. */
+    int64_t (*queue_wait_us)(const cl_world *cw, int64_t wait_us);
     /* The checkers that apply (bits 1 << SCN_INV_*; 0: the lock family's
      * mutual-exclusion, reentrancy, liveness, deadlock, fencing). */
     unsigned invariants;

@@ -9,11 +9,17 @@
  *
  * Excluded, both: what happens while a waiter could not reach the master
  * (its impaired periods, impaired.c: cut off, a slow link, the master
- * down, paused or mid-failover, its process paused). A grant then is no
- * overtake of it (it could not have taken its turn, nor kept its place:
- * the queue purges a waiter that does not come back in time), and no
- * grant counted against its starvation bound. Grants while it could reach
- * the master count as before. */
+ * down, paused or mid-failover, its process paused), and for a reply
+ * timeout after each within its wait (could_take: what it sent into the
+ * period is lost and sent again only then). A grant then is no overtake
+ * of it (it could not have taken its turn, nor kept its place: the queue
+ * purges a waiter that does not come back in time), and no grant counted
+ * against its starvation bound. Grants while it could reach the master
+ * count as before; for starvation, from its first queue entry where it
+ * has one (its request as the server has it: what came before, say over
+ * a slow link within the bound, passed nobody over), and none for a wait
+ * granted without queueing on a lock with a queue (check_input's
+ * queue_wait_us): its first request to arrive took the lock. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +81,20 @@ static void close_crashed(waiter **open, const hist_event *e)
         if (w->k.client == e->client && w->k.inc == e->inc) close_wait(open, w);
 }
 
+/* Could the waiter w take a grant at t? Not while it could not reach the
+ * master, nor for a reply timeout after (within its wait): a command it
+ * sent into an impaired period is lost and sent again only when its reply
+ * times out (as liveness's resend_grace), so it may not be in the queue,
+ * or not know its turn came, until then. */
+static int could_take(const check_input *in, const history *h, const waiter *w, int64_t t)
+{
+    int64_t grace = in->s ? in->s->timeout_us : 0;
+    int64_t from = t > grace ? t - grace : 0, inv = h->ev[w->invoked].t_us;
+    if (from < inv) from = inv;
+    if (from > t) from = t;
+    return check_impaired_within(in->impaired, w->k.client, w->lock, from, t + 1, NULL) == 0;
+}
+
 static void fmt_s(int64_t us, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%lld.%03llds", (long long)(us / 1000000), (long long)(us / 1000 % 1000));
@@ -105,7 +125,7 @@ static uint64_t overtakes(const history *h, const check_input *in, waiter *open,
     const waiter *first = NULL;
     for (const waiter *x = open; x; x = x->hh.next) {
         if (x == w || x->lock != g->lock || x->queued == SIZE_MAX || x->queued >= place) continue;
-        if (check_impaired_at(in->impaired, x->k.client, x->lock, g->t_us)) continue; /* it could not take its turn */
+        if (!could_take(in, h, x, g->t_us)) continue; /* it could not take its turn */
         if (first == NULL || x->queued < first->queued) first = x;
         n++;
     }
@@ -199,30 +219,35 @@ typedef struct worst {
     int lock, open;
 } worst;
 
-/* The grants to others of wait w (invoked .. end) that it could have taken:
- * those while it could reach the master. */
-static size_t reachable(const history *h, const check_impaired *im, const size_t *const *g, const size_t *ng,
+/* The grants to others of wait w (from its request .. end) that it could
+ * have taken: those while it could reach the master. Its request is its
+ * first entry in the wait queue (HOP_QUEUED) where it has one: a grant
+ * before its request reached the server (a slow link within the bound)
+ * does not pass it over. */
+static size_t reachable(const history *h, const check_input *in, const size_t *const *g, const size_t *ng,
                         const waiter *w, size_t end, int64_t end_us)
 {
-    size_t c = between(g[w->lock], ng[w->lock], w->invoked, end);
+    const check_impaired *im = in->impaired;
+    size_t from = w->queued != SIZE_MAX ? w->queued : w->invoked; /* its request, as the server has it */
+    size_t c = between(g[w->lock], ng[w->lock], from, end);
     if (c == 0 || check_impaired_within(im, w->k.client, w->lock, h->ev[w->invoked].t_us, end_us, NULL) == 0) return c;
     const size_t *v = g[w->lock];
     size_t n = 0;
     size_t lo = 0, hi = ng[w->lock];
-    while (lo < hi) { /* the first grant after the invoke */
+    while (lo < hi) { /* the first grant after it */
         size_t mid = (lo + hi) / 2;
-        if (v[mid] <= w->invoked) lo = mid + 1;
+        if (v[mid] <= from) lo = mid + 1;
         else hi = mid;
     }
     for (size_t i = lo; i < ng[w->lock] && v[i] < end; i++)
-        if (!check_impaired_at(im, w->k.client, w->lock, h->ev[v[i]].t_us)) n++;
+        if (could_take(in, h, w, h->ev[v[i]].t_us)) n++;
     return n;
 }
 
-static void consider(worst *m, const history *h, const check_impaired *im, const size_t *const *g,
+static void consider(worst *m, const history *h, const check_input *in, const size_t *const *g,
                      const size_t *ng, const waiter *w, size_t end, int64_t end_us, int still_open)
 {
-    size_t c = reachable(h, im, g, ng, w, end, end_us);
+    size_t c = reachable(h, in, g, ng, w, end, end_us);
     if (c <= m->count) return;
     *m = (worst){c, w->invoked, end, end_us, w->k, w->lock, still_open};
 }
@@ -260,9 +285,14 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
             waiter *w, *tmp;
             HASH_ITER(hh, open, w, tmp)
                 if (w->k.client == e->client && w->k.inc == e->inc) {
-                    consider(&m, h, in->impaired, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+                    consider(&m, h, in, (const size_t *const *)g, ng, w, k, e->t_us, 0);
                     close_wait(&open, w);
                 }
+            continue;
+        }
+        if (e->op == HOP_QUEUED) { /* its request reached the queue */
+            waiter *w = find(open, e);
+            if (w && w->lock == e->lock && w->queued == SIZE_MAX) w->queued = k;
             continue;
         }
         if (e->op != HOP_ACQUIRE || e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
@@ -272,10 +302,13 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
         }
         waiter *w = find(open, e);
         if (w == NULL) continue;
-        consider(&m, h, in->impaired, (const size_t *const *)g, ng, w, k, e->t_us, 0);
+        /* Granted without ever queueing, where a lock has a queue: at its
+         * first request to reach the server, so nobody passed it over. */
+        int first_try = in->queue_wait_us && w->queued == SIZE_MAX && e->kind == HIST_OK && e->value == 1;
+        if (!first_try) consider(&m, h, in, (const size_t *const *)g, ng, w, k, e->t_us, 0);
         close_wait(&open, w);
     }
-    for (waiter *w = open; w; w = w->hh.next) consider(&m, h, in->impaired, (const size_t *const *)g, ng, w, h->n, end_us, 1);
+    for (waiter *w = open; w; w = w->hh.next) consider(&m, h, in, (const size_t *const *)g, ng, w, h->n, end_us, 1);
     close_all(&open);
     if ((int64_t)m.count > bound) {
         char from[24], to[24];

@@ -1,6 +1,8 @@
 /* check_liveness.c — lost wake-ups: no thread waits in an acquire for
  * longer than the bound while the lock is free in the store and it could
- * reach the lock's master. Excluded: the waiter's impaired periods
+ * reach the lock's master. A wait ends with the acquire, or where the
+ * thread gave up (HOP_GIVE_UP: tryLock's wait ran out and it leaves the
+ * fair queue, however long that takes). Excluded: the waiter's impaired periods
  * (impaired.c: a partition, drop or drop-reply rule, a disconnect, a link
  * slowed beyond the bound, the master down, paused or mid-failover, a
  * replica paused while the lock's scripts wait for replicas (WAIT), its
@@ -28,8 +30,19 @@
  * while a sibling thread of its process holds it, from the sibling's
  * acquire until its last release returns (the local lock is let go after
  * the store's answer): the bound runs over the stretches between such
- * holds. */
+ * holds.
+ * Not free either: a lock whose wait queue keeps the place of a thread
+ * that cannot take its turn (its process died, its acquire failed and
+ * left the place behind, or it is impaired toward the master as above),
+ * up to that place's deadline, for a protocol that
+ * declares such a queue (check_input.queue_wait_us, the fair lock's
+ * threadWaitTime: "if some thread has died then Redisson waits its
+ * return", wiki 8.2): the lock's expiry when the thread queued plus the
+ * queue wait for each place it held then (kept_turns). A place kept past
+ * that is the lock's doing. Every waiter gets it, also one ahead of the
+ * kept place (the queue's order is not followed here). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/checkers/checkers_int.h"
@@ -163,6 +176,154 @@ static spans *free_periods(const history *hi, int nlocks, int64_t end_us, int re
     return fp;
 }
 
+/* Subtracts the sorted, disjoint periods cut from s (sorted, disjoint). */
+static void cut_spans(spans *s, const spans *cut)
+{
+    if (cut->n == 0 || s->n == 0) return;
+    spans out = {0};
+    size_t j = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t from = s->v[i].from, to = s->v[i].to;
+        while (j < cut->n && cut->v[j].to <= from) j++;
+        for (size_t c = j; c < cut->n && cut->v[c].from < to; c++) {
+            add_span(&out, from, cut->v[c].from);
+            if (cut->v[c].to > from) from = cut->v[c].to;
+        }
+        add_span(&out, from, to);
+    }
+    sim_xfree(s->v);
+    *s = out;
+}
+
+/* One thread in a lock's wait queue (HOP_QUEUED .. HOP_DEQUEUED). */
+typedef struct queued {
+    int client, inc, thread, lock;
+    int64_t since;     /* when it entered the queue */
+    int64_t turn;      /* the deadline of its place: its turn is kept until then */
+    int64_t died;      /* when it stopped waiting and left its place behind:
+                          its process's crash, or its acquire's failure
+                          (an error: no acquireFailed took it out); -1: waiting */
+} queued;
+
+static int span_cmp(const void *x, const void *y)
+{
+    const span *a = x, *b = y;
+    return a->from < b->from ? -1 : a->from > b->from;
+}
+
+/* The periods of x's stay in the queue, until t, during which its place
+ * was kept for a thread that could not take its turn: dead, or impaired
+ * toward the lock's master (impaired.c), each cut at its place's deadline. */
+static void keep(spans *s, const check_input *in, const queued *x, int64_t t)
+{
+    int64_t lim = t < x->turn ? t : x->turn;
+    if (x->died >= 0) add_span(s, x->died, lim);
+    if (in->impaired == NULL) return;
+    size_t n;
+    const check_period *p = check_impaired_of(in->impaired, x->client, x->lock, &n);
+    int64_t alive_to = x->died >= 0 && x->died < lim ? x->died : lim;
+    for (size_t i = 0; i < n && p[i].from_us < alive_to; i++) {
+        int64_t from = p[i].from_us > x->since ? p[i].from_us : x->since;
+        int64_t to = p[i].to_us < alive_to ? p[i].to_us : alive_to;
+        add_span(s, from, to);
+    }
+}
+
+/* The periods during which each lock's wait queue kept the place of a
+ * thread that could not take its turn: its process died, its acquire
+ * failed with an error and left the place behind (lock() does not call
+ * acquireFailed), or it could not reach the master (impaired.c). A wait queue (the fair lock) grants in
+ * order and keeps a waiter's place until its deadline, the time its turn
+ * was due (the lock's expiry when it queued) plus the queue wait for each
+ * place it held then (Redisson wiki 8.2: "if some thread has died then
+ * Redisson waits its return for 5 seconds. For example, if 5 threads are
+ * died ... delay will be 25 seconds"; RedissonFairLock.tryLockInnerAsync,
+ * redisson-4.7.0: "set its timeout ... to the timeout of the prior thread
+ * in the queue (or the timeout of the lock if the queue is empty) plus
+ * the threadWaitTime"). The lock is not free to the waiters behind it
+ * then. NULL when the protocol declares no such queue. */
+static spans *kept_turns(const history *hi, const check_input *in, int nlocks)
+{
+    if (in->queue_wait_us == NULL) return NULL;
+    spans *kt = sim_xcalloc((size_t)nlocks, sizeof *kt);
+    int64_t *expiry = sim_xcalloc((size_t)nlocks, sizeof *expiry); /* 0: free or unknown */
+    queued *q = NULL;
+    size_t nq = 0, cap = 0;
+    for (size_t k = 0; k <= hi->n; k++) {
+        const hist_event *e = k < hi->n ? &hi->ev[k] : NULL;
+        if (e && e->op == HOP_STORE && e->lock >= 0 && e->lock < nlocks) {
+            expiry[e->lock] = e->client == 0 || e->aux == INT64_MAX ? 0 : e->aux;
+        } else if (e && e->op == HOP_QUEUED && e->lock >= 0 && e->lock < nlocks) {
+            /* Its wait: that of the acquire it queued for, the thread's last invoke. */
+            int64_t wait = -1;
+            for (size_t b = k; b-- > 0;) {
+                const hist_event *x = &hi->ev[b];
+                if (x->op == HOP_ACQUIRE && x->kind == HIST_INVOKE && x->client == e->client &&
+                    x->inc == e->inc && x->thread == e->thread) {
+                    wait = x->aux;
+                    break;
+                }
+            }
+            int64_t due = expiry[e->lock] > e->t_us ? expiry[e->lock] : e->t_us;
+            if (nq == cap) {
+                cap = cap ? cap * 2 : 16;
+                q = sim_xrealloc(q, cap * sizeof *q);
+            }
+            q[nq++] = (queued){e->client, e->inc, e->thread, e->lock, e->t_us,
+                               due + (e->value > 0 ? e->value : 1) * in->queue_wait_us(in->queue_ud, wait), -1};
+        } else if (e && e->op == HOP_CRASH) {
+            for (size_t i = 0; i < nq; i++)
+                if (q[i].client == e->client && q[i].inc == e->inc && q[i].died < 0) q[i].died = e->t_us;
+        } else if (e && e->op == HOP_ACQUIRE && e->kind == HIST_FAIL) {
+            for (size_t i = 0; i < nq; i++)
+                if (q[i].client == e->client && q[i].inc == e->inc && q[i].thread == e->thread && q[i].died < 0)
+                    q[i].died = e->t_us;
+        } else if (e == NULL || (e->op == HOP_DEQUEUED && e->lock >= 0 && e->lock < nlocks)) {
+            int64_t t = e ? e->t_us : in->end_us;
+            for (size_t i = 0; i < nq;) {
+                queued *x = &q[i];
+                if (e && (x->client != e->client || x->inc != e->inc || x->thread != e->thread || x->lock != e->lock)) {
+                    i++;
+                    continue;
+                }
+                keep(&kt[x->lock], in, x, t);
+                q[i] = q[--nq];
+            }
+        }
+    }
+    /* add_span merges only in order: sort each lock's spans, then merge. */
+    for (int l = 0; l < nlocks; l++) {
+        spans *s = &kt[l];
+        if (s->n > 1) qsort(s->v, s->n, sizeof *s->v, span_cmp);
+        spans m = {0};
+        for (size_t i = 0; i < s->n; i++) add_span(&m, s->v[i].from, s->v[i].to);
+        sim_xfree(s->v);
+        *s = m;
+    }
+    sim_xfree(q);
+    sim_xfree(expiry);
+    return kt;
+}
+
+/* Per history index of an acquire's invoke: when its thread gave up
+ * waiting (HOP_GIVE_UP before the acquire ended), else -1. */
+static int64_t *given_up(const history *hi)
+{
+    int64_t *g = sim_xcalloc(hi->n ? hi->n : 1, sizeof *g);
+    for (size_t k = 0; k < hi->n; k++) {
+        g[k] = -1;
+        const hist_event *e = &hi->ev[k];
+        if (e->op != HOP_GIVE_UP) continue;
+        for (size_t b = k; b-- > 0;) { /* its open acquire: the thread's last invoke */
+            const hist_event *x = &hi->ev[b];
+            if (x->client != e->client || x->inc != e->inc || x->thread != e->thread) continue;
+            if (x->op == HOP_ACQUIRE && x->kind == HIST_INVOKE && g[b] < 0) g[b] = e->t_us;
+            if (x->op == HOP_ACQUIRE) break; /* an ended acquire: not this one's */
+        }
+    }
+    return g;
+}
+
 /* Was the acquire invoked at e waiting with no timeout at t? Its HOP_PARK
  * events (only lock() answered a negative TTL parks) come after e, in
  * time order: a scan from e to t, done only for a violation. */
@@ -243,15 +404,28 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
     spans *rp = NULL; /* read/write locks: when a reader could join */
     for (size_t k = 0; k < hi->n && rp == NULL; k++)
         if (hi->ev[k].op == HOP_STORE && hi->ev[k].mode == SCN_RW_READ) rp = free_periods(hi, nlocks, end_us, 1);
-    /* Walk the waits: invoke .. ok/fail of each acquire (or the end). */
+    spans *dt = kept_turns(hi, in, nlocks);
+    if (dt) { /* a kept turn: not free to those behind it */
+        for (int l = 0; l < nlocks; l++) {
+            cut_spans(&fp[l], &dt[l]);
+            if (rp) cut_spans(&rp[l], &dt[l]);
+            sim_xfree(dt[l].v);
+        }
+        sim_xfree(dt);
+    }
+    /* Walk the waits: invoke .. ok/fail of each acquire (or the end), or
+     * its give-up (HOP_GIVE_UP: a tryLock whose wait ran out no longer
+     * waits for the lock, whatever its leaving the queue takes). */
     size_t *ends = hist_op_ends(hi);
     int64_t *granted = granted_times(hi);
+    int64_t *gave_up = given_up(hi);
     for (size_t k = 0; k < hi->n; k++) {
         const hist_event *e = &hi->ev[k];
         if (e->op != HOP_ACQUIRE || e->kind != HIST_INVOKE || e->lock < 0 || e->lock >= nlocks) continue;
         size_t done = ends[k] == (size_t)-1 ? hi->n : ends[k];
         int64_t to = done < hi->n ? hi->ev[done].t_us : end_us;
         if (granted[k] < to) to = granted[k];
+        if (gave_up[k] >= 0 && gave_up[k] < to) to = gave_up[k];
         int reader = rp && e->mode == SCN_RW_READ;
         const spans *s = reader ? &rp[e->lock] : &fp[e->lock];
         for (size_t i = first_after(s, e->t_us); i < s->n && s->v[i].from < to; i++) {
@@ -285,6 +459,7 @@ void check_liveness(const history *hi, const check_holds *hs, const check_input 
     }
     sim_xfree(ends);
     sim_xfree(granted);
+    sim_xfree(gave_up);
     for (int l = 0; l < nlocks; l++) {
         sim_xfree(fp[l].v);
         if (rp) sim_xfree(rp[l].v);

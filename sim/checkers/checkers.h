@@ -183,6 +183,12 @@ typedef struct check_input {
                                    a process's threads queue on it before the store, and
                                    a thread keeps it until its last release returns */
     const check_impaired *impaired; /* set by check_all for the checkers */
+    /* A lock whose wait queue keeps the turn of a waiter whose process
+     * died (a fair lock): for how long per place in the queue, for an
+     * acquire that waits wait_us (-1: lock()); the protocol declares it
+     * (cl_protocol.queue_wait_us). NULL: no such queue. */
+    int64_t (*queue_wait_us)(const void *queue_ud, int64_t wait_us);
+    const void *queue_ud;
 } check_input;
 
 /* ------------------------------------------------------ impaired periods */

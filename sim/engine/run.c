@@ -110,6 +110,19 @@ int run_use_scripts(scenario *s, const char *dir, scn_error *err)
     return 0;
 }
 
+/* The protocol's queue wait (cl_protocol.queue_wait_us) as the checkers
+ * ask for it (check_input.queue_wait_us). */
+typedef struct run_queue {
+    const cl_world *cw;
+    int64_t (*fn)(const cl_world *cw, int64_t wait_us);
+} run_queue;
+
+static int64_t run_queue_wait(const void *ud, int64_t wait_us)
+{
+    const run_queue *q = ud;
+    return q->fn(q->cw, wait_us);
+}
+
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err);
 
@@ -208,6 +221,11 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
                       .reply_wait_us = cl_reply_wait_us(cw),
                       .local_lock = pd->impl.proc_init == pol_generic_impl.proc_init &&
                                     ((const pol_policy *)pd->impl.cfg)->local_lock};
+    run_queue rq = {cw, pd->impl.queue_wait_us};
+    if (rq.fn) {
+        in.queue_wait_us = run_queue_wait;
+        in.queue_ud = &rq;
+    }
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

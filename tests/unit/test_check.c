@@ -223,6 +223,83 @@ START_TEST(liveness_free_wait_and_bounded_wait)
 }
 END_TEST
 
+/* A wait queue that keeps a dead waiter's place (the fair lock) keeps the
+ * lock from those behind it until its turn's deadline: the lock's expiry
+ * when it queued plus the declared queue wait per place. c1 holds until
+ * 2 s and leaves at 1 s; c3 queues first (place 1), c2 behind it; c3 dies
+ * at 0.5 s. Its place is kept until 2 s + 5 s = 7 s. */
+static int64_t wait_5s(const void *ud, int64_t wait_us)
+{
+    (void)ud;
+    (void)wait_us;
+    return MS(5000);
+}
+
+START_TEST(liveness_dead_waiter_keeps_its_turn)
+{
+    static const struct {
+        int declared;       /* the protocol declares the queue wait */
+        int64_t purge_ms;   /* when the queue drops dead c3 */
+        int held;
+        int fails;          /* c3's acquire fails with an error instead of its crash */
+    } cases[] = {
+        {0, 7000, 0, 0},  /* no queue declared: 6 s free while c2 waits */
+        {1, 7000, 1, 0},  /* dropped at its deadline: c2 takes the lock at once */
+        {1, 12000, 0, 0}, /* kept 5 s past its deadline (3.10's refreshed head) */
+        {1, 7000, 1, 1},  /* a place left behind by a failed lock() is kept the same */
+        {0, 7000, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        store(&h, 0, 1, 1, 2000); /* c1 holds until 2 s */
+        ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
+        ev(&h, 100, HIST_INFO, HOP_QUEUED, 3, 1, 1, 0);
+        ev(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+        ev(&h, 200, HIST_INFO, HOP_QUEUED, 2, 1, 2, 0);
+        if (cases[i].fails) ev(&h, 500, HIST_FAIL, HOP_ACQUIRE, 3, 1, 0, 0);
+        else ev(&h, 500, HIST_INFO, HOP_CRASH, 3, 0, 0, 0);
+        store(&h, 1000, 0, 0, 0); /* c1 unlocks */
+        ev(&h, cases[i].purge_ms, HIST_INFO, HOP_DEQUEUED, 3, 1, 0, 0);
+        ev(&h, cases[i].purge_ms + 1, HIST_INFO, HOP_DEQUEUED, 2, 1, 1, 0);
+        store(&h, cases[i].purge_ms + 1, 2, 1, 40000);
+        ev(&h, cases[i].purge_ms + 1, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+        check_input in = live;
+        if (cases[i].declared) in.queue_wait_us = wait_5s;
+        check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (cases[i].held ? CHECK_HELD : CHECK_VIOLATED), "case %zu", i);
+        if (i == 2) ck_assert_int_eq(r.v[0].t_us, MS(8000)); /* the bound runs from the deadline */
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
+/* A tryLock that gave up (HOP_GIVE_UP: its wait ran out) no longer waits
+ * for the lock while it leaves the queue, however long that takes (here a
+ * lost dequeue resent for 7.5 s): the lock free from 1 s is no lost
+ * wake-up of it. Without the give-up the same wait is one. */
+START_TEST(liveness_ends_at_give_up)
+{
+    for (int give_up = 0; give_up <= 1; give_up++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        store(&h, 0, 1, 1, 1000); /* c1 holds until 1 s */
+        ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+        if (give_up) ev(&h, 1500, HIST_INFO, HOP_GIVE_UP, 2, 1, 0, 0);
+        ev(&h, 9000, HIST_FAIL, HOP_ACQUIRE, 2, 1, 0, 0);
+        check_all(&h, &live, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], give_up ? CHECK_HELD : CHECK_VIOLATED);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 /* A waiter that waits with no timeout when the bound runs out (HOP_PARK
  * 1, not yet ended by a HOP_PARK 0 of its operation) is told; one woken
  * before, or another operation's park, is not. */
@@ -400,6 +477,8 @@ Suite *check_suite(void)
     tcase_add_test(core, reentrancy_matches_and_mismatches);
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
     tcase_add_test(core, liveness_tells_a_parked_waiter);
+    tcase_add_test(core, liveness_dead_waiter_keeps_its_turn);
+    tcase_add_test(core, liveness_ends_at_give_up);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);
     tcase_add_test(core, deadlock_many_waiters_and_two_open_waits);
     tcase_add_test(core, table_rows_and_what_applies);

@@ -167,6 +167,51 @@ START_TEST(fifo_places_unqueued_grant_at_the_store)
 }
 END_TEST
 
+/* Starvation counts from the waiter's request as the server has it:
+ * c9 invokes at 0 and its request reaches the queue only at 505 (a slow
+ * link); c1 and c2 are granted 10 times before, then twice after. Case
+ * 2: c9 never queues and is granted at 700, its first request to arrive,
+ * on a lock that declares a queue: nobody passed it over. */
+static int64_t wait_5s(const void *ud, int64_t wait_us)
+{
+    (void)ud;
+    (void)wait_us;
+    return MS(5000);
+}
+
+START_TEST(starvation_counts_from_the_queue_entry)
+{
+    for (int in_queue = 0; in_queue <= 2; in_queue++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        invoke(&h, 0, 9);
+        for (int i = 0; i < 6; i++) {
+            if (in_queue == 1 && i == 5) queued(&h, 505, 9, 1);
+            invoke(&h, 10 + 100 * i, 1);
+            granted(&h, 11 + 100 * i, 1);
+            released(&h, 20 + 100 * i, 1);
+            invoke(&h, 50 + 100 * i, 2);
+            granted(&h, 51 + 100 * i, 2);
+            released(&h, 60 + 100 * i, 2);
+        }
+        check_result_init(&r);
+        if (in_queue == 2) {
+            granted(&h, 700, 9);
+            check_input in = lock0;
+            in.starvation_bound = 6;
+            in.queue_wait_us = wait_5s;
+            check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+        } else {
+            starvation(&h, 6, &r);
+        }
+        ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], in_queue ? CHECK_HELD : CHECK_VIOLATED);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(starvation_bound_and_default)
 {
     history h;
@@ -290,6 +335,7 @@ Suite *check_fair_suite(void)
     tcase_add_test(core, fifo_skips_waiters_that_gave_up_or_died);
     tcase_add_test(core, fifo_places_unqueued_grant_at_the_store);
     tcase_add_test(core, starvation_bound_and_default);
+    tcase_add_test(core, starvation_counts_from_the_queue_entry);
     tcase_add_test(core, fair_scripts_queue_dequeue_purge);
     tcase_add_test(core, fair_scenario_keys);
     suite_add_tcase(s, core);

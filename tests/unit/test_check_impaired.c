@@ -488,6 +488,84 @@ START_TEST(starvation_counts_reachable_grants)
 }
 END_TEST
 
+/* A waiter cut off is also out of the race for a reply timeout (3 s)
+ * after the partition heals: what it sent into it is sent again only
+ * then. c2 waits from 1 s; cut off from 1.5 s to 2.5 s; c3 is granted
+ * three times from 3 s to 4 s (within the timeout: none counts), and
+ * three more from 10 s (they count: the bound of 2 is broken). */
+START_TEST(starvation_resend_grace_after_impairment)
+{
+    for (int late = 0; late <= 1; late++) {
+        history h;
+        hist_init(&h);
+        fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+        for (int i = 0; i < 3; i++) {
+            int64_t at = (late ? 10000 : 3000) + 500 * i;
+            fev(&h, at, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+            fgrant(&h, at + 1, 3);
+            fev(&h, at + 100, HIST_INVOKE, HOP_RELEASE, 3, 0);
+            hist_add(&h, &(hist_event){.t_us = MS(at + 100), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+        }
+        scenario sc;
+        load(&sc, "nodes = 1", "at = 1.5s partition c2|nodes for=1s\n");
+        check_input in = {.nlocks = 1, .names = names, .starvation_bound = 2, .end_us = MS(20000), .s = &sc};
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_STARVATION), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], late ? CHECK_VIOLATED : CHECK_HELD);
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
+/* A fair queue keeps the place of a head that is cut off (and then
+ * cannot take its turn) up to its deadline: c1 holds until 1 s, c2
+ * queues at 0.2 s, c1 queues behind it at 1.1 s; c2 is cut off from
+ * 0.5 s to 6 s and takes the lock at 6.05 s, c1 at 6.2 s. The lock is
+ * free from 1 s, but not to c1 while c2's place is kept: no lost wake-up
+ * where the protocol declares its queue wait, one where it does not. */
+static int64_t wait_10s(const void *ud, int64_t wait_us)
+{
+    (void)ud;
+    (void)wait_us;
+    return MS(10000);
+}
+
+START_TEST(liveness_keeps_an_impaired_heads_turn)
+{
+    for (int declared = 0; declared <= 1; declared++) {
+        history h;
+        hist_init(&h);
+        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_STORE, .client = 1, .inc = 1,
+                                   .thread = 1, .lock = 0, .value = 1, .aux = MS(60000)});
+        fev(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+        fev(&h, 200, HIST_INFO, HOP_QUEUED, 2, 1);
+        hist_add(&h, &(hist_event){.t_us = MS(1000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+        fev(&h, 1100, HIST_INVOKE, HOP_ACQUIRE, 1, 0);
+        fev(&h, 1100, HIST_INFO, HOP_QUEUED, 1, 2);
+        fev(&h, 6050, HIST_INFO, HOP_DEQUEUED, 2, 1);
+        fgrant(&h, 6050, 2);
+        fev(&h, 6100, HIST_INVOKE, HOP_RELEASE, 2, 0);
+        hist_add(&h, &(hist_event){.t_us = MS(6100), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+        fev(&h, 6200, HIST_INFO, HOP_DEQUEUED, 1, 1);
+        fgrant(&h, 6200, 1);
+        scenario sc;
+        load(&sc, "nodes = 1", "at = 0.5s partition c2|nodes for=5.5s\n");
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000), .s = &sc};
+        if (declared) in.queue_wait_us = wait_10s;
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], declared ? CHECK_HELD : CHECK_VIOLATED);
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 Suite *check_impaired_suite(void)
 {
     Suite *s = suite_create("check_impaired");
@@ -505,6 +583,8 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, liveness_local_lock_waits_for_the_siblings_release);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
+    tcase_add_test(core, starvation_resend_grace_after_impairment);
+    tcase_add_test(core, liveness_keeps_an_impaired_heads_turn);
     suite_add_tcase(s, core);
     return s;
 }
