@@ -42,6 +42,9 @@ static const char *const reasons[] = {
                            "which a lock may grant twice",
     [FAULT_BEYOND_SELF] = "a thread waits for a lock its own hold keeps: a read hold upgraded to write, which "
                           "Redisson's read/write lock does not grant (the application's misuse)",
+    [FAULT_BEYOND_DISCONNECT] = "a disconnect whose reconnect and the retry delay of a command held up by it "
+                                "outlast the renewal margin: the holder's release or renewal goes out after "
+                                "its lease has run out",
     [FAULT_BEYOND_FAILOVER_HOLDUP] = "a failover that, with the time the clients take to learn the new master "
                                      "and the resend of a command the old one refused, outlasts the renewal "
                                      "margin: the holder's release or renewal waits while its lease runs out "
@@ -81,6 +84,21 @@ static int64_t reply_budget(const proto_def *pd, const scenario *s)
 static int64_t failover_budget(const proto_def *pd, const scenario *s)
 {
     return s->discovery_us + reply_budget(pd, s);
+}
+
+/* The longest delay before a resend after a reply timeout or with no
+ * connection (the client's EqualJitter cap, or the scenario's
+ * retry-interval). */
+static int64_t resend_delay_max(const scenario *s)
+{
+    return s->retry_interval_us >= 0 ? s->retry_interval_us : SIM_MS(2000);
+}
+
+/* How long a disconnect holds a client up: the reconnect, and a command
+ * sent meanwhile waits for its retry delay before it goes again. */
+static int64_t disconnect_budget(const scenario *s)
+{
+    return cl_reconnect_us() + resend_delay_max(s);
 }
 
 int fault_kind_of(const scn_step *st)
@@ -144,6 +162,8 @@ int fault_beyond(const proto_def *pd, const proto_contract *c, const scenario *s
         return kind == SCN_NEM_DROP_REPLY && (st->for_us > margin || st->for_us == 0) ? FAULT_BEYOND_DROP
                                                                                       : FAULT_WITHIN;
     case SCN_NEM_NODE_CRASH: return s->persistence ? FAULT_WITHIN : FAULT_BEYOND_RESTART;
+    case SCN_NEM_DISCONNECT:
+        return margin != INT64_MAX && disconnect_budget(s) > margin ? FAULT_BEYOND_DISCONNECT : FAULT_WITHIN;
     case SCN_NEM_FAILOVER:
         if (c->failover_synced && !waits_for_replica(pd, s)) return FAULT_BEYOND_FAILOVER;
         return margin != INT64_MAX && failover_budget(pd, s) > margin ? FAULT_BEYOND_FAILOVER_HOLDUP : FAULT_WITHIN;
@@ -180,13 +200,6 @@ static int crash_fails_over(const scenario *s, const scn_step *v, size_t n, size
             v[j].at_us - st->at_us < s->down_after_us)
             return 0;
     return 1;
-}
-
-/* The longest delay before a resend after a reply timeout (the client's
- * EqualJitter cap, or the scenario's retry-interval). */
-static int64_t resend_delay_max(const scenario *s)
-{
-    return s->retry_interval_us >= 0 ? s->retry_interval_us : SIM_MS(2000);
 }
 
 typedef struct cutoff {
@@ -344,6 +357,7 @@ void fault_contract_draw(const scenario *s, scenario *c)
     if (margin != INT64_MAX && margin < budget) keep &= ~(unsigned)(SCN_NEM_DROP_REPLY | SCN_NEM_FAIL_REPLY);
     if (margin != INT64_MAX && (margin < failover_budget(a, c) || (b && margin < failover_budget(b, c))))
         keep &= ~(unsigned)SCN_NEM_FAILOVER;
+    if (margin != INT64_MAX && margin < disconnect_budget(c)) keep &= ~(unsigned)SCN_NEM_DISCONNECT;
     if (margin != INT64_MAX && (c->nemesis_kinds & (int)keep & (SCN_NEM_PARTITION | SCN_NEM_NODE_PAUSE | SCN_NEM_NODE_CRASH)) &&
         margin - budget < cap)
         cap = margin - budget;

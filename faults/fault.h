@@ -62,6 +62,7 @@ enum {
     FAULT_BEYOND_RETRY,     /* the application released again after a failed release */
     FAULT_BEYOND_SELF,      /* a thread waits for a lock its own hold keeps (an upgrade) */
     FAULT_BEYOND_FAILOVER_HOLDUP, /* a failover whose hold-up outlasts the renewal margin */
+    FAULT_BEYOND_DISCONNECT, /* a disconnect whose reconnect and resend outlast the margin */
     FAULT_BEYOND_CRASH_OUTAGE, /* a master down longer than the margin (to its restart or
                                   the failover's discovery) */
     FAULT_BEYOND_KIND       /* + the kind's bit index */

@@ -98,6 +98,10 @@ START_TEST(a_line_is_judged_with_its_reason)
      * lease must leave that much over the hold; the watchdog's 20 s do. */
     ck_assert_int_eq(judged("redisson.lock", "5s", "1s", "at = 1s failover"), FAULT_BEYOND_FAILOVER_HOLDUP);
     ck_assert_int_eq(judged("redisson.lock", "10s", "1s", "at = 1s failover"), FAULT_WITHIN);
+    /* A disconnect costs the reconnect (1 s) and a held command's retry
+     * delay (up to 2 s): a 2 s margin cannot take one, a 4 s one can. */
+    ck_assert_int_eq(judged("redisson.lock", "3s", "1s", "at = 1s disconnect client=c1"), FAULT_BEYOND_DISCONNECT);
+    ck_assert_int_eq(judged("redisson.lock", "5s", "1s", "at = 1s disconnect client=c1"), FAULT_WITHIN);
     /* A lost reply costs the reply timeout (3 s): a 2 s lease cannot take one. */
     ck_assert_int_eq(judged("redisson.lock", "2s", "10ms", "at = 1s drop-reply client=c1 p=50% for=100ms"),
                      FAULT_BEYOND_DROP);
