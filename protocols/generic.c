@@ -13,7 +13,9 @@
  * An attempt sends the acquire steps to every master at once (gen_attempt,
  * attempt.c-style state below); its replies may outlive the operation
  * (a quorum decided early, a node timeout), so the attempt is reference
- * counted and forgets its operation when the operation moves on. */
+ * counted and forgets its operation when the operation moves on. The
+ * release after a failed try (release-between) is the operation's attempt
+ * too: the retry delay starts when it is answered. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ typedef struct gen_op {
     int attempts;
     int local_waiting;
     int reentry;            /* a re-entry counted in Redis: the hold's owner value, past its local lock */
+    int between;            /* its attempt is the release after a failed try (release-between) */
     gen_attempt *att;       /* the attempt in flight, or NULL */
     struct gen_op *next;    /* in the local lock's waiters */
 } gen_op;
@@ -243,6 +246,7 @@ static void attempt_detach(cl_proc *p, gen_op *op)
 static void try_acquire(gen_op *op);
 static void on_acquire_decided(cl_proc *p, gen_op *op, gen_attempt *a);
 static void on_release_decided(cl_proc *p, gen_op *op, gen_attempt *a);
+static void on_between_released(cl_proc *p, gen_op *op);
 
 static int quorum(const pol_policy *pol)
 {
@@ -259,6 +263,7 @@ static void decide(cl_proc *p, gen_attempt *a)
     if (a->pending > 0 && !early) return;
     gen_op *op = a->op;
     if (a->sec == &pol->acquire) on_acquire_decided(p, op, a);
+    else if (op->between) on_between_released(p, op);
     else on_release_decided(p, op, a);
 }
 
@@ -272,6 +277,17 @@ static void on_node_timeout(cl_proc *p, void *arg)
     decide(p, a);
 }
 
+/* node-timeout is a share of the lease: redsync v4's try waits
+ * expiry * timeoutFactor (go-redsync/redsync v4 mutex.go, lockContext:
+ * context.WithTimeout around actOnPoolsAsync), its release as well. */
+static void arm_node_timeout(cl_proc *p, gen_op *op)
+{
+    const pol_policy *pol = pol_of(p);
+    if (pol->node_timeout_ppm > 0 && op->att && op->att->pending > 0)
+        cl_timer_arm(p, &op->base.timer, SIM_MS(op->lease_ms) * pol->node_timeout_ppm / 1000000, "node timeout",
+                     on_node_timeout, op);
+}
+
 static void acquire_start_attempt(gen_op *op)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
@@ -280,12 +296,7 @@ static void acquire_start_attempt(gen_op *op)
     expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
     op->attempts++;
     attempt_start(p, op, &pol->acquire, &ex);
-    /* node-timeout is a share of the lease: redsync v4's try waits
-     * expiry * timeoutFactor (go-redsync/redsync v4 mutex.go, lockContext:
-     * context.WithTimeout around actOnPoolsAsync). */
-    if (pol->node_timeout_ppm > 0 && op->att && op->att->pending > 0)
-        cl_timer_arm(p, &op->base.timer, SIM_MS(op->lease_ms) * pol->node_timeout_ppm / 1000000, "node timeout",
-                     on_node_timeout, op);
+    arm_node_timeout(p, op);
 }
 
 /* The lock is ours: renewal, fencing token, the end of the acquire. */
@@ -414,24 +425,56 @@ static void pubsub_wait(cl_proc *p, gen_op *op, int64_t ttl_ms)
     cl_sub_wait(p, op->base.sub, wait_us, on_message, op);
 }
 
+static void arm_retry(cl_proc *p, gen_op *op)
+{
+    int64_t delay = scn_dist_draw(cl_world_ctx(cl_proc_world(p)), &pol_of(p)->retry_delay, "retry delay");
+    cl_timer_arm(p, &op->base.timer, delay, "retry", on_sleep_done, op);
+}
+
 /* Multi-master: the quorum or validity failed; release what may have
- * been taken, then try again after the retry delay (or give up). */
+ * been taken, then try again after the retry delay (or give up).
+ *
+ * release-between: the release is part of the try, and the retry delay
+ * starts once every master answered it (or the node timeout passed).
+ * go-redsync/redsync v4 mutex.go lockContext runs the release through
+ * actOnPoolsAsync, which waits for every pool's goroutine, before the
+ * next iteration arms its delay timer; the redigo adapter's Eval
+ * (redis/redigo/redigo.go) sends EVALSHA and, on NOSCRIPT, EVAL within
+ * that goroutine. The next try reuses the value (drawn once per
+ * lockContext), so a release still on the wire would delete it. The
+ * release after the last try is still not waited for: no try reuses its
+ * value (go-redsync returns ErrFailed after it; only the call's end
+ * differs). */
 static void quorum_failed(cl_proc *p, gen_op *op, const char *err)
 {
     const pol_policy *pol = pol_of(p);
     int more = (pol->retries < 0 || op->attempts <= pol->retries) &&
                (op->wait_ms < 0 || elapsed_ms(op) < op->wait_ms);
-    if (pol->release_between || (!more && pol->release_on_failure)) {
-        pol_expand ex;
-        expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
-        attempt_start(p, NULL, &pol->release, &ex);
+    pol_expand ex;
+    expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
+    if (more && pol->release_between) {
+        sim_assert(op->att == NULL && !op->between);
+        op->between = 1;
+        attempt_start(p, op, &pol->release, &ex);
+        arm_node_timeout(p, op);
+        return;
     }
+    if (pol->release_between || (!more && pol->release_on_failure)) attempt_start(p, NULL, &pol->release, &ex);
     if (!more) {
         not_acquired(op, err);
         return;
     }
-    int64_t delay = scn_dist_draw(cl_world_ctx(cl_proc_world(p)), &pol->retry_delay, "retry delay");
-    cl_timer_arm(p, &op->base.timer, delay, "retry", on_sleep_done, op);
+    arm_retry(p, op);
+}
+
+/* The release between tries is answered (or timed out): the delay. */
+static void on_between_released(cl_proc *p, gen_op *op)
+{
+    sim_assert(op->between);
+    cl_timer_cancel(p, &op->base.timer);
+    attempt_detach(p, op);
+    op->between = 0;
+    arm_retry(p, op);
 }
 
 static void on_acquire_decided(cl_proc *p, gen_op *op, gen_attempt *a)
