@@ -323,6 +323,14 @@ static int spoiled(cl_cmd *c, int *as_error)
     *as_error = b->as_error[kind];
     cl_trace(c->p, c->p->name, "fail-reply: the reply to %s is %s", c->script->name,
              *as_error ? "turned into an error" : "lost");
+    /* The history says whose reply it was: its thread waits for the reply
+     * timeout now, which the checkers do not blame on the lock. */
+    if (!*as_error && c->tag != 0) {
+        hist_event e = {.t_us = sim_now(c->p->cw->ctx), .kind = HIST_INFO, .op = HOP_REPLY_LOST,
+                        .client = c->p->client, .inc = c->p->inc, .thread = hist_tag_thread(c->tag),
+                        .lock = hist_tag_lock(c->tag), .seq = c->tag};
+        hist_add(c->p->cw->h, &e);
+    }
     return !*as_error;
 }
 

@@ -348,12 +348,27 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
  * delay after it has passed: a waiter that polls (not parked: a parked
  * one waits for a message, which no timeout replaces) gets that timeout
  * and delay on top of the bound for a stretch that starts within them of
- * an impairment. 0 elsewhere. */
+ * an impairment, or of a fail-reply fault that lost the reply to one of
+ * its commands (HOP_REPLY_LOST: the lines do not say when that happens,
+ * the history does). 0 elsewhere. */
+/* Did a fail-reply fault lose the reply to a command of e's operation in
+ * [from, to] (HOP_REPLY_LOST)? */
+static int reply_lost_within(const history *hi, const hist_event *e, int64_t from, int64_t to)
+{
+    for (const hist_event *x = e + 1; x < hi->ev + hi->n && x->t_us <= to; x++)
+        if (x->op == HOP_REPLY_LOST && x->t_us >= from && x->client == e->client && x->inc == e->inc &&
+            x->thread == e->thread && x->seq == e->seq)
+            return 1;
+    return 0;
+}
+
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
     if (in->s == NULL) return 0;
     int64_t grace = in->s->timeout_us + (in->s->retry_interval_us >= 0 ? in->s->retry_interval_us : RESEND_DELAY_MAX_US);
-    int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, a > grace ? a - grace : 0, a, NULL) > 0;
+    int64_t since = a > grace ? a - grace : 0;
+    int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, since, a, NULL) > 0 ||
+                reply_lost_within(hi, e, since, a);
     if (!after || parked_at(hi, e, a)) return 0;
     return grace;
 }

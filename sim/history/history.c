@@ -90,7 +90,7 @@ static const char *op_name(hist_op op)
                                         "counter", "set",     "countdown",   "await",
                                         "queued",  "dequeued", "give-up",
                                         "addpermits", "trysetpermits", "drainpermits", "permit", "permit-end",
-                                        "late-listener", "resent", "trysetcount", "park"};
+                                        "late-listener", "resent", "trysetcount", "park", "reply-lost"};
     return (size_t)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
@@ -147,6 +147,10 @@ size_t hist_format(const history *h, const hist_event *e, const scenario *s, cha
     case HOP_LATE_LISTENER:
         n = snprintf(buf, cap, "%lld.%03llds %s listens on %s after its message came", (long long)(ms / 1000),
                      (long long)(ms % 1000), who, lock);
+        break;
+    case HOP_REPLY_LOST:
+        n = snprintf(buf, cap, "%lld.%03llds %s loses the reply to a command on %s (fail-reply)",
+                     (long long)(ms / 1000), (long long)(ms % 1000), who, lock);
         break;
     case HOP_PARK:
         n = snprintf(buf, cap, e->value == 1   ? "%lld.%03llds %s waits for %s with no timeout"

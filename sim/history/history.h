@@ -74,12 +74,15 @@ typedef enum hist_op {
                          have run: a script not idempotent runs twice) */
     HOP_COUNT_SET,    /* latch trySetCount(n): invoke, ok value 1 when set
                          (the latch armed again with n) / fail */
-    HOP_PARK          /* info: the thread's lock() waits on its channel with
+    HOP_PARK,         /* info: the thread's lock() waits on its channel with
                          no timeout (value 1: the store answered a negative
                          TTL), or (value 0) a message ended that wait; a
                          latch's await waits on its gate or listener with
                          no command in flight (1: no timeout, 2: up to one),
                          or (0) it was woken */
+    HOP_REPLY_LOST    /* info: a fail-reply fault lost the reply to a command
+                         of the operation seq: its thread waits for the
+                         reply timeout (only then is it sent again) */
 } hist_op;
 
 typedef struct hist_event {

@@ -345,6 +345,40 @@ START_TEST(liveness_allows_the_resend_after_a_partition)
 }
 END_TEST
 
+/* A fail-reply fault loses the reply to c1's acquire at 1.9 s (no fault
+ * line says when: the history does); the lock is free from 2 s, and c1's
+ * command goes again only after its 3 s reply timeout and a retry delay:
+ * an ok at 6.5 s is within the bound and them. Without the lost reply it
+ * is late. */
+START_TEST(liveness_allows_the_resend_after_a_lost_reply)
+{
+    for (int lost = 0; lost <= 1; lost++) {
+        history h;
+        hist_init(&h);
+        hist_add(&h, &(hist_event){.t_us = MS(1), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0, .aux = INT64_MAX,
+                                   .client = 2, .inc = 1, .thread = 1});
+        hist_add(&h, &(hist_event){.t_us = MS(1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .aux = 10000000, .seq = 1});
+        if (lost)
+            hist_add(&h, &(hist_event){.t_us = MS(1900), .kind = HIST_INFO, .op = HOP_REPLY_LOST, .client = 1,
+                                       .inc = 1, .thread = 1, .lock = 0, .seq = 1});
+        hist_add(&h, &(hist_event){.t_us = MS(2000), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+        hist_add(&h, &(hist_event){.t_us = MS(6500), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                   .thread = 1, .seq = 1, .value = 1});
+        scenario sc;
+        load(&sc, "nodes = 1", "");
+        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(20000), .s = &sc};
+        check_result r;
+        check_result_init(&r);
+        check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+        ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (lost ? CHECK_HELD : CHECK_VIOLATED), "lost %d", lost);
+        check_result_free(&r);
+        scn_free(&sc);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 /* A lock with a local lock: c1.t1 holds it from 0.5 s; its release is
  * invoked at 2 s (the store is free from then) and returns at 8 s; c1.t2,
  * waiting from 1 s, gets it at 8.2 s. Its process's local lock kept it
@@ -580,6 +614,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, latch_liveness_waits_for_a_resend);
     tcase_add_test(core, liveness_allows_the_resend_after_a_partition);
+    tcase_add_test(core, liveness_allows_the_resend_after_a_lost_reply);
     tcase_add_test(core, liveness_local_lock_waits_for_the_siblings_release);
     tcase_add_test(core, fair_and_deadlock_leave_the_impaired_out);
     tcase_add_test(core, starvation_counts_reachable_grants);
