@@ -28,7 +28,7 @@ typedef struct seen {
 typedef struct unsure {
     UT_hash_handle hh;
     uint64_t key;
-    char who[64]; /* the first such operation, "cN.tM at S.MMMs" */
+    char who[128]; /* the first such operation, "its acquire at S.MMMs: ERROR" */
 } unsure;
 
 static uint64_t thread_lock(const hist_event *e)
@@ -61,7 +61,7 @@ void check_reentrancy(const history *hi, const check_holds *hs, const check_inpu
             if (u == NULL) {
                 u = sim_xcalloc(1, sizeof *u);
                 u->key = key;
-                snprintf(u->who, sizeof u->who, "its %s at %lld.%03llds: %.24s",
+                snprintf(u->who, sizeof u->who, "its %s at %lld.%03llds: %.64s",
                          e->op == HOP_ACQUIRE ? "acquire" : "release", (long long)(e->t_us / 1000000),
                          (long long)(e->t_us / 1000 % 1000), e->err);
                 HASH_ADD(hh, failed, key, sizeof u->key, u);
