@@ -5,7 +5,11 @@
  *
  * Queue order is the server's: the observer records HOP_QUEUED when the
  * master ran the script that queued a thread; a thread that never queued
- * is placed at the store observation that made it the holder.
+ * is placed at the store observation that made it the holder. A wait
+ * that failed with an error and left its place in the queue (no
+ * HOP_DEQUEUED: lock() and tryLock's first attempt call no acquireFailed
+ * on a reply timeout, redisson-4.7.0 RedissonLock) hands that place to
+ * the thread's next wait on the lock, which the server grants from it.
  *
  * Excluded, both: what happens while a waiter could not reach the master
  * (its impaired periods, impaired.c: cut off, a slow link, the master
@@ -38,6 +42,7 @@ typedef struct waiter {
     size_t invoked;   /* history index of the invoke */
     size_t queued;    /* of its first HOP_QUEUED in this wait (SIZE_MAX: none) */
     int64_t position;
+    int out;          /* a HOP_DEQUEUED took its place away since */
 } waiter;
 
 static waiter *find(waiter *open, const hist_event *e)
@@ -60,18 +65,42 @@ static void close_all(waiter **open)
     HASH_ITER(hh, *open, w, tmp) close_wait(open, w);
 }
 
-/* Opens a wait at invoke k (not for reentrant acquires). */
-static void open_wait(waiter **open, const hist_event *e, size_t k)
+/* Opens a wait at invoke k (not for reentrant acquires). A place the
+ * thread's last wait on the lock left behind in the queue (left: its
+ * acquire failed with an error and nothing dequeued it, as lock() and
+ * tryLock's first attempt leave it, calling no acquireFailed) is this
+ * wait's place: the server grants it from there. */
+static void open_wait(waiter **open, waiter **left, const hist_event *e, size_t k)
 {
-    waiter *w = find(*open, e);
+    waiter *w = find(*open, e), *was = left ? find(*left, e) : NULL;
     if (w) close_wait(open, w); /* a lost end: start over */
+    if (was && was->lock != e->lock) close_wait(left, was), was = NULL;
     if (e->value > 0) return;   /* reentry: the thread holds the lock */
     w = sim_xcalloc(1, sizeof *w);
     w->k = (wait_key){e->client, e->inc, e->thread};
     w->lock = e->lock;
     w->invoked = k;
     w->queued = SIZE_MAX;
+    if (was) {
+        w->queued = was->queued;
+        w->position = was->position;
+        close_wait(left, was);
+    }
     HASH_ADD(hh, *open, k, sizeof w->k, w);
+}
+
+/* The wait w ended at e: a failure with an error that left its queue
+ * place behind keeps it (left) for the thread's next wait. */
+static void end_wait(waiter **open, waiter **left, waiter *w, const hist_event *e)
+{
+    HASH_DEL(*open, w);
+    if (e->kind == HIST_FAIL && e->err && w->queued != SIZE_MAX && !w->out) {
+        waiter *was = find(*left, e);
+        if (was) close_wait(left, was);
+        HASH_ADD(hh, *left, k, sizeof w->k, w);
+        return;
+    }
+    sim_xfree(w);
 }
 
 static void close_crashed(waiter **open, const hist_event *e)
@@ -146,7 +175,7 @@ void check_fifo(const history *h, const check_holds *hs, const check_input *in, 
 {
     r->checked[SCN_INV_FIFO] = 1;
     r->verdict[SCN_INV_FIFO] = CHECK_HELD;
-    waiter *open = NULL;
+    waiter *open = NULL, *left = NULL; /* places left behind by failed waits (end_wait) */
     size_t holder_at[SCN_MAX_LOCKS];
     for (int l = 0; l < SCN_MAX_LOCKS; l++) holder_at[l] = SIZE_MAX;
     uint64_t total = 0, grants = 0;
@@ -155,6 +184,7 @@ void check_fifo(const history *h, const check_holds *hs, const check_input *in, 
         const hist_event *e = &h->ev[k];
         if (e->op == HOP_CRASH) {
             close_crashed(&open, e);
+            close_crashed(&left, e);
             continue;
         }
         if (e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
@@ -172,17 +202,22 @@ void check_fifo(const history *h, const check_holds *hs, const check_input *in, 
                 w->position = e->value;
             }
         } else if (e->op == HOP_ACQUIRE && e->kind == HIST_INVOKE) {
-            open_wait(&open, e, k);
+            open_wait(&open, &left, e, k);
+        } else if (e->op == HOP_DEQUEUED) {
+            waiter *w = find(open, e), *was = find(left, e);
+            if (w && w->lock == e->lock) w->out = 1;
+            if (was && was->lock == e->lock) close_wait(&left, was);
         } else if (e->op == HOP_ACQUIRE) {
             waiter *w = find(open, e);
             if (e->kind == HIST_OK && e->value == 1) {
                 grants++;
                 total += overtakes(h, in, open, w, grant_place(h, w, holder_at, k), k, r);
             }
-            if (w) close_wait(&open, w);
+            if (w) end_wait(&open, &left, w, e);
         }
     }
     close_all(&open);
+    close_all(&left);
     if (total && first_v < r->nv) {
         check_violation *v = &r->v[first_v];
         size_t len = strlen(v->detail);
@@ -266,7 +301,7 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
         if (e->op != HOP_ACQUIRE || e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
         hist_event id = *e;
         id.inc = 0;
-        if (e->kind == HIST_INVOKE && find(threads, &id) == NULL) open_wait(&threads, &id, k);
+        if (e->kind == HIST_INVOKE && find(threads, &id) == NULL) open_wait(&threads, NULL, &id, k);
         if (e->kind != HIST_OK || e->value != 1) continue;
         int l = e->lock;
         if (ng[l] == cap[l]) {
@@ -297,7 +332,7 @@ void check_starvation(const history *h, const check_holds *hs, const check_input
         }
         if (e->op != HOP_ACQUIRE || e->lock < 0 || e->lock >= SCN_MAX_LOCKS) continue;
         if (e->kind == HIST_INVOKE) {
-            open_wait(&open, e, k);
+            open_wait(&open, NULL, e, k);
             continue;
         }
         waiter *w = find(open, e);

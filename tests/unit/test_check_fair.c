@@ -115,6 +115,37 @@ START_TEST(fifo_violated_by_overtake)
 }
 END_TEST
 
+/* c2 queues first, c3 after; c2's lock() fails with a reply timeout and
+ * calls no acquireFailed, so its place stays; it asks again and is
+ * granted from that place: in order. Had its place been dequeued, the
+ * grant to its new request would overtake c3. */
+START_TEST(fifo_keeps_the_place_a_failed_wait_left)
+{
+    for (int dequeued = 0; dequeued <= 1; dequeued++) {
+        history h;
+        check_result r;
+        hist_init(&h);
+        check_result_init(&r);
+        granted(&h, 0, 1);
+        invoke(&h, 10, 2);
+        queued(&h, 11, 2, 1);
+        invoke(&h, 20, 3);
+        queued(&h, 21, 3, 2);
+        hist_event fail = {.t_us = MS(40), .kind = HIST_FAIL, .op = HOP_ACQUIRE, .client = 2, .inc = 1,
+                           .thread = 1, .lock = 0, .err = (char *)"RedisResponseTimeoutException"};
+        hist_add(&h, &fail);
+        if (dequeued) ev(&h, 45, HIST_INFO, HOP_DEQUEUED, 2, 0);
+        invoke(&h, 50, 2);
+        released(&h, 100, 1);
+        granted(&h, 101, 2);
+        check_all(&h, &lock0, CHECK_INV(SCN_INV_FIFO), &r);
+        ck_assert_int_eq(r.verdict[SCN_INV_FIFO], dequeued ? CHECK_VIOLATED : CHECK_HELD);
+        check_result_free(&r);
+        hist_free(&h);
+    }
+}
+END_TEST
+
 START_TEST(fifo_skips_waiters_that_gave_up_or_died)
 {
     history h;
@@ -332,6 +363,7 @@ Suite *check_fair_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, fifo_holds_in_queue_order);
     tcase_add_test(core, fifo_violated_by_overtake);
+    tcase_add_test(core, fifo_keeps_the_place_a_failed_wait_left);
     tcase_add_test(core, fifo_skips_waiters_that_gave_up_or_died);
     tcase_add_test(core, fifo_places_unqueued_grant_at_the_store);
     tcase_add_test(core, starvation_bound_and_default);
