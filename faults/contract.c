@@ -86,19 +86,11 @@ static int64_t failover_budget(const proto_def *pd, const scenario *s)
     return s->discovery_us + reply_budget(pd, s);
 }
 
-/* The longest delay before a resend after a reply timeout or with no
- * connection (the client's EqualJitter cap, or the scenario's
- * retry-interval). */
-static int64_t resend_delay_max(const scenario *s)
-{
-    return s->retry_interval_us >= 0 ? s->retry_interval_us : SIM_MS(2000);
-}
-
 /* How long a disconnect holds a client up: the reconnect, and a command
  * sent meanwhile waits for its retry delay before it goes again. */
 static int64_t disconnect_budget(const scenario *s)
 {
-    return cl_reconnect_us() + resend_delay_max(s);
+    return cl_reconnect_us() + cl_retry_delay_max_us(s);
 }
 
 int fault_kind_of(const scn_step *st)
@@ -255,7 +247,7 @@ static int cutoffs_beyond(const proto_def *pd, const scenario *s, const scn_step
                           int64_t to_us, int64_t margin)
 {
     if (margin == INT64_MAX || n == 0) return FAULT_WITHIN;
-    int64_t budget = reply_budget(pd, s), gap = budget + resend_delay_max(s);
+    int64_t budget = reply_budget(pd, s), gap = budget + cl_retry_delay_max_us(s);
     cutoff *w = sim_xcalloc(n, sizeof *w);
     int why = FAULT_WITHIN;
     for (int cl = 1; cl <= scn_max_client(s) && !why; cl++) {

@@ -179,6 +179,10 @@ int64_t cl_reconnect_us(void);
  * timeout (for the checkers): the reply timeout, and WAIT's where the
  * scripts are synced. */
 int64_t cl_reply_wait_us(const cl_world *cw);
+/* The longest delay before a command is sent again (after its reply timed
+ * out, or with no connection): the scenario's retry-interval, else the
+ * jittered delay's cap (a version's fixed interval is shorter). */
+int64_t cl_retry_delay_max_us(const scenario *s);
 /* The node group holding lock as the protocol places it (-1: it spans
  * groups). */
 int cl_lock_group(const cl_world *cw, int lock);

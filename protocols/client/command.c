@@ -156,6 +156,9 @@ static void finish(cl_cmd *c, const sim_reply *r, cl_err err)
     cmd_free(c);
 }
 
+/* EqualJitter's cap: no jittered retry delay is longer. */
+#define JITTER_MAX_US SIM_MS(2000)
+
 /* Redisson's retry delay before resend number `attempt` (1-based). */
 static int64_t retry_delay(cl_proc *p, int attempt)
 {
@@ -164,8 +167,8 @@ static int64_t retry_delay(cl_proc *p, int attempt)
     /* EqualJitter(base 1000, max 2000): d = min(base * 2^(a-1), max),
      * delay = d/2 + uniform[0, d/2]. */
     int64_t d = SIM_MS(1000);
-    for (int a = 1; a < attempt && d < SIM_MS(2000); a++) d *= 2;
-    if (d > SIM_MS(2000)) d = SIM_MS(2000);
+    for (int a = 1; a < attempt && d < JITTER_MAX_US; a++) d *= 2;
+    if (d > JITTER_MAX_US) d = JITTER_MAX_US;
     return d / 2 + (int64_t)cl_choose(p, (uint64_t)(d / 2 / 1000 + 1), "retry jitter") * 1000;
 }
 
@@ -257,6 +260,11 @@ static void send_now(cl_cmd *c)
 int64_t cl_reconnect_us(void)
 {
     return RECONNECT_US;
+}
+
+int64_t cl_retry_delay_max_us(const scenario *s)
+{
+    return s->retry_interval_us >= 0 ? s->retry_interval_us : JITTER_MAX_US;
 }
 
 int64_t cl_reply_wait_us(const cl_world *cw)

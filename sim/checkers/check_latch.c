@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocols/client/client.h"
 #include "sim/checkers/checkers_int.h"
 
 typedef struct opening {
@@ -170,7 +171,7 @@ static int64_t resend_grace(const history *hi, size_t k, const check_input *in, 
 {
     if (in->s == NULL) return 0;
     const hist_event *e = &hi->ev[k];
-    int64_t retry = in->s->retry_interval_us >= 0 ? in->s->retry_interval_us : SIM_MS(2000);
+    int64_t retry = cl_retry_delay_max_us(in->s);
     int64_t grace = in->s->timeout_us + retry;
     int after = from > from0 ||
                 check_impaired_within(in->impaired, e->client, e->lock, from > grace ? from - grace : 0, from, NULL) > 0;

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocols/client/client.h"
 #include "sim/checkers/checkers_int.h"
 #include "sim/kernel/ut.h"
 
@@ -337,11 +338,6 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
     return parked;
 }
 
-/* The longest delay a client waits between a reply timeout and the
- * resend (command.c retry_delay): the scenario's retry-interval, else
- * the longer of the defaults (EqualJitter's 2 s cap; fixed 1.5 s). */
-#define RESEND_DELAY_MAX_US SIM_MS(2000)
-
 /* After an impaired period ends, a command the waiter sent into it is
  * lost (or sent on a connection it has not yet learnt is dead), and the
  * client sends it again only when its reply times out and the retry
@@ -365,7 +361,7 @@ static int reply_lost_within(const history *hi, const hist_event *e, int64_t fro
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
     if (in->s == NULL) return 0;
-    int64_t grace = in->s->timeout_us + (in->s->retry_interval_us >= 0 ? in->s->retry_interval_us : RESEND_DELAY_MAX_US);
+    int64_t grace = in->s->timeout_us + cl_retry_delay_max_us(in->s);
     int64_t since = a > grace ? a - grace : 0;
     int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, since, a, NULL) > 0 ||
                 reply_lost_within(hi, e, since, a);
