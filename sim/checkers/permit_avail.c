@@ -149,8 +149,8 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
     return best;
 }
 
-/* The store's count at t: its last point at or before t (0 before any). */
-static int64_t avail_at(const timeline *x, int64_t t)
+/* The index of x's first point after t (x->n: none). */
+static size_t point_after(const timeline *x, int64_t t)
 {
     size_t lo = 0, hi = x->n;
     while (lo < hi) {
@@ -158,7 +158,14 @@ static int64_t avail_at(const timeline *x, int64_t t)
         if (x->v[mid].t <= t) lo = mid + 1;
         else hi = mid;
     }
-    return lo > 0 ? x->v[lo - 1].available : 0;
+    return lo;
+}
+
+/* The store's count at t: its last point at or before t (0 before any). */
+static int64_t avail_at(const timeline *x, int64_t t)
+{
+    size_t i = point_after(x, t);
+    return i > 0 ? x->v[i - 1].available : 0;
 }
 
 /* Another acquire of the waiter's process on its semaphore, open over
@@ -264,15 +271,9 @@ int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const
 int64_t check_avail_longest(const check_avail *a, int lock, int64_t n, int64_t from, int64_t to, int64_t *at)
 {
     const timeline *x = &a->tl[lock];
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) { /* the first point after from */
-        size_t mid = (lo + hi) / 2;
-        if (x->v[mid].t <= from) lo = mid + 1;
-        else hi = mid;
-    }
+    size_t i = point_after(x, from);
     int64_t best = 0, run_from = -1;
-    size_t i = lo;
-    int64_t avail = lo > 0 ? x->v[lo - 1].available : 0;
+    int64_t avail = i > 0 ? x->v[i - 1].available : 0;
     int64_t t = from;
     for (;;) {
         int64_t next = i < x->n && x->v[i].t < to ? x->v[i].t : to;

@@ -56,6 +56,17 @@ static void released(history *h, int64_t t, int c)
     ev(h, t, HIST_OK, HOP_RELEASE, c, 0);
 }
 
+/* From t: c1 asks, is granted and releases, then c2. */
+static void take_turns(history *h, int64_t t)
+{
+    invoke(h, t + 10, 1);
+    granted(h, t + 11, 1);
+    released(h, t + 20, 1);
+    invoke(h, t + 50, 2);
+    granted(h, t + 51, 2);
+    released(h, t + 60, 2);
+}
+
 /* c1 holds; c2, c3, c4 queue in that order. */
 static void three_waiters(history *h)
 {
@@ -219,12 +230,7 @@ START_TEST(starvation_counts_from_the_queue_entry)
         invoke(&h, 0, 9);
         for (int i = 0; i < 6; i++) {
             if (in_queue == 1 && i == 5) queued(&h, 505, 9, 1);
-            invoke(&h, 10 + 100 * i, 1);
-            granted(&h, 11 + 100 * i, 1);
-            released(&h, 20 + 100 * i, 1);
-            invoke(&h, 50 + 100 * i, 2);
-            granted(&h, 51 + 100 * i, 2);
-            released(&h, 60 + 100 * i, 2);
+            take_turns(&h, 100 * i);
         }
         check_result_init(&r);
         if (in_queue == 2) {
@@ -250,14 +256,7 @@ START_TEST(starvation_bound_and_default)
     hist_init(&h);
     /* c9 waits from 0 to the end while c1 and c2 take turns 5 times each. */
     invoke(&h, 0, 9);
-    for (int i = 0; i < 5; i++) {
-        invoke(&h, 10 + 100 * i, 1);
-        granted(&h, 11 + 100 * i, 1);
-        released(&h, 20 + 100 * i, 1);
-        invoke(&h, 50 + 100 * i, 2);
-        granted(&h, 51 + 100 * i, 2);
-        released(&h, 60 + 100 * i, 2);
-    }
+    for (int i = 0; i < 5; i++) take_turns(&h, 100 * i);
     check_result_init(&r);
     starvation(&h, 10, &r);
     ck_assert_int_eq(r.verdict[SCN_INV_STARVATION], CHECK_HELD); /* 10 grants: at the bound */
