@@ -28,13 +28,14 @@ typedef struct fault_net {
     world_msg_kind kind;
     int is_message;
     int64_t extra_us;
+    int64_t cut_until;  /* a partition cuts it off: when that partition ends */
 } fault_net;
 
 void fault_net_begin(fault_net *fn, sim_ctx *ctx, world *w);
 void fault_net_end(fault_net *fn);
 /* Installs the rule of fault line st (at true time now). */
 void fault_net_add(fault_net *fn, const scn_step *st, int64_t now);
-/* Ends every partition. */
+/* Ends every partition (what they held goes out again). */
 void fault_net_heal(fault_net *fn);
 
 #endif /* LOCKSIM_FAULT_INT_H */

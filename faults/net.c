@@ -61,6 +61,7 @@ void fault_net_heal(fault_net *fn)
     for (size_t i = 0; i < fn->n; i++)
         if (fn->rules[i].op != SCN_FAULT_PARTITION) fn->rules[k++] = fn->rules[i];
     fn->n = k;
+    world_release_held(fn->w);
 }
 
 static void prune(fault_net *fn, int64_t now)
@@ -131,8 +132,10 @@ static int decide(const char *name, int *failnum, void **failinfo, unsigned int 
             fn->extra_us += r->by_us; /* delays add up; the point "fails" */
             continue;
         }
-        if (r->p_ppm >= SCN_PPM) fail = 1;
-        else if (r->p_ppm > 0) {
+        if (r->p_ppm >= SCN_PPM) {
+            fail = 1;
+            if (r->op == SCN_FAULT_PARTITION) fn->cut_until = r->until_us;
+        } else if (r->p_ppm > 0) {
             char label[80];
             snprintf(label, sizeof label, "fiu %s", name);
             fail = sim_choose(fn->ctx, SCN_PPM, label) < (uint64_t)r->p_ppm;
@@ -156,8 +159,14 @@ static void policy(void *ud, int from, int to, world_msg_kind kind, const sim_re
     fn->is_message = kind == WORLD_MSG_PUSH && msg && msg->type == SIM_REPLY_ARRAY && msg->elements == 3 &&
                      msg->element[0]->len == 7 && memcmp(msg->element[0]->str, "message", 7) == 0;
     fn->extra_us = 0;
+    fn->cut_until = 0;
     current = fn;
-    if (fiu_fail("net/partition") || fiu_fail("net/drop") ||
+    if (fiu_fail("net/partition")) {
+        out->drop = 1;
+        out->hold_until_us = fn->cut_until; /* 0 for a raw fiu rule: lost */
+        return;
+    }
+    if (fiu_fail("net/drop") ||
         (kind == WORLD_MSG_REPLY && fiu_fail("net/drop-reply")) ||
         (fn->is_message && fiu_fail("redis/pubsub/deliver")) ||
         (kind == WORLD_MSG_REPL && fiu_fail("redis/replicate"))) {

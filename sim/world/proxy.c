@@ -90,7 +90,7 @@ static void forward(wproxy *p, int to_replica, const char *data, size_t len)
 {
     world *w = p->w;
     int from = to_replica ? p->master : p->replica, to = to_replica ? p->replica : p->master;
-    world_verdict v = {0, 0};
+    world_verdict v = {0, 0, 0};
     if (w->policy) w->policy(w->policy_ud, from, to, to_replica ? WORLD_MSG_REPL : WORLD_MSG_ACK, NULL, &v);
     if (v.drop) {
         sim_trace(w->ctx, "net", "replication link %s>%s cut", w->nodes[p->master].name, w->nodes[p->replica].name);

@@ -167,7 +167,7 @@ static void retry_post(sim_ctx *ctx, void *arg)
 static void post_repl(world *w, wlink *l, msg *m)
 {
     sim_assert(m->kind == WORLD_MSG_REPL || m->kind == WORLD_MSG_ACK);
-    world_verdict v = {0, 0};
+    world_verdict v = {0, 0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, NULL, &v);
     if (v.drop) {
         world_wire_link(w, m);

@@ -87,10 +87,80 @@ static void deliver(sim_ctx *ctx, void *arg);
 static const char *const kind_labels[] = {"net open",  "net cmd",   "net close", "net reply",
                                           "net push",  "net reset", "net repl",  "net ack"};
 
+/* ---------------------------------------------------- held by a partition */
+
+/* A pub/sub push that a partition cuts off, on a connection that outlives
+ * the partition, is not lost: TCP keeps retransmitting it (for minutes,
+ * tcp_retries2) and it arrives once the partition ends, after whatever the
+ * connection sent before it. Dropping it made a waiter parked on its
+ * channel (a latch's await with no timeout) wait for ever where the real
+ * one wakes at the heal. Commands and replies a partition cuts off are
+ * still lost: the client's reply timeout and resend stand for them. */
+static void release_held(sim_ctx *ctx, void *arg);
+
+static void hold(world_conn *c, msg *m, int64_t until)
+{
+    world *w = c->w;
+    sim_assert(m->kind == WORLD_MSG_PUSH && m->c == c && !m->on_wire && until > sim_now(w->ctx));
+    sim_trace(w->ctx, "net", "hold net push to %s until the partition ends", c->name);
+    m->qnext = NULL;
+    if (c->held_tail) c->held_tail->qnext = m;
+    else c->held_head = m;
+    c->held_tail = m;
+    if (until != INT64_MAX && (!sim_timer_armed(&c->held_timer) || sim_timer_when(&c->held_timer) > until))
+        sim_timer_arm(w->ctx, &c->held_timer, until, "net held", release_held, c);
+}
+
+/* Sends what c holds again, in order: the policy judges each anew (a
+ * partition still on holds it again, and those behind it with it). */
+static void release(world_conn *c)
+{
+    world *w = c->w;
+    msg *m = c->held_head;
+    c->held_head = c->held_tail = NULL;
+    sim_timer_cancel(w->ctx, &c->held_timer);
+    while (m) {
+        msg *next = m->qnext;
+        m->qnext = NULL;
+        if (c->closed) {
+            world_msg_free(m); /* its client side is gone: nothing reads it */
+        } else if (c->held_head) {
+            c->held_tail->qnext = m; /* behind one held again */
+            c->held_tail = m;
+        } else {
+            world_post(w, m, c->lat_down, &w->s->latency, &c->last_down_us);
+        }
+        m = next;
+    }
+}
+
+static void release_held(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    release(arg);
+}
+
+void world_release_held(world *w)
+{
+    for (size_t i = 0; i < w->nconns; i++)
+        if (w->conns[i]->held_head) release(w->conns[i]);
+}
+
 void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *last)
 {
-    world_verdict v = {0, 0};
+    world_verdict v = {0, 0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, m->reply, &v);
+    world_conn *down = m->c && WORLD_IS_CLIENT(m->to) ? m->c : NULL;
+    if (down && m->kind == WORLD_MSG_PUSH && !down->closed &&
+        ((v.drop && v.hold_until_us > sim_now(w->ctx)) || (!v.drop && down->held_head))) {
+        if (!v.drop) release(down); /* the partition is over: what it held goes first */
+        if (v.drop || down->held_head) {
+            hold(down, m, v.drop ? v.hold_until_us : INT64_MAX);
+            return;
+        }
+    } else if (down && !v.drop && down->held_head) {
+        release(down); /* TCP order: the held pushes go before this one */
+    }
     if (v.drop) {
         sim_trace(w->ctx, "net", "drop %s %s", kind_labels[m->kind], lat);
         if (m->kind == WORLD_MSG_OPEN && !m->c->reset_sent && !m->c->closed) {
@@ -504,6 +574,12 @@ void world_free(world *w)
         while (c->backlog_head) {
             msg *m = c->backlog_head;
             c->backlog_head = m->qnext;
+            world_msg_free(m);
+        }
+        sim_timer_cancel(w->ctx, &c->held_timer);
+        while (c->held_head) {
+            msg *m = c->held_head;
+            c->held_head = m->qnext;
             world_msg_free(m);
         }
         sim_xfree(c->name);

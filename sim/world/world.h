@@ -39,16 +39,25 @@ typedef enum world_msg_kind {
     WORLD_MSG_ACK     /* replica -> master: applied offset */
 } world_msg_kind;
 
-/* The policy's verdict on one message: drop it, or add a delay. */
+/* The policy's verdict on one message: drop it, or add a delay. A drop
+ * with hold_until_us set is a partition's: a push on a connection that
+ * outlives it is held and sent again when the partition ends (at
+ * hold_until_us, or at world_release_held for one that lasts until healed),
+ * as TCP retransmits it; other messages it cuts off are lost. */
 typedef struct world_verdict {
     int drop;
     int64_t extra_us;
+    int64_t hold_until_us;
 } world_verdict;
 
 /* Decides the fate of one message from endpoint `from` to `to`; msg is
  * the reply or push for WORLD_MSG_REPLY / PUSH (else NULL). */
 typedef void world_policy_fn(void *ud, int from, int to, world_msg_kind kind,
                              const sim_reply *msg, world_verdict *out);
+
+/* A partition was healed: the pushes it held go out again (the policy
+ * judges them again), in order on each connection. */
+void world_release_held(world *w);
 
 /* Creates the nodes and the network of scenario s on ctx (borrowed for
  * the life of the world). */

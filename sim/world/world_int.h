@@ -47,6 +47,8 @@ struct world_conn {
     int blocked;              /* in WAIT: later commands queue */
     void *node_end;           /* the backend's end (fake_conn, real_aconn) while open, else NULL */
     msg *backlog_head, *backlog_tail;
+    msg *held_head, *held_tail; /* pushes a partition holds (world_verdict) */
+    sim_timer held_timer;       /* the partition's end, when it has one */
 };
 
 /* A WAIT in progress. */

@@ -77,6 +77,62 @@ START_TEST(group_partition_cuts_master_and_replicas)
 }
 END_TEST
 
+/* c1 subscribed to "ch" on redis0 (sub), c2 to publish (pub), under faults. */
+static void pubsub_pair(wf_run *r, const char *faults, wf_rec *a, wf_rec *b, world_conn **sub, world_conn **pub)
+{
+    wf_start(r, 0, 0, faults, 1);
+    *sub = wf_connect(r->w, a);
+    *pub = world_connect(r->w, WORLD_CLIENT(2), 0, "c2>redis0", wf_on_reply, wf_on_push, wf_on_reset, b);
+    wf_send(*sub, 1, "SUBSCRIBE", "ch", NULL);
+}
+
+START_TEST(partition_holds_pushes_until_it_ends)
+{
+    /* A pub/sub message a partition cuts off arrives when it ends (TCP
+     * retransmits it on the surviving connection), after the one sent
+     * before it; a healed partition lets out what it held at once. The
+     * command the partition cut off is still lost. */
+    for (int healed = 0; healed <= 1; healed++) {
+        wf_run r;
+        wf_rec a = {0}, b = {0};
+        world_conn *sub, *pub;
+        pubsub_pair(&r, healed ? "at = 10ms partition c1|redis0\nat = 300ms heal\n" : "at = 10ms partition c1|redis0 for=400ms\n",
+                    &a, &b, &sub, &pub);
+        sim_run(r.ctx, SIM_MS(5));
+        ck_assert_int_eq(a.pushes, 1); /* the confirmation */
+        sim_run(r.ctx, SIM_MS(20));
+        wf_send(pub, 1, "PUBLISH", "ch", "first");
+        wf_send(pub, 2, "PUBLISH", "ch", "second");
+        wf_send(sub, 2, "PING", NULL, NULL);
+        sim_run(r.ctx, SIM_MS(250));
+        ck_assert_int_eq(b.replies, 2);
+        ck_assert_str_eq(b.last, "(integer) 1"); /* the server sent it ... */
+        ck_assert_int_eq(a.messages, 0);          /* ... held by the partition */
+        sim_run(r.ctx, healed ? SIM_MS(305) : SIM_MS(415));
+        ck_assert_int_eq(a.messages, 2);
+        ck_assert(strstr(a.last, "second") != NULL); /* in order */
+        ck_assert_int_eq(a.replies, 0);             /* the PING was lost */
+        wf_end(&r);
+    }
+}
+END_TEST
+
+START_TEST(held_pushes_die_with_their_connection)
+{
+    wf_run r;
+    wf_rec a = {0}, b = {0};
+    world_conn *sub, *pub;
+    pubsub_pair(&r, "at = 10ms partition c1|redis0\nat = 300ms heal\n", &a, &b, &sub, &pub);
+    sim_run(r.ctx, SIM_MS(20));
+    wf_send(pub, 1, "PUBLISH", "ch", "x");
+    sim_run(r.ctx, SIM_MS(100));
+    world_close(sub); /* the client gave the connection up */
+    sim_run(r.ctx, SIM_MS(400));
+    ck_assert_int_eq(a.messages, 0);
+    wf_end(&r);
+}
+END_TEST
+
 START_TEST(lossy_link_is_deterministic)
 {
     int got[2];
@@ -354,6 +410,8 @@ Suite *faults_suite(void)
     tcase_add_test(net, partition_loses_messages_until_heal);
     tcase_add_test(net, directed_partition_cuts_one_way);
     tcase_add_test(net, group_partition_cuts_master_and_replicas);
+    tcase_add_test(net, partition_holds_pushes_until_it_ends);
+    tcase_add_test(net, held_pushes_die_with_their_connection);
     tcase_add_test(net, lossy_link_is_deterministic);
     tcase_add_test(net, drop_reply_runs_the_command);
     tcase_add_test(net, drop_pubsub_loses_messages_only);
