@@ -20,7 +20,8 @@
 #     one whose permits' leases ran out tryAcquire(n), and a run that
 #     breaks what the known bug holds (permits) is another bug;
 #  6. hunt's bad input: an unknown protocol, bad seeds, a --want that does
-#     not fail: exit 2 with a message;
+#     not fail, a lock policy's bad [contract] (its file:line): exit 2 with
+#     a message;
 #  7. the aimed faults (client-clock, crash on a reply, the fenced resource)
 #     and the focus on a few kinds
 #     are in the base scenario, drawn, written back, and find the crash
@@ -466,7 +467,18 @@ expect2() { "$@" > /dev/null 2> "$tmp/err"; [ $? = 2 ] || fail "'$*' did not exi
 expect2 "$bin" hunt no.such.protocol --seeds 1..2
 expect2 "$bin" hunt redisson.lock --seeds 5..1
 expect2 "$bin" hunt redisson.lock --want scenarios/smoke/contended.scn --seeds 1..2
-echo "ok   hunt refuses an unknown protocol, bad seeds and a --want that does not fail (exit 2)"
+# A lock policy whose [contract] names no fault kind: its own file:line,
+# as the target and as the reference (it was "unknown protocol").
+mkdir -p "$tmp/badc"
+cp scenarios/own-lock/distlock.lock scenarios/own-lock/*.lua "$tmp/badc/"
+printf '[contract]\nsurvives = partition, crashh\n' >> "$tmp/badc/distlock.lock"
+line=$(wc -l < "$tmp/badc/distlock.lock")
+for args in "$tmp/badc/distlock.lock" "redisson.lock --against $tmp/badc/distlock.lock"; do
+    expect2 "$bin" hunt $args --seeds 1..2
+    grep -q "^$tmp/badc/distlock.lock:$line: survives: \"crashh\" is not a fault kind (did you mean crash?)$" "$tmp/err" ||
+        fail "hunt $args: no file:line for the policy's contract: $(cat "$tmp/err")"
+done
+echo "ok   hunt refuses an unknown protocol, bad seeds, a --want that does not fail and a policy's bad contract (exit 2, file:line)"
 
 # 7. Faults aimed at protocol moments: the base scenario draws client-clock
 # and crashes on a reply for a share of the seeds, and fences the resource

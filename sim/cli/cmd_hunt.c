@@ -193,9 +193,9 @@ static int load_base(const hunt_args *a, hunt *h, scenario *s)
     const char *target = a->target;
     int policy_file = is_policy_file(target);
     if (a->against && protocol_name(a->against, h->against, sizeof h->against) != 0) return 2;
-    if (a->against && hunt_find(h->against) == NULL) {
-        char why[300];
-        fprintf(stderr, "locksim hunt: --against: %s\n", proto_unknown_reason(a->against, why, sizeof why));
+    if (a->against && hunt_find(h->against, &err) == NULL) {
+        if (err.line > 0) scn_error_print(&err); /* the policy file's own error */
+        else fprintf(stderr, "locksim hunt: --against: %s\n", proto_unknown_reason(a->against, err.msg, sizeof err.msg));
         return 2;
     }
     if (!policy_file && (strchr(target, '/') || (stat(target, &st) == 0 && S_ISREG(st.st_mode)))) {
@@ -203,7 +203,7 @@ static int load_base(const hunt_args *a, hunt *h, scenario *s)
         if (a->against) { /* the reference runs the same file, drawn within both contracts */
             char why[300];
             const proto_def *pa = proto_resolve(s, &err);
-            if (pa && !hunt_comparable(pa, hunt_find(h->against), why, sizeof why)) {
+            if (pa && !hunt_comparable(pa, hunt_find(h->against, NULL), why, sizeof why)) {
                 fprintf(stderr, "locksim hunt: %s\n", why);
                 scn_free(s);
                 return 2;
@@ -218,7 +218,8 @@ static int load_base(const hunt_args *a, hunt *h, scenario *s)
     hunt_base_opts bo = {.beyond = a->beyond || a->want_path != NULL, .against = a->against ? h->against : NULL};
     char *text = hunt_template(name, &bo, &err);
     if (text == NULL) {
-        fprintf(stderr, "locksim hunt: %s\n", err.msg);
+        if (err.line > 0) scn_error_print(&err); /* a policy file's own error */
+        else fprintf(stderr, "locksim hunt: %s\n", err.msg);
         return 2;
     }
     char path[256];

@@ -12,16 +12,25 @@ _Static_assert(!(HUNT_LINE_KINDS & HUNT_KIND_LEASE_EXPIRY), "lease-expiry is a c
 
 /* ------------------------------------------------------------ templates */
 
-const proto_def *hunt_find(const char *name)
+const proto_def *hunt_find(const char *name, scn_error *err)
 {
+    scn_error local;
+    if (err == NULL) err = &local;
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", name);
     const proto_def *pd = proto_find(name);
-    if (pd || name[0] != '/') return pd;
-    scenario probe; /* a policy file by its absolute path, as a scenario names it */
-    memset(&probe, 0, sizeof probe);
-    probe.protocol = (char *)name;
-    probe.path = (char *)"hunt.scn";
-    scn_error err;
-    return proto_lookup(&probe, &err); /* the protocol, not whether it can run this probe */
+    if (pd == NULL && name[0] == '/') {
+        scenario probe; /* a policy file by its absolute path, as a scenario names it */
+        memset(&probe, 0, sizeof probe);
+        probe.protocol = (char *)name;
+        probe.path = (char *)"hunt.scn";
+        pd = proto_lookup(&probe, err); /* the protocol, not whether it can run this probe */
+        if (pd == NULL && err->line > 0) return NULL; /* the file's own error */
+        memset(err, 0, sizeof *err);
+        snprintf(err->path, sizeof err->path, "%s", name);
+    }
+    if (pd == NULL) proto_unknown_reason(name, err->msg, sizeof err->msg);
+    return pd;
 }
 
 /* What the protocols of a hunt declare: the target's, and with --against
@@ -133,21 +142,18 @@ int hunt_comparable(const proto_def *a, const proto_def *b, char *why, size_t ca
 
 char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
 {
-    memset(err, 0, sizeof *err);
-    snprintf(err->path, sizeof err->path, "%s", target);
-    const proto_def *pd = hunt_find(target);
-    if (pd == NULL) {
-        proto_unknown_reason(target, err->msg, sizeof err->msg);
-        return NULL;
-    }
+    const proto_def *pd = hunt_find(target, err);
+    if (pd == NULL) return NULL;
     declared d;
     declare(pd, &d);
     if (o && o->against) {
-        const proto_def *ref = hunt_find(o->against);
+        const proto_def *ref = hunt_find(o->against, err);
         if (ref == NULL) {
-            char why[200];
-            proto_unknown_reason(o->against, why, sizeof why);
-            snprintf(err->msg, sizeof err->msg, "--against: %s", why);
+            if (err->line == 0) {
+                char why[sizeof err->msg];
+                memcpy(why, err->msg, sizeof why);
+                snprintf(err->msg, sizeof err->msg, "--against: %.490s", why);
+            }
             return NULL;
         }
         declared r;
@@ -167,7 +173,7 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
      * every critical section; half the seeds' resources refuse stale
      * tokens (a refused write keeps fencing), half accept them. */
     int fenced = (inv & PROTO_INV(SCN_INV_FENCING)) && pd->impl.token != NULL &&
-                 !(o && o->against && hunt_find(o->against)->impl.token == NULL);
+                 !(o && o->against && hunt_find(o->against, NULL)->impl.token == NULL);
     if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
     /* A latch opens once, at its second countDown: threads that start
      * within 30 s open it while the nemesis runs, with awaiters already

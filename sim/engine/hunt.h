@@ -107,8 +107,10 @@ typedef struct hunt_base_opts {
  * name is not in the catalogue. */
 char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err);
 /* The protocol a hunt names: a catalogue name, or a lock policy file by
- * its absolute path; NULL when there is none. */
-const proto_def *hunt_find(const char *name);
+ * its absolute path; NULL when there is none, with err (when not NULL)
+ * set to the policy file's own error (file:line) when it does not load,
+ * else to the unknown name's (with a did-you-mean, line 0). */
+const proto_def *hunt_find(const char *name, scn_error *err);
 /* 1 when a and b lock the same kind of object (a lock, a read/write
  * lock, a semaphore, a latch), else 0 with why (one line). */
 int hunt_comparable(const proto_def *a, const proto_def *b, char *why, size_t cap);
