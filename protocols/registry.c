@@ -10,17 +10,20 @@ extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock,
 static const cl_defaults cur_defaults = {
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .synced = 1, .readonly_retry = 1};
 static const cl_defaults v2019_defaults = {
-    .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1};
+    .watchdog_gen = 1, .retry_attempts = 3, .jitter = 0, .synced = 0, .nosync_unchecked = 1,
+    .wd_error_keeps = 1, .wd_zero_keeps = 1};
 
-/* The watchdog generations by release (PROTOCOLS.md §3.4; the changelog
- * of 3.10.7 names the renewal rework of 3.10.5). */
+/* The watchdog generations by release (PROTOCOLS.md §3.4; every release
+ * named is checked against Redisson's source in tools/history-audit.md). */
 #define WATCHDOG_HISTORY                                                                              \
     "watchdog 3.10.0-3.10.4: one entry per lock for the thread that scheduled it, dropped by every "  \
     "renewal reply and scheduled again after a 1, only a release (1) cancels it; an error ends the "  \
     "chain and the next acquisition starts a new one. 3.10.5-3.43: one timer per lock counting its "  \
-    "threads (changelog 3.10.7: renewal reworked in 3.10.5); an error stops it and the entry stays "  \
-    "(issue #3194): later acquisitions of the lock by that process are not renewed. 3.44+: batched, " \
-    "keeps ticking after errors"
+    "threads (renewExpiration, 3.10.5); an error stops it, and up to 3.13.6 the entry stays (issue "  \
+    "#3194): later acquisitions of the lock by that process are not renewed; 3.14.0+ removes it "     \
+    "(PR #3195), and from 3.20.0 a renewal no replica acknowledged is such an error. A reply of 0 "   \
+    "leaves the entry without a timer up to 3.16.0, removes it from 3.16.1. 3.44+: batched, keeps "   \
+    "ticking after errors"
 
 #define LOCK_OPTIONS "lease (-1: watchdog), wait, mode = lock|trylock, watchdog-timeout, timeout, " \
     "retry-attempts, retry-interval, synced, locks"

@@ -91,6 +91,12 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
      * write that reached a master Sentinel has demoted; 3.27.0 has no
      * such case). */
     d->readonly_retry = v >= V(3, 27, 1);
+    /* Generation 1's renewal error: the entry stays (issue #3194) until
+     * 3.14.0, whose renewExpiration removes it (PR #3195, 1cb622e92). */
+    d->wd_error_keeps = c->watchdog_gen == 1 && v < V(3, 14, 0);
+    /* and a reply of 0 leaves it until 3.16.1, whose renewExpiration
+     * calls cancelExpirationRenewal (cce197928, eb74e2463). */
+    d->wd_zero_keeps = c->watchdog_gen == 1 && v < V(3, 16, 1);
 }
 
 /* base's settings at release v into cfg (PROTO_CFG_MAX bytes) and d. */

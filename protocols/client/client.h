@@ -58,6 +58,9 @@ typedef struct cl_defaults {
     int synced;           /* lock scripts pipelined with WAIT (3.12.5+) */
     int nosync_unchecked; /* WAIT's answer is not acted on (before 3.20) */
     int readonly_retry;   /* a READONLY error is resent like a lost reply (3.27.1+) */
+    int wd_error_keeps;   /* generation 1: a renewal error leaves the entry (3.10.5-3.13.x;
+                             3.14.0 removes it, PR #3195) */
+    int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves the entry (before 3.16.1) */
 } cl_defaults;
 
 /* Whether a lock claims re-entry (a thread that holds it takes it again
@@ -170,6 +173,8 @@ typedef struct cl_settings {
     int synced;           /* lock scripts are pipelined with WAIT */
     int nosync_unchecked; /* a WAIT with no ack is not an error (before 3.20) */
     int readonly_retry;   /* READONLY (a demoted master) is resent (3.27.1+) */
+    int wd_error_keeps;   /* generation 1: a renewal error leaves the entry (before 3.14.0) */
+    int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves it (before 3.16.1) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
 /* How long after a connection is lost the client opens it again (for the

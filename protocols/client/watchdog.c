@@ -10,8 +10,11 @@
  *    which schedules again (the chain outlives the unlock by one period).
  *  - Generation 1 (V2019 .. 3.43): one entry and one timer per lock; every
  *    lease/3 it renews the first registered thread's lock name with
- *    LOCK_RENEW. V2019 leaves the entry without a timer on a reply of 0,
- *    and stops for good on an error.
+ *    LOCK_RENEW. On an error (a NoSyncedSlaves one too, from 3.20) it
+ *    stops, leaving the entry before 3.14.0 (issue #3194: the lock's later
+ *    holds in the process are not renewed) and removing it since (PR
+ *    #3195); a reply of 0 leaves the entry without a timer before 3.16.1
+ *    and removes it since (cancelExpirationRenewal(null)).
  *  - Generation 2 (CUR, since 3.44): one process-wide task; each tick
  *    renews every registered lock in one LOCK_RENEW_BATCH per node (chunks
  *    of 100), cancelling one count of a lock's head thread when it replied
@@ -220,15 +223,26 @@ static void gen1_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     wd_task *w = task(p, 0, 0);
     wd_entry *e = w ? find(w, lock) : NULL;
     if (e == NULL) return; /* cancelled meanwhile */
-    if ((err != CL_OK && err != CL_ERR_NOSYNC) || r == NULL || r->type != SIM_REPLY_INT) {
-        /* V2019 logs the error and stops: the entry stays, unrenewed. */
-        cl_trace(p, p->name, "watchdog: renewal of %s failed, renewal stops", cl_key_name(p->cw, lock));
+    /* A renewal no replica acknowledged is an error where WAIT's answer
+     * counts (3.20+: syncedEval's "None of slaves were synced"). */
+    if (err != CL_OK || r == NULL || r->type != SIM_REPLY_INT) {
+        /* Logged, and renewal stops. Before 3.14.0 the entry stays,
+         * unrenewed (issue #3194); since, renewExpiration's error branch
+         * removes it (EXPIRATION_RENEWAL_MAP.remove, PR #3195), so the
+         * next acquisition starts a new timer. */
+        cl_trace(p, p->name, "watchdog: renewal of %s failed, renewal stops%s", cl_key_name(p->cw, lock),
+                 p->cw->set.wd_error_keeps ? "" : ", entry removed");
+        if (!p->cw->set.wd_error_keeps) remove_entry(p, w, e);
         return;
     }
     if (r->integer == 1) {
         cl_timer_arm(p, &e->timer, period_us(p), "watchdog", gen1_tick, (void *)(intptr_t)lock);
-    } else {
+    } else if (p->cw->set.wd_zero_keeps) {
         cl_trace(p, p->name, "watchdog: %s is not ours any more, renewal idles", cl_key_name(p->cw, lock));
+    } else {
+        /* 3.16.1+: cancelExpirationRenewal(null) drops the entry. */
+        cl_trace(p, p->name, "watchdog: %s is not ours any more, entry removed", cl_key_name(p->cw, lock));
+        remove_entry(p, w, e);
     }
 }
 
