@@ -91,6 +91,7 @@ void counter_client_at(int v, cl_defaults *d)
     d->jitter = v >= PROTO_V(3, 48, 0);
     d->synced = v >= PROTO_V(3, 21, 0);
     d->nosync_unchecked = v < PROTO_V(3, 20, 0);
+    d->nosync_no_retry = v < PROTO_V(3, 20, 1);
     d->readonly_retry = v >= PROTO_V(3, 27, 1);
 }
 

@@ -43,7 +43,10 @@ static const proto_def rlock_cur_def = {
     .name = "redisson.lock",
     .summary = "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
     .versions = "@3.10 .. @4.7 (any release; @2019 = 3.11)", .min_version = 31000, .options = LOCK_OPTIONS,
-    .history = WATCHDOG_HISTORY,
+    .history = WATCHDOG_HISTORY ". NoSyncedSlaves (\"None of slaves were synced\") fails the call in "
+               "3.20.0 and is retried from 3.20.1; an unlock's retry in 3.24-3.51 runs under a fresh request "
+               "id, so the latch of the run that released does not answer it and the hold is decremented "
+               "again; 3.52.0+: one id per unlock() call",
     RLOCK_IMPL(&rlock_current, &cur_defaults, NULL),
 };
 static const proto_def rlock_2019_def = {

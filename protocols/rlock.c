@@ -505,7 +505,8 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
     const rlock_cfg *c = cfg_of(p);
     if (err == CL_ERR_NOSYNC) {
         /* RETRY-NOSYNC: cancelRenewal runs after every attempt; the retry
-         * keeps the request id, so the latch answers a replay. */
+         * keeps the request id since 3.52.0, so the latch answers a
+         * replay (3.24-3.51: a fresh id, rel_send). */
         cancel_renewal(op, 0);
         if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_unlock_retry, op))
             rel_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the unlock");
@@ -563,6 +564,11 @@ int64_t rlock_latch_ttl_ms(cl_proc *p)
 static void rel_send(rel_op *op)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
+    /* 3.24-3.51: a retry is a new unlockInnerAsync with a new request id,
+     * so the latch of the run that released does not answer it: the
+     * script decrements the hold again (or answers nil). */
+    if (op->nosync_retries > 0 && cfg_of(p)->unlock_id_per_run)
+        proto_unlock_latch(p, lock_key(op->base.t, op->base.lock), op->latch, sizeof op->latch);
     unlock_eval(op->base.t, op->base.lock, op->read, op->latch, op->ttl, cl_lock_flags(p, cfg_of(p)->unlock_tr),
                 on_unlock_reply, op);
 }
@@ -574,7 +580,8 @@ void rlock_release(cl_thread *t, int lock, cl_done_fn *done)
     rel_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->read = reads(t);
     if (c->unlock_latch) {
-        /* One request id per unlock() call (since 3.52), reused by retries. */
+        /* One request id per unlock() call, reused by retries (3.52.0+;
+         * before, rel_send draws one per run). */
         proto_unlock_latch(p, lock_key(t, lock), op->latch, sizeof op->latch);
         sim_fmt_i64(op->ttl, rlock_latch_ttl_ms(p));
     }

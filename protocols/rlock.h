@@ -10,6 +10,8 @@
 typedef struct rlock_cfg {
     const char *acquire, *unlock, *force; /* bundled script names */
     int unlock_latch;        /* request id + latch key; DEL after success */
+    int unlock_id_per_run;   /* 3.24-3.51: a NoSyncedSlaves retry re-runs the unlock under a
+                                fresh request id (one id per unlock() call since 3.52.0) */
     int publish_arg;         /* scripts take the publish command as ARGV */
     int acquire_tr, unlock_tr;
     int watchdog_gen;

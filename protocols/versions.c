@@ -72,6 +72,10 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
         c->force = latch ? "lock_force_unlock" : "lock2019_force_unlock";
     }
     c->unlock_latch = latch;
+    /* ServiceManager.execute re-runs unlockAsync0 after "None of slaves
+     * were synced"; up to 3.51 each run draws its request id in
+     * unlockInnerAsync, since 3.52.0 unlockAsync draws one (7337c86d1). */
+    c->unlock_id_per_run = latch && v < V(3, 52, 0);
     /* 3.22-3.23 pass "publish" as ARGV: same effect as the literal; the rw
      * force scripts always take it as ARGV. */
     c->publish_arg = latch || c->read_acquire;
@@ -87,6 +91,7 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     d->jitter = c->jitter;
     d->synced = v >= V(3, 12, 5);
     d->nosync_unchecked = v < V(3, 20, 0);
+    d->nosync_no_retry = v < V(3, 20, 1); /* 65320f76f: execute() retries, 3.20.1 */
     /* RedisExecutor resends on RedisReadonlyException since 3.27.1 (a
      * write that reached a master Sentinel has demoted; 3.27.0 has no
      * such case). */

@@ -61,6 +61,8 @@ typedef struct cl_defaults {
     int wd_error_keeps;   /* generation 1: a renewal error leaves the entry (3.10.5-3.13.x;
                              3.14.0 removes it, PR #3195) */
     int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves the entry (before 3.16.1) */
+    int nosync_no_retry;  /* "None of slaves were synced" fails at once (3.20.0: no
+                             ServiceManager.execute retry before 3.20.1) */
 } cl_defaults;
 
 /* Whether a lock claims re-entry (a thread that holds it takes it again
@@ -175,6 +177,7 @@ typedef struct cl_settings {
     int readonly_retry;   /* READONLY (a demoted master) is resent (3.27.1+) */
     int wd_error_keeps;   /* generation 1: a renewal error leaves the entry (before 3.14.0) */
     int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves it (before 3.16.1) */
+    int nosync_no_retry;  /* NoSyncedSlaves is not retried (3.20.0) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
 /* How long after a connection is lost the client opens it again (for the
@@ -277,7 +280,8 @@ void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int fl
                 void *ud);
 /* RETRY-NOSYNC: arms timer to run fn(p, arg) again after the retry delay
  * and counts the attempt in *retries; 0 (nothing armed) once
- * retryAttempts are used up. */
+ * retryAttempts are used up, and always where the release does not
+ * retry (3.20.0). */
 int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg);
 /* The transport flags of a lock script of class tr: plus CL_SYNCED when
  * the run's lock scripts wait for replicas. */

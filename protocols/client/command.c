@@ -598,7 +598,7 @@ void cl_node_switch(cl_proc *p, int group, int node)
 
 int cl_nosync_retry(cl_proc *p, int *retries, cl_timer *timer, cl_fn *fn, void *arg)
 {
-    if (*retries >= p->cw->set.retry_attempts) return 0;
+    if (p->cw->set.nosync_no_retry || *retries >= p->cw->set.retry_attempts) return 0;
     (*retries)++;
     cl_timer_arm(p, timer, p->cw->set.jitter ? SIM_MS(1000) : p->cw->set.retry_interval_us, "nosync retry", fn, arg);
     return 1;
