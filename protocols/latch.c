@@ -14,10 +14,11 @@
  *
  * awaitAsync() (since 3.11.6, issue #2427) reads the count, subscribes,
  * reads it again and, while it is above 0, adds a listener to the entry
- * instead of waiting on its gate. Up to 3.24.0 the ZERO message ran only
+ * instead of waiting on its gate. Up to 3.23.5 the ZERO message ran only
  * the first listener (CountDownLatchPubSub: getListeners().poll()), so of
  * several awaitAsync() calls in one process one completed and the others
- * waited for ever; 3.24.1 runs them all (issue #5349, PR #5350). Before
+ * waited for ever; 3.24.0 runs them all (issue #5349, PR #5350, fdd2b33a6:
+ * in the 3.24.0 tag, though the CHANGELOG lists it under 3.24.1). Before
  * 3.16.4 countDown was resent after a reply timeout (issue #3850). */
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #include "protocols/counter.h"
 
 typedef struct latch_cfg {
-    int run_all;   /* ZERO runs every listener (3.24.1) */
+    int run_all;   /* ZERO runs every listener (3.24.0) */
     int has_async; /* awaitAsync (3.11.6) */
     int tr;        /* countDown: CL_RESEND before 3.16.4 */
 } latch_cfg;
@@ -223,7 +224,7 @@ static void latch_setup(cl_world *cw)
 static void latch_at_version(int v, void *cfg, cl_defaults *d)
 {
     latch_cfg *c = cfg;
-    c->run_all = v >= PROTO_V(3, 24, 1);
+    c->run_all = v >= PROTO_V(3, 24, 0);
     c->has_async = v >= PROTO_V(3, 11, 6);
     c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
     counter_client_at(v, d);
@@ -244,8 +245,8 @@ const proto_def proto_latch = {
                "await [wait=D] [api=async], getcount, trysetcount count=N; random workload: t1 of each client "
                "counts down, the others await ([clients] async = yes: awaitAsync; [clients] rearm = P: that "
                "share of t1's cycles calls trySetCount(count) instead, arming an open latch again)",
-    .versions = "@3.11 .. @4.7 (awaitAsync from 3.11.6; ZERO runs one async listener up to 3.24.0, all "
-                "since 3.24.1; countDown resent before 3.16.4)",
+    .versions = "@3.11 .. @4.7 (awaitAsync from 3.11.6; ZERO runs one async listener up to 3.23.5, all "
+                "since 3.24.0; countDown resent before 3.16.4)",
     .min_version = 31100,
     .at_version = latch_at_version,
     .cfg_size = sizeof(latch_cfg),

@@ -331,7 +331,7 @@ void cl_sub_kind(cl_sub *s, int kind);
 /* How messages of an entry act, by Redisson version (entries start with
  * none: the current rules). */
 #define CL_SUB_ADDS_COUNT 1 /* semaphore: a message adds v permits (before 3.15.6) */
-#define CL_SUB_RUN_ALL 2    /* latch: ZERO runs every listener (since 3.24.1) */
+#define CL_SUB_RUN_ALL 2    /* latch: ZERO runs every listener (since 3.24.0) */
 #define CL_SUB_RECHECK 4    /* a new listener runs at once on a latch permit (since 3.28.0) */
 void cl_sub_policy(cl_sub *s, int policy);
 

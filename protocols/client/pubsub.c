@@ -10,7 +10,7 @@
  * (ZERO opens it for every wait, NEW_COUNT closes it).
  *
  * The async API waits as listeners instead: a message runs the oldest one
- * (a latch's ZERO: every one since 3.24.1) before it touches the latch;
+ * (a latch's ZERO: every one since 3.24.0) before it touches the latch;
  * permits it adds are not seen by listeners already waiting.
  *
  * Invariants (asserted): an entry's references never go below zero and
@@ -321,7 +321,7 @@ static int64_t waiting(const cl_sub *s)
     return n;
 }
 
-/* A message runs listeners first: one, or (a latch's ZERO since 3.24.1)
+/* A message runs listeners first: one, or (a latch's ZERO since 3.24.0)
  * every one; the trace says so only when there were any. */
 static void run_listeners(cl_proc *p, cl_sub *s, int all, const char *num)
 {
