@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run_all.sh BUILD SAN — every test of locksim, in order: unit tests (Check),
-# command-line errors, every bundled scenario over a seed sweep, sweeps,
-# reports (plots, HTML in a browser, CI formats), robustness (Ctrl-C,
-# missing programs), the fuzzers' saved inputs, the real backend, lock
-# policies, patched scripts, check,
+# command-line errors, the history audit's table, every bundled scenario
+# over a seed sweep, sweeps, reports (plots, HTML in a browser, CI
+# formats), robustness (Ctrl-C, missing programs), the fuzzers' saved
+# inputs, the real backend, lock policies, patched scripts, check,
 # nemesis replay, replay and shrink, determinism (and, in the plain build,
 # across gcc, sanitizer and clang builds, and valgrind memcheck),
 # conformance of the fake against a real redis-server. Stops at the first
@@ -36,6 +36,9 @@ if [ "$san" = 1 ]; then export CK_FORK=no; fi
 
 stage "command line: bad input gets file:line and exit 2"
 bash "$here/cli_errors.sh" "$bin" || { echo "FAIL: command-line errors"; exit 1; }
+
+stage "history audit: every release locksim list and the version settings name has a row in tools/history-audit.md"
+bash "$here/history-audit.sh" "$bin" || { echo "FAIL: history audit"; exit 1; }
 
 # The sanitizer build is ~10x slower: fewer seeds there.
 seeds=1..50
