@@ -62,10 +62,13 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     } else if (c->read_acquire) {
         /* The read/write lock: a joining reader's TTL is max(ttl, lease)
          * since 3.11.1 (issue #2144); the unlocks have the latch since
-         * 3.24. Its acquire and force scripts are the same in every one. */
+         * 3.24, and answer nil for a missing lock since 3.44 (1ce49b7a2;
+         * 1 before). Its acquire and force scripts are the same in every
+         * one. */
+        int rw_nil = v >= V(3, 44, 0);
         c->read_acquire = early ? "rw2018_read_acquire" : "rw_read_acquire";
-        c->read_unlock = latch ? "rw_read_unlock" : "rw2019_read_unlock";
-        c->unlock = latch ? "rw_write_unlock" : "rw2019_write_unlock";
+        c->read_unlock = !latch ? "rw2019_read_unlock" : rw_nil ? "rw_read_unlock" : "rw2023_read_unlock";
+        c->unlock = !latch ? "rw2019_write_unlock" : rw_nil ? "rw_write_unlock" : "rw2023_write_unlock";
     } else {
         if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
         c->unlock = latch ? "lock_unlock" : "lock2019_unlock";

@@ -586,6 +586,8 @@ static const script_case added[] = {
     {"psem_available", NULL, "SYD", "oP"},
     {"psem_add", NULL, "SD", "NP"},
     {"psem_update_lease", NULL, "SYD", "heoP"},
+    {"rw2023_read_unlock", NULL, "WXRKT", "0nPt"},
+    {"rw2023_write_unlock", NULL, "WXT", "1lwPt"},
 };
 
 #define NADDED (sizeof added / sizeof added[0])
