@@ -117,6 +117,20 @@ typedef struct spans {
     size_t n, cap;
 } spans;
 
+/* Appends [from, to) to s as it is (not merged: spans added out of time
+ * order, sorted and merged after). */
+static void push_span(spans *s, int64_t from, int64_t to)
+{
+    if (to <= from) return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = sim_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = (span){from, to};
+}
+
+/* Adds [from, to) to s, whose spans are added in time order (from never
+ * below the last one's): merged with the last when they touch. */
 static void add_span(spans *s, int64_t from, int64_t to)
 {
     if (to <= from) return;
@@ -124,11 +138,7 @@ static void add_span(spans *s, int64_t from, int64_t to)
         if (to > s->v[s->n - 1].to) s->v[s->n - 1].to = to;
         return;
     }
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        s->v = sim_xrealloc(s->v, s->cap * sizeof *s->v);
-    }
-    s->v[s->n++] = (span){from, to};
+    push_span(s, from, to);
 }
 
 /* The first period of s (sorted, disjoint) that ends after t. */
@@ -218,7 +228,7 @@ static int span_cmp(const void *x, const void *y)
 static void keep(spans *s, const check_input *in, const queued *x, int64_t t)
 {
     int64_t lim = t < x->turn ? t : x->turn;
-    if (x->died >= 0) add_span(s, x->died, lim);
+    if (x->died >= 0) push_span(s, x->died, lim);
     if (in->impaired == NULL) return;
     size_t n;
     const check_period *p = check_impaired_of(in->impaired, x->client, x->lock, &n);
@@ -226,7 +236,7 @@ static void keep(spans *s, const check_input *in, const queued *x, int64_t t)
     for (size_t i = 0; i < n && p[i].from_us < alive_to; i++) {
         int64_t from = p[i].from_us > x->since ? p[i].from_us : x->since;
         int64_t to = p[i].to_us < alive_to ? p[i].to_us : alive_to;
-        add_span(s, from, to);
+        push_span(s, from, to);
     }
 }
 
@@ -292,7 +302,8 @@ static spans *kept_turns(const history *hi, const check_input *in, int nlocks)
             }
         }
     }
-    /* add_span merges only in order: sort each lock's spans, then merge. */
+    /* The queue's places end out of time order (pushed unmerged): sort
+     * each lock's spans, then merge. */
     for (int l = 0; l < nlocks; l++) {
         spans *s = &kt[l];
         if (s->n > 1) qsort(s->v, s->n, sizeof *s->v, span_cmp);

@@ -277,6 +277,42 @@ START_TEST(liveness_dead_waiter_keeps_its_turn)
 }
 END_TEST
 
+/* The places of two dead waiters, ended out of time order: c4 (place 3,
+ * dead at 3 s) leaves the queue at 3.5 s, before c3 (place 1, dead at
+ * 0.5 s, deadline 7 s) is purged at 7 s. c3's kept place covers 0.5 s ..
+ * 7 s whichever ended first (merging c3's into c4's, which starts later,
+ * lost 0.5 s .. 3 s: 2 s of a free lock for c2, seed 172 of the fair
+ * lock's hunt). */
+START_TEST(liveness_kept_turns_out_of_order)
+{
+    history h;
+    check_result r;
+    hist_init(&h);
+    check_result_init(&r);
+    store(&h, 0, 1, 1, 2000); /* c1 holds until 2 s */
+    ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
+    ev(&h, 100, HIST_INFO, HOP_QUEUED, 3, 1, 1, 0);
+    ev(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+    ev(&h, 200, HIST_INFO, HOP_QUEUED, 2, 1, 2, 0);
+    ev(&h, 300, HIST_INVOKE, HOP_ACQUIRE, 4, 1, 0, 0);
+    ev(&h, 300, HIST_INFO, HOP_QUEUED, 4, 1, 3, 0);
+    ev(&h, 500, HIST_INFO, HOP_CRASH, 3, 0, 0, 0);
+    store(&h, 1000, 0, 0, 0); /* c1 unlocks */
+    ev(&h, 3000, HIST_INFO, HOP_CRASH, 4, 0, 0, 0);
+    ev(&h, 3500, HIST_INFO, HOP_DEQUEUED, 4, 1, 0, 0);
+    ev(&h, 7000, HIST_INFO, HOP_DEQUEUED, 3, 1, 0, 0);
+    ev(&h, 7001, HIST_INFO, HOP_DEQUEUED, 2, 1, 1, 0);
+    store(&h, 7001, 2, 1, 40000);
+    ev(&h, 7001, HIST_OK, HOP_ACQUIRE, 2, 1, 1, 0);
+    check_input in = live;
+    in.queue_wait_us = wait_5s;
+    check_all(&h, &in, CHECK_INV(SCN_INV_LIVENESS), &r);
+    ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], CHECK_HELD);
+    check_result_free(&r);
+    hist_free(&h);
+}
+END_TEST
+
 /* A tryLock that gave up (HOP_GIVE_UP: its wait ran out) no longer waits
  * for the lock while it leaves the queue, however long that takes (here a
  * lost dequeue resent for 7.5 s): the lock free from 1 s is no lost
@@ -478,6 +514,7 @@ Suite *check_suite(void)
     tcase_add_test(core, liveness_free_wait_and_bounded_wait);
     tcase_add_test(core, liveness_tells_a_parked_waiter);
     tcase_add_test(core, liveness_dead_waiter_keeps_its_turn);
+    tcase_add_test(core, liveness_kept_turns_out_of_order);
     tcase_add_test(core, liveness_ends_at_give_up);
     tcase_add_test(core, deadlock_cycle_and_dead_holder);
     tcase_add_test(core, deadlock_many_waiters_and_two_open_waits);
