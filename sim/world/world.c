@@ -94,15 +94,19 @@ static const char *const kind_labels[] = {"net open",  "net cmd",   "net close",
  * tcp_retries2) and it arrives once the partition ends, after whatever the
  * connection sent before it. Dropping it made a waiter parked on its
  * channel (a latch's await with no timeout) wait for ever where the real
- * one wakes at the heal. Commands and replies a partition cuts off are
+ * one wakes at the heal. So does the close of a connection whose node
+ * crashed (the FIN its kernel sends is retransmitted the same way): the
+ * client learns at the heal, not at the next command it writes, that its
+ * connections are gone. Commands and replies a partition cuts off are
  * still lost: the client's reply timeout and resend stand for them. */
 static void release_held(sim_ctx *ctx, void *arg);
 
 static void hold(world_conn *c, msg *m, int64_t until)
 {
     world *w = c->w;
-    sim_assert(m->kind == WORLD_MSG_PUSH && m->c == c && !m->on_wire && until > sim_now(w->ctx));
-    sim_trace(w->ctx, "net", "hold net push to %s until the partition ends", c->name);
+    sim_assert((m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET) && m->c == c && !m->on_wire &&
+               until > sim_now(w->ctx));
+    sim_trace(w->ctx, "net", "hold %s to %s until the partition ends", kind_labels[m->kind], c->name);
     m->qnext = NULL;
     if (c->held_tail) c->held_tail->qnext = m;
     else c->held_head = m;
@@ -151,7 +155,7 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
     world_verdict v = {0, 0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, m->reply, &v);
     world_conn *down = m->c && WORLD_IS_CLIENT(m->to) ? m->c : NULL;
-    if (down && m->kind == WORLD_MSG_PUSH && !down->closed &&
+    if (down && (m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET) && !down->closed &&
         ((v.drop && v.hold_until_us > sim_now(w->ctx)) || (!v.drop && down->held_head))) {
         if (!v.drop) release(down); /* the partition is over: what it held goes first */
         if (v.drop || down->held_head) {

@@ -133,6 +133,23 @@ START_TEST(held_pushes_die_with_their_connection)
 }
 END_TEST
 
+START_TEST(partition_holds_a_crashed_nodes_close)
+{
+    /* The node crashes while the client is cut off: the connection's
+     * close reaches it at the heal (its FIN retransmitted), not at the
+     * next command it writes. */
+    wf_run r;
+    wf_start(&r, 0, 0, "at = 10ms partition c1|redis0 for=300ms\nat = 50ms crash node=redis0\n", 1);
+    wf_rec c = {0};
+    wf_connect(r.w, &c);
+    sim_run(r.ctx, SIM_MS(250));
+    ck_assert_int_eq(c.resets, 0);
+    sim_run(r.ctx, SIM_MS(320));
+    ck_assert_int_eq(c.resets, 1);
+    wf_end(&r);
+}
+END_TEST
+
 START_TEST(lossy_link_is_deterministic)
 {
     int got[2];
@@ -412,6 +429,7 @@ Suite *faults_suite(void)
     tcase_add_test(net, group_partition_cuts_master_and_replicas);
     tcase_add_test(net, partition_holds_pushes_until_it_ends);
     tcase_add_test(net, held_pushes_die_with_their_connection);
+    tcase_add_test(net, partition_holds_a_crashed_nodes_close);
     tcase_add_test(net, lossy_link_is_deterministic);
     tcase_add_test(net, drop_reply_runs_the_command);
     tcase_add_test(net, drop_pubsub_loses_messages_only);
