@@ -34,6 +34,16 @@
  *                         NoSyncedSlavesException when no replica
  *                         acknowledged: a crashed replica is not waited
  *                         for, a paused one still counts as connected);
+ *   crash node=X          of a replica, when the lock's scripts are
+ *                         synced: from the crash for WAIT's timeout,
+ *                         every client of the group (the scripts sent
+ *                         before it wait for its acknowledgement until
+ *                         WAIT times out, and fail NoSyncedSlaves; the
+ *                         client asks WAIT only for the replicas the
+ *                         master has connected, command.c's want_wait
+ *                         from world_connected_replicas, so the later
+ *                         ones do not wait: not until its restart, as a
+ *                         pause's);
  *   failover              from its time until the clients learn the new
  *                         master (discovery), when a replica is up.
  * A period ends where the fault does (a reconnect aside), not later: a
@@ -64,6 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocols/client/client.h"
 #include "sim/checkers/checkers_int.h"
 
 #define NO_END INT64_MAX
@@ -159,6 +170,7 @@ typedef struct topo {
     seg *segs;
     size_t nsegs, capsegs;
     pset *group_set;              /* per group: the impaired periods of every client */
+    pset *replica_set;            /* per group: WAITs held by a crashed replica (no reconnect) */
 } topo;
 
 static void seg_close(topo *t, int g, int64_t now)
@@ -228,6 +240,12 @@ static void apply_node_line(topo *t, const scn_step *st, int64_t now)
     switch (st->op) {
     case SCN_FAULT_CRASH:
         if (!t->up[node]) return;
+        /* A replica of a synced lock: the scripts sent before the crash
+         * wait for its acknowledgement until WAIT's timeout (and fail
+         * with NoSyncedSlavesException); the ones after ask WAIT only
+         * for the replicas still connected (command.c: want_wait). */
+        if (t->synced && !(t->mask[g] & (unsigned)bit))
+            pset_add(&t->replica_set[g], now, plus(now, cl_wait_timeout_us()), CHECK_IMP_NODE_CRASH);
         t->up[node] = 0;
         t->paused[node] = 0;
         t->pause_end[node] = NO_END;
@@ -468,6 +486,7 @@ check_impaired *check_impaired_build(const check_input *in)
     t.state = sim_xcalloc((size_t)s->nodes, sizeof *t.state);
     t.state_since = sim_xcalloc((size_t)s->nodes, sizeof *t.state_since);
     t.group_set = sim_xcalloc((size_t)s->nodes, sizeof *t.group_set);
+    t.replica_set = sim_xcalloc((size_t)s->nodes, sizeof *t.replica_set);
     for (int g = 0; g < s->nodes; g++) {
         t.mask[g] = 1; /* node 0 of each group starts as its master */
         t.fo_due[g] = NO_END;
@@ -488,14 +507,19 @@ check_impaired *check_impaired_build(const check_input *in)
                 int reconnect = (x->kinds & CHECK_IMP_NODE_CRASH) && !(x->kinds & CHECK_IMP_FAILOVER);
                 pset_add(p, x->from_us, reconnect ? plus(x->to_us, in->reconnect_us) : x->to_us, x->kinds);
             }
+            for (size_t k = 0; k < t.replica_set[g].n; k++) { /* no connection of the clients was lost */
+                const check_period *x = &t.replica_set[g].v[k];
+                pset_add(p, x->from_us, x->to_us, x->kinds);
+            }
             client_periods(&t, sorted, n, c, g, in->liveness_bound_us, in->reconnect_us, p);
             pset_merge(p);
             for (size_t k = 0; k < p->n; k++) pset_add(any, p->v[k].from_us, p->v[k].to_us, p->v[k].kinds);
         }
         pset_merge(any);
     }
-    for (int g = 0; g < s->nodes; g++) sim_xfree(t.group_set[g].v);
+    for (int g = 0; g < s->nodes; g++) sim_xfree(t.group_set[g].v), sim_xfree(t.replica_set[g].v);
     sim_xfree(t.group_set);
+    sim_xfree(t.replica_set);
     sim_xfree(t.up);
     sim_xfree(t.paused);
     sim_xfree(t.pause_end);

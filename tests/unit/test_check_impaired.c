@@ -112,8 +112,10 @@ END_TEST
 
 /* A paused replica holds every synced script for WAIT's timeout (and a
  * NoSyncedSlavesException): it cuts every client of the group while the
- * scripts are synced, nobody otherwise; a crashed replica is not waited
- * for. */
+ * scripts are synced, nobody otherwise. A crashed one holds only the
+ * scripts sent before its crash (they wait for its acknowledgement until
+ * WAIT's 1 s timeout); the later ones ask WAIT only for the replicas
+ * still connected: 10 s to 11 s, not to its restart at 12 s. */
 START_TEST(paused_replica_cuts_synced_scripts)
 {
     scenario sc;
@@ -123,10 +125,19 @@ START_TEST(paused_replica_cuts_synced_scripts)
     expect_periods(im, 1, NULL, 0, 0);
     check_impaired_free(im);
     check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(60000), .s = &sc,
-                      .synced = 1};
+                      .synced = 1, .reconnect_us = MS(500)};
     im = check_impaired_build(&in);
-    expect_periods(im, 1, (const int64_t[]){2000, 5000}, 1, CHECK_IMP_NODE_PAUSE);
-    expect_periods(im, 2, (const int64_t[]){2000, 5000}, 1, CHECK_IMP_NODE_PAUSE);
+    for (int c = 1; c <= 2; c++) {
+        size_t n;
+        const check_period *v = check_impaired_of(im, c, 0, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_int_eq(v[0].from_us, MS(2000));
+        ck_assert_int_eq(v[0].to_us, MS(5000));
+        ck_assert_uint_eq(v[0].kinds, CHECK_IMP_NODE_PAUSE);
+        ck_assert_int_eq(v[1].from_us, MS(10000));
+        ck_assert_int_eq(v[1].to_us, MS(11000)); /* no reconnect: no connection of the clients was lost */
+        ck_assert_uint_eq(v[1].kinds, CHECK_IMP_NODE_CRASH);
+    }
     check_impaired_free(im);
     scn_free(&sc);
 }
