@@ -19,10 +19,11 @@
  * message could have woken it. A waiter that polls gets the resend grace
  * (check_resend_grace: its reply wait, WAIT's timeout included where the
  * scripts are synced, and the longest retry delay) on top of the bound
- * for the stretch after an impairment of it (resend_grace): the command
- * it sent into the impairment is sent again only when its reply times
- * out and the retry delay has passed; a parked waiter gets none (no
- * timeout wakes it). A wait ends
+ * for the stretch after an impairment of it during the wait
+ * (resend_grace): the command it sent into the impairment is sent again
+ * only when its reply times out and the retry delay has passed; a parked
+ * waiter gets none (no timeout wakes it), nor one whose acquire began
+ * after the impairment ended (it sent nothing into it). A wait ends
  * where the store first counts the waiter's holds above what they were
  * before it asked (HOP_STORE_COUNT of its acquire: the script ran and
  * granted it): what it waits for after that is its reply (one lost, the
@@ -363,7 +364,9 @@ static int64_t resend_grace(const history *hi, const check_input *in, const hist
 {
     int64_t grace = check_resend_grace(in);
     if (grace == 0) return 0;
-    int64_t since = a > grace ? a - grace : 0;
+    /* Only what it sent in its own wait: an impairment that ended before
+     * its acquire began lost nothing of it. */
+    int64_t since = a - grace > e->t_us ? a - grace : e->t_us;
     int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, since, a, NULL) > 0 ||
                 reply_lost_within(hi, e, since, a);
     if (!after || parked_at(hi, e, a)) return 0;

@@ -109,7 +109,7 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
 /* How late the acquire whose invoke is hi->ev[k] was, until to (ends:
  * hist_op_ends): its longest stretch that counts against the semaphore,
  * less the grace when that stretch starts within grace of one of its
- * impaired periods; 0 when none is over bound. A stretch counts where the
+ * impaired periods during the wait; 0 when none is over bound. A stretch counts where the
  * store had its n available, it could reach the master
  * (check_avail_reachable), and no other acquire of its process on the
  * semaphore, open then, wanted more permits than the store had: a

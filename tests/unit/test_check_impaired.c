@@ -367,6 +367,55 @@ START_TEST(liveness_allows_the_resend_after_a_partition)
 }
 END_TEST
 
+/* The resend grace is for what a waiter sent into an impairment of its
+ * own wait: c1 is cut off from 1 s to 2 s; the lock (or the semaphore's
+ * one permit) is c2's until 3.5 s, then free; c1 gets it at 5.5 s, 2 s
+ * later. An acquire invoked at 1.5 s (in the partition) may have lost a
+ * command there, resent only after its reply timeout and retry delay: on
+ * time. One invoked at 3 s, after the partition, lost nothing: late
+ * (excused before, when any impairment within a grace of the free
+ * stretch counted). */
+START_TEST(resend_grace_only_for_an_impairment_of_its_wait)
+{
+    for (int sem = 0; sem <= 1; sem++)
+        for (int after = 0; after <= 1; after++) {
+            history h;
+            hist_init(&h);
+            if (sem) {
+                hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
+                hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0, .aux = 1});
+            } else {
+                hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_STORE, .lock = 0,
+                                           .aux = INT64_MAX, .client = 2, .inc = 1, .thread = 1});
+            }
+            hist_add(&h, &(hist_event){.t_us = MS(after ? 3000 : 1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE,
+                                       .client = 1, .inc = 1, .thread = 1, .n = 1, .aux = -1, .seq = 1});
+            if (sem)
+                hist_add(&h, &(hist_event){.t_us = MS(3500), .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1,
+                                           .aux = 1});
+            else
+                hist_add(&h, &(hist_event){.t_us = MS(3500), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+            hist_add(&h, &(hist_event){.t_us = MS(5500), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                       .thread = 1, .n = 1, .seq = 1, .value = 1});
+            if (sem)
+                hist_add(&h, &(hist_event){.t_us = MS(5500), .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0,
+                                           .aux = 1});
+            scenario sc;
+            load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=1s\n");
+            check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(10000),
+                              .s = &sc};
+            check_result r;
+            check_result_init(&r);
+            check_all(&h, &in, CHECK_INV(sem ? SCN_INV_PERMITS : SCN_INV_LIVENESS), &r);
+            ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (after ? CHECK_VIOLATED : CHECK_HELD), "sem %d after %d", sem,
+                          after);
+            check_result_free(&r);
+            scn_free(&sc);
+            hist_free(&h);
+        }
+}
+END_TEST
+
 /* A fail-reply fault loses the reply to c1's acquire at 1.9 s (no fault
  * line says when: the history does); the lock is free from 2 s, and c1's
  * command goes again only after its 3 s reply timeout and a retry delay:
@@ -672,6 +721,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, paused_replica_cuts_synced_scripts);
     tcase_add_test(core, no_scenario_no_periods);
     tcase_add_test(core, fifo_resend_grace_after_impairment);
+    tcase_add_test(core, resend_grace_only_for_an_impairment_of_its_wait);
     tcase_add_test(core, permits_liveness_gives_a_resend_grace);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, latch_liveness_waits_for_a_resend);
