@@ -43,7 +43,11 @@
  *                         master has connected, command.c's want_wait
  *                         from world_connected_replicas, so the later
  *                         ones do not wait: not until its restart, as a
- *                         pause's);
+ *                         pause's. Redisson 3.27.0+ keeps the count it
+ *                         last read, MasterSlaveEntry.availableSlaves,
+ *                         until a WAIT acks fewer, so its writes until
+ *                         then wait too: the model, and so this, does
+ *                         not follow that);
  *   failover              from its time until the clients learn the new
  *                         master (discovery), when a replica is up.
  * A period ends where the fault does (a reconnect aside), not later: a
@@ -56,8 +60,8 @@
  * what the checkers look for), fail-reply (it spoils the next replies to
  * one kind of script, whose times the lines do not tell), clocks, client
  * crashes (a crash ends its waits), replication faults, and faults on a
- * node that cannot be the master (but a paused replica of a synced lock,
- * above).
+ * node that cannot be the master (but a paused or crashed replica of a
+ * synced lock, above).
  *
  * delay link=A-B by=D: while the delays in force on the link of the client
  * and the master add up to D each way, a wake-up crosses it three times
