@@ -16,7 +16,10 @@
  *   net/drop(-reply)      every message);
  *   disconnect client=N   its connections drop at once and come back after
  *                         the reconnect (in->reconnect_us later);
- *   pause client=N        its process runs nothing for for=;
+ *   pause client=N        its process runs nothing for for=, and when
+ *                         the master crashed meanwhile it learns its
+ *                         connections dropped only then: the reconnect
+ *                         (in->reconnect_us) after;
  *   crash / pause node=X  of a node that may be the group's master: down
  *                         until its restart, or until Sentinel promotes a
  *                         replica (down-after later, when the group has
@@ -440,6 +443,27 @@ static void client_periods(const topo *t, const scn_step *const *lines, size_t n
     sim_xfree(sl);
 }
 
+/* A process paused when the master of group g crashes learns that its
+ * connections dropped only when it resumes ("connection to redis0 lost"
+ * at the resume), and reconnects then: client c is impaired for the
+ * reconnect after each of its pauses in which that happened. (A
+ * disconnect drops them at once: its reconnect timer only runs late.) */
+static void resume_reconnects(const topo *t, const scn_step *const *lines, size_t n, int c, int g,
+                              int64_t reconnect_us, pset *out)
+{
+    const pset *gs = &t->group_set[g];
+    for (size_t i = 0; i < n; i++) {
+        const scn_step *st = lines[i];
+        if (st->op != SCN_FAULT_PAUSE || st->node_index >= 0 || st->client != c) continue;
+        int64_t a = st->at_us, b = plus(st->at_us, st->for_us);
+        for (size_t k = 0; k < gs->n; k++)
+            if ((gs->v[k].kinds & CHECK_IMP_NODE_CRASH) && gs->v[k].from_us >= a && gs->v[k].from_us < b) {
+                pset_add(out, b, plus(b, reconnect_us), CHECK_IMP_PAUSE | CHECK_IMP_NODE_CRASH);
+                break;
+            }
+    }
+}
+
 /* ------------------------------------------------------------- building */
 
 typedef struct ordered {
@@ -516,6 +540,7 @@ check_impaired *check_impaired_build(const check_input *in)
                 pset_add(p, x->from_us, x->to_us, x->kinds);
             }
             client_periods(&t, sorted, n, c, g, in->liveness_bound_us, in->reconnect_us, p);
+            resume_reconnects(&t, sorted, n, c, g, in->reconnect_us, p);
             pset_merge(p);
             for (size_t k = 0; k < p->n; k++) pset_add(any, p->v[k].from_us, p->v[k].to_us, p->v[k].kinds);
         }

@@ -143,6 +143,28 @@ START_TEST(paused_replica_cuts_synced_scripts)
 }
 END_TEST
 
+/* c1 is paused from 1 s to 4 s; the master crashes at 2 s and is back at
+ * 2.5 s. c2 reconnects 1 s after the restart (to 3.5 s); c1 learns its
+ * connections dropped only when it resumes, and reconnects 1 s after
+ * that (to 5 s), not by 3.5 s (its pause's end was taken as its last). */
+START_TEST(paused_client_reconnects_after_it_resumes)
+{
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 1s pause client=1 for=3s\nat = 2s crash node=redis0\nat = 2.5s restart node=redis0\n");
+    check_impaired *im = build(&sc, MS(1000));
+    expect_periods(im, 1, (const int64_t[]){1000, 5000}, 1, CHECK_IMP_PAUSE | CHECK_IMP_NODE_CRASH);
+    expect_periods(im, 2, (const int64_t[]){2000, 3500}, 1, CHECK_IMP_NODE_CRASH);
+    check_impaired_free(im);
+    scn_free(&sc);
+    /* A crash before the pause: noticed at once, nothing after it. */
+    load(&sc, "nodes = 1", "at = 1s crash node=redis0\nat = 1.5s restart node=redis0\nat = 2s pause client=1 for=3s\n");
+    im = build(&sc, MS(1000));
+    expect_periods(im, 1, (const int64_t[]){1000, 5000}, 1, CHECK_IMP_PAUSE | CHECK_IMP_NODE_CRASH);
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
 START_TEST(pause_disconnect_and_drop_reply)
 {
     scenario sc;
@@ -721,6 +743,7 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, paused_replica_cuts_synced_scripts);
     tcase_add_test(core, no_scenario_no_periods);
     tcase_add_test(core, fifo_resend_grace_after_impairment);
+    tcase_add_test(core, paused_client_reconnects_after_it_resumes);
     tcase_add_test(core, resend_grace_only_for_an_impairment_of_its_wait);
     tcase_add_test(core, permits_liveness_gives_a_resend_grace);
     tcase_add_test(core, liveness_leaves_the_partition_out);
