@@ -187,6 +187,10 @@ int64_t cl_reconnect_us(void);
  * timeout (for the checkers): the reply timeout, and WAIT's where the
  * scripts are synced. */
 int64_t cl_reply_wait_us(const cl_world *cw);
+/* The timeout of the WAIT a synced script is followed by
+ * (slavesSyncTimeout): the longest a script waits for replicas that do
+ * not acknowledge (for the checkers). */
+int64_t cl_wait_timeout_us(void);
 /* The longest delay before a command is sent again (after its reply timed
  * out, or with no connection): the scenario's retry-interval, else the
  * jittered delay's cap (a version's fixed interval is shorter). */

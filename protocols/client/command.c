@@ -269,7 +269,12 @@ int64_t cl_retry_delay_max_us(const scenario *s)
 
 int64_t cl_reply_wait_us(const cl_world *cw)
 {
-    return cw->s->timeout_us + (cw->set.synced ? SIM_MS(WAIT_TIMEOUT_MS) : 0);
+    return cw->s->timeout_us + (cw->set.synced ? cl_wait_timeout_us() : 0);
+}
+
+int64_t cl_wait_timeout_us(void)
+{
+    return SIM_MS(WAIT_TIMEOUT_MS);
 }
 
 static void on_retry(cl_proc *p, void *arg)

@@ -13,9 +13,10 @@
  *
  * Excluded, both: what happens while a waiter could not reach the master
  * (its impaired periods, impaired.c: cut off, a slow link, the master
- * down, paused or mid-failover, its process paused), and for a reply
- * timeout after each within its wait (could_take: what it sent into the
- * period is lost and sent again only then). A grant then is no overtake
+ * down, paused or mid-failover, its process paused), and for the resend
+ * grace after each within its wait (could_take, check_resend_grace: what
+ * it sent into the period is lost and sent again only after its reply
+ * wait and a retry delay). A grant then is no overtake
  * of it (it could not have taken its turn, nor kept its place: the queue
  * purges a waiter that does not come back in time), and no grant counted
  * against its starvation bound. Grants while it could reach the master
@@ -111,13 +112,14 @@ static void close_crashed(waiter **open, const hist_event *e)
 }
 
 /* Could the waiter w take a grant at t? Not while it could not reach the
- * master, nor for a reply timeout after (within its wait): a command it
+ * master, nor for the resend grace after (within its wait): a command it
  * sent into an impaired period is lost and sent again only when its reply
- * times out (as liveness's resend_grace), so it may not be in the queue,
- * or not know its turn came, until then. */
+ * times out and a retry delay has passed (check_resend_grace, as every
+ * checker), so it may not be in the queue, or not know its turn came,
+ * until then. */
 static int could_take(const check_input *in, const history *h, const waiter *w, int64_t t)
 {
-    int64_t grace = in->s ? in->s->timeout_us : 0;
+    int64_t grace = check_resend_grace(in);
     int64_t from = t > grace ? t - grace : 0, inv = h->ev[w->invoked].t_us;
     if (from < inv) from = inv;
     if (from > t) from = t;

@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocols/client/client.h"
 #include "sim/checkers/checkers_int.h"
 
 typedef struct opening {
@@ -162,19 +161,21 @@ static int on_gate_at(const history *hi, size_t k, int64_t t)
  * impairment (its GET, or its subscribe) is lost, and the client sends it
  * again only when its reply times out and then a retry delay has passed
  * (Redisson's retryInterval, 1.5 s, or since 3.48 EqualJitter of at most
- * 2 s: command.c's retry_delay); so a stretch that starts within that
+ * 2 s: command.c's retry_delay): check_resend_grace, the same for every
+ * checker; so a stretch that starts within that
  * time of an impairment, while the awaiter is not waiting on its gate or
  * listener, gets it. One waiting on its gate has nothing in flight: only
  * a message (or its own timeout) wakes it, and a lost message is what
  * the check looks for. */
 static int64_t resend_grace(const history *hi, size_t k, const check_input *in, int64_t from0, int64_t from)
 {
-    if (in->s == NULL) return 0;
+    int64_t grace = check_resend_grace(in);
+    if (grace == 0) return 0;
     const hist_event *e = &hi->ev[k];
-    int64_t retry = cl_retry_delay_max_us(in->s);
-    int64_t grace = in->s->timeout_us + retry;
-    int after = from > from0 ||
-                check_impaired_within(in->impaired, e->client, e->lock, from > grace ? from - grace : 0, from, NULL) > 0;
+    /* Only what it sent in its own wait: an impairment that ended before
+     * its await began lost nothing of it. */
+    int64_t since = from - grace > e->t_us ? from - grace : e->t_us;
+    int after = from > from0 || check_impaired_within(in->impaired, e->client, e->lock, since, from, NULL) > 0;
     if (!after || on_gate_at(hi, k, from)) return 0;
     return grace;
 }

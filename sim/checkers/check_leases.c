@@ -22,8 +22,9 @@
  * liveness: no acquire(n) waits longer than the bound while the store has
  *           n available and the waiter could reach the master (a lost
  *           wake-up; its impaired periods, impaired.c, do not count, and
- *           the bound starts again after each, with the reply timeout on
- *           top within a reply timeout of one; nor does a time when
+ *           the bound starts again after each, with the resend grace on
+ *           top within that grace of one (check_resend_grace: its reply
+ *           wait and the longest retry delay); nor does a time when
  *           another acquire of its process wants more permits than the
  *           store has: check_avail_waiter, as in check_permits.c);
  * deadlock: no thread still waits at the end for n permits when the store
@@ -281,7 +282,7 @@ static void waits(const history *hi, const check_input *in, const state *st, che
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? in->end_us : hi->ev[done].t_us;
         int64_t at = 0, n = e->n > 0 ? e->n : 1;
-        int64_t len = 0, grace = in->reply_wait_us > 0 ? in->reply_wait_us : in->s ? in->s->timeout_us : 0;
+        int64_t len = 0, grace = check_resend_grace(in);
         if (check_avail_waiter(avail, in->impaired, hi, ends, k, to, in->liveness_bound_us, grace, &len, &at) > in->liveness_bound_us) {
             char why[200];
             check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);

@@ -16,11 +16,14 @@
  * read/write lock, a reader's wait also counts while the store is in read
  * mode (it could join at once). A waiter that was waiting with no timeout
  * when the bound ran out (HOP_PARK) is told (CHECK_CAUSE_PARKED): only a
- * message could have woken it. A waiter that polls gets the reply timeout
- * and the longest retry delay on top of the bound for the stretch after
- * an impairment (resend_grace): the command it sent into the impairment
- * is sent again only when its reply times out and the retry delay has
- * passed; a parked waiter gets none (no timeout wakes it). A wait ends
+ * message could have woken it. A waiter that polls gets the resend grace
+ * (check_resend_grace: its reply wait, WAIT's timeout included where the
+ * scripts are synced, and the longest retry delay) on top of the bound
+ * for the stretch after an impairment of it during the wait
+ * (resend_grace): the command it sent into the impairment is sent again
+ * only when its reply times out and the retry delay has passed; a parked
+ * waiter gets none (no timeout wakes it), nor one whose acquire began
+ * after the impairment ended (it sent nothing into it). A wait ends
  * where the store first counts the waiter's holds above what they were
  * before it asked (HOP_STORE_COUNT of its acquire: the script ran and
  * granted it): what it waits for after that is its reply (one lost, the
@@ -45,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocols/client/client.h"
 #include "sim/checkers/checkers_int.h"
 #include "sim/kernel/ut.h"
 
@@ -353,8 +355,8 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
  * lost (or sent on a connection it has not yet learnt is dead), and the
  * client sends it again only when its reply times out and the retry
  * delay after it has passed: a waiter that polls (not parked: a parked
- * one waits for a message, which no timeout replaces) gets that timeout
- * and delay on top of the bound for a stretch that starts within them of
+ * one waits for a message, which no timeout replaces) gets that grace
+ * (check_resend_grace) on top of the bound for a stretch that starts within them of
  * an impairment, or of a fail-reply fault that lost the reply to one of
  * its commands (HOP_REPLY_LOST: the lines do not say when that happens,
  * the history does). 0 elsewhere. */
@@ -371,9 +373,11 @@ static int reply_lost_within(const history *hi, const hist_event *e, int64_t fro
 
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
-    if (in->s == NULL) return 0;
-    int64_t grace = in->s->timeout_us + cl_retry_delay_max_us(in->s);
-    int64_t since = a > grace ? a - grace : 0;
+    int64_t grace = check_resend_grace(in);
+    if (grace == 0) return 0;
+    /* Only what it sent in its own wait: an impairment that ended before
+     * its acquire began lost nothing of it. */
+    int64_t since = a - grace > e->t_us ? a - grace : e->t_us;
     int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, since, a, NULL) > 0 ||
                 reply_lost_within(hi, e, since, a);
     if (!after || parked_at(hi, e, a)) return 0;

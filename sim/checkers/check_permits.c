@@ -18,8 +18,9 @@
  *           wake-up); its impaired periods (impaired.c: cut off, a slow
  *           link, the master down, paused or mid-failover, its process
  *           paused) do not count, and the bound starts again after each,
- *           with the reply timeout on top within a reply timeout of one
- *           (its command is resent only then); nor does a time when
+ *           with the resend grace on top within that grace of one
+ *           (check_resend_grace: its reply wait and the longest retry
+ *           delay; its command is resent only then); nor does a time when
  *           another acquire of its process wants more permits than the
  *           store has (that one may take the process's wake-up:
  *           check_avail_waiter, a non-fair Semaphore's head of line);
@@ -205,7 +206,7 @@ static void waits(const history *hi, const check_input *in, int nlocks, char *co
         size_t done = ends[k];
         int64_t to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
         int64_t at = 0, n = permits(e);
-        int64_t len = 0, grace = in->reply_wait_us > 0 ? in->reply_wait_us : in->s ? in->s->timeout_us : 0;
+        int64_t len = 0, grace = check_resend_grace(in);
         if (check_avail_waiter(avail, in->impaired, hi, ends, k, to, bound_us, grace, &len, &at) > bound_us) {
             char why[200];
             check_impaired_told(in->impaired, e->client, e->lock, e->t_us, to, why, sizeof why);

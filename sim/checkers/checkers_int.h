@@ -13,6 +13,16 @@ static inline int check_same_thread(const check_span *a, const check_span *b)
     return a->client == b->client && a->inc == b->inc && a->thread == b->thread;
 }
 
+/* grace.c: how long a command a waiter sent into an impairment may stay
+ * undecided before the client sends it again: its reply wait
+ * (in->reply_wait_us, cl_reply_wait_us: the reply timeout, and WAIT's
+ * timeout where the lock's scripts are synced; the scenario's reply
+ * timeout when 0) and the longest retry delay after it
+ * (cl_retry_delay_max_us; none without a scenario). Every
+ * checker that excuses a waiter after its impaired periods gives it this
+ * grace; each decides when (only after an impairment of that waiter). */
+int64_t check_resend_grace(const check_input *in);
+
 /* No two threads (of any processes) believe they hold the same lock at the
  * same true time (the CHECK_HOLDS_DEPTH holds): one violation per pair,
  * when the second hold begins. */
@@ -99,7 +109,7 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
 /* How late the acquire whose invoke is hi->ev[k] was, until to (ends:
  * hist_op_ends): its longest stretch that counts against the semaphore,
  * less the grace when that stretch starts within grace of one of its
- * impaired periods; 0 when none is over bound. A stretch counts where the
+ * impaired periods during the wait; 0 when none is over bound. A stretch counts where the
  * store had its n available, it could reach the master
  * (check_avail_reachable), and no other acquire of its process on the
  * semaphore, open then, wanted more permits than the store had: a
@@ -110,11 +120,12 @@ int64_t check_avail_reachable(const check_avail *a, const check_impaired *im, in
  * Semaphore say they implement, gives released permits to the waiter
  * "next to be assigned permits" (Semaphore.acquire(int)): one that wants
  * more, woken first, takes the wake-up and leaves the permits there. The
- * grace (how long a command waits for its reply, as check_liveness's
- * resend_grace): a command sent into an impairment goes again only when
- * its reply times out or its retry comes due; and a wait that ended in an
- * error is judged only up to a grace before it (the failed command's
- * wait for its reply, which a fail-reply or drop-reply lost). *len and *at get that stretch's length and start. The
+ * grace (check_resend_grace): a command sent into an impairment goes
+ * again only when its reply times out and its retry delay has passed;
+ * and a wait that ended in an error is judged only up to a grace before
+ * it (the failed command's wait for its reply, which a fail-reply or
+ * drop-reply lost, and for its resends). *len and *at get that
+ * stretch's length and start. The
  * siblings are scanned only for a wait that could be over bound. */
 int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const history *hi, const size_t *ends,
                            size_t k, int64_t to, int64_t bound, int64_t grace, int64_t *len, int64_t *at);

@@ -16,7 +16,10 @@
  *   net/drop(-reply)      every message);
  *   disconnect client=N   its connections drop at once and come back after
  *                         the reconnect (in->reconnect_us later);
- *   pause client=N        its process runs nothing for for=;
+ *   pause client=N        its process runs nothing for for=, and when
+ *                         the master crashed meanwhile it learns its
+ *                         connections dropped only then: the reconnect
+ *                         (in->reconnect_us) after;
  *   crash / pause node=X  of a node that may be the group's master: down
  *                         until its restart, or until Sentinel promotes a
  *                         replica (down-after later, when the group has
@@ -34,6 +37,20 @@
  *                         NoSyncedSlavesException when no replica
  *                         acknowledged: a crashed replica is not waited
  *                         for, a paused one still counts as connected);
+ *   crash node=X          of a replica, when the lock's scripts are
+ *                         synced: from the crash for WAIT's timeout,
+ *                         every client of the group (the scripts sent
+ *                         before it wait for its acknowledgement until
+ *                         WAIT times out, and fail NoSyncedSlaves; the
+ *                         client asks WAIT only for the replicas the
+ *                         master has connected, command.c's want_wait
+ *                         from world_connected_replicas, so the later
+ *                         ones do not wait: not until its restart, as a
+ *                         pause's. Redisson 3.27.0+ keeps the count it
+ *                         last read, MasterSlaveEntry.availableSlaves,
+ *                         until a WAIT acks fewer, so its writes until
+ *                         then wait too: the model, and so this, does
+ *                         not follow that);
  *   failover              from its time until the clients learn the new
  *                         master (discovery), when a replica is up.
  * A period ends where the fault does (a reconnect aside), not later: a
@@ -46,8 +63,8 @@
  * what the checkers look for), fail-reply (it spoils the next replies to
  * one kind of script, whose times the lines do not tell), clocks, client
  * crashes (a crash ends its waits), replication faults, and faults on a
- * node that cannot be the master (but a paused replica of a synced lock,
- * above).
+ * node that cannot be the master (but a paused or crashed replica of a
+ * synced lock, above).
  *
  * delay link=A-B by=D: while the delays in force on the link of the client
  * and the master add up to D each way, a wake-up crosses it three times
@@ -64,6 +81,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocols/client/client.h"
 #include "sim/checkers/checkers_int.h"
 
 #define NO_END INT64_MAX
@@ -159,6 +177,7 @@ typedef struct topo {
     seg *segs;
     size_t nsegs, capsegs;
     pset *group_set;              /* per group: the impaired periods of every client */
+    pset *replica_set;            /* per group: WAITs held by a crashed replica (no reconnect) */
 } topo;
 
 static void seg_close(topo *t, int g, int64_t now)
@@ -228,6 +247,12 @@ static void apply_node_line(topo *t, const scn_step *st, int64_t now)
     switch (st->op) {
     case SCN_FAULT_CRASH:
         if (!t->up[node]) return;
+        /* A replica of a synced lock: the scripts sent before the crash
+         * wait for its acknowledgement until WAIT's timeout (and fail
+         * with NoSyncedSlavesException); the ones after ask WAIT only
+         * for the replicas still connected (command.c: want_wait). */
+        if (t->synced && !(t->mask[g] & (unsigned)bit))
+            pset_add(&t->replica_set[g], now, plus(now, cl_wait_timeout_us()), CHECK_IMP_NODE_CRASH);
         t->up[node] = 0;
         t->paused[node] = 0;
         t->pause_end[node] = NO_END;
@@ -418,6 +443,27 @@ static void client_periods(const topo *t, const scn_step *const *lines, size_t n
     sim_xfree(sl);
 }
 
+/* A process paused when the master of group g crashes learns that its
+ * connections dropped only when it resumes ("connection to redis0 lost"
+ * at the resume), and reconnects then: client c is impaired for the
+ * reconnect after each of its pauses in which that happened. (A
+ * disconnect drops them at once: its reconnect timer only runs late.) */
+static void resume_reconnects(const topo *t, const scn_step *const *lines, size_t n, int c, int g,
+                              int64_t reconnect_us, pset *out)
+{
+    const pset *gs = &t->group_set[g];
+    for (size_t i = 0; i < n; i++) {
+        const scn_step *st = lines[i];
+        if (st->op != SCN_FAULT_PAUSE || st->node_index >= 0 || st->client != c) continue;
+        int64_t a = st->at_us, b = plus(st->at_us, st->for_us);
+        for (size_t k = 0; k < gs->n; k++)
+            if ((gs->v[k].kinds & CHECK_IMP_NODE_CRASH) && gs->v[k].from_us >= a && gs->v[k].from_us < b) {
+                pset_add(out, b, plus(b, reconnect_us), CHECK_IMP_PAUSE | CHECK_IMP_NODE_CRASH);
+                break;
+            }
+    }
+}
+
 /* ------------------------------------------------------------- building */
 
 typedef struct ordered {
@@ -468,6 +514,7 @@ check_impaired *check_impaired_build(const check_input *in)
     t.state = sim_xcalloc((size_t)s->nodes, sizeof *t.state);
     t.state_since = sim_xcalloc((size_t)s->nodes, sizeof *t.state_since);
     t.group_set = sim_xcalloc((size_t)s->nodes, sizeof *t.group_set);
+    t.replica_set = sim_xcalloc((size_t)s->nodes, sizeof *t.replica_set);
     for (int g = 0; g < s->nodes; g++) {
         t.mask[g] = 1; /* node 0 of each group starts as its master */
         t.fo_due[g] = NO_END;
@@ -488,14 +535,20 @@ check_impaired *check_impaired_build(const check_input *in)
                 int reconnect = (x->kinds & CHECK_IMP_NODE_CRASH) && !(x->kinds & CHECK_IMP_FAILOVER);
                 pset_add(p, x->from_us, reconnect ? plus(x->to_us, in->reconnect_us) : x->to_us, x->kinds);
             }
+            for (size_t k = 0; k < t.replica_set[g].n; k++) { /* no connection of the clients was lost */
+                const check_period *x = &t.replica_set[g].v[k];
+                pset_add(p, x->from_us, x->to_us, x->kinds);
+            }
             client_periods(&t, sorted, n, c, g, in->liveness_bound_us, in->reconnect_us, p);
+            resume_reconnects(&t, sorted, n, c, g, in->reconnect_us, p);
             pset_merge(p);
             for (size_t k = 0; k < p->n; k++) pset_add(any, p->v[k].from_us, p->v[k].to_us, p->v[k].kinds);
         }
         pset_merge(any);
     }
-    for (int g = 0; g < s->nodes; g++) sim_xfree(t.group_set[g].v);
+    for (int g = 0; g < s->nodes; g++) sim_xfree(t.group_set[g].v), sim_xfree(t.replica_set[g].v);
     sim_xfree(t.group_set);
+    sim_xfree(t.replica_set);
     sim_xfree(t.up);
     sim_xfree(t.paused);
     sim_xfree(t.pause_end);

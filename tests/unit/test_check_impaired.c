@@ -3,6 +3,7 @@
  * for whom and until when, and the liveness checker leaving them out. */
 #include <string.h>
 
+#include "sim/checkers/checkers_int.h"
 #include "tests/unit/tests.h"
 
 #define MS(x) ((int64_t)(x) * 1000)
@@ -111,8 +112,10 @@ END_TEST
 
 /* A paused replica holds every synced script for WAIT's timeout (and a
  * NoSyncedSlavesException): it cuts every client of the group while the
- * scripts are synced, nobody otherwise; a crashed replica is not waited
- * for. */
+ * scripts are synced, nobody otherwise. A crashed one holds only the
+ * scripts sent before its crash (they wait for its acknowledgement until
+ * WAIT's 1 s timeout); the later ones ask WAIT only for the replicas
+ * still connected: 10 s to 11 s, not to its restart at 12 s. */
 START_TEST(paused_replica_cuts_synced_scripts)
 {
     scenario sc;
@@ -122,10 +125,41 @@ START_TEST(paused_replica_cuts_synced_scripts)
     expect_periods(im, 1, NULL, 0, 0);
     check_impaired_free(im);
     check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(60000), .s = &sc,
-                      .synced = 1};
+                      .synced = 1, .reconnect_us = MS(500)};
     im = check_impaired_build(&in);
-    expect_periods(im, 1, (const int64_t[]){2000, 5000}, 1, CHECK_IMP_NODE_PAUSE);
-    expect_periods(im, 2, (const int64_t[]){2000, 5000}, 1, CHECK_IMP_NODE_PAUSE);
+    for (int c = 1; c <= 2; c++) {
+        size_t n;
+        const check_period *v = check_impaired_of(im, c, 0, &n);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_int_eq(v[0].from_us, MS(2000));
+        ck_assert_int_eq(v[0].to_us, MS(5000));
+        ck_assert_uint_eq(v[0].kinds, CHECK_IMP_NODE_PAUSE);
+        ck_assert_int_eq(v[1].from_us, MS(10000));
+        ck_assert_int_eq(v[1].to_us, MS(11000)); /* no reconnect: no connection of the clients was lost */
+        ck_assert_uint_eq(v[1].kinds, CHECK_IMP_NODE_CRASH);
+    }
+    check_impaired_free(im);
+    scn_free(&sc);
+}
+END_TEST
+
+/* c1 is paused from 1 s to 4 s; the master crashes at 2 s and is back at
+ * 2.5 s. c2 reconnects 1 s after the restart (to 3.5 s); c1 learns its
+ * connections dropped only when it resumes, and reconnects 1 s after
+ * that (to 5 s), not by 3.5 s (its pause's end was taken as its last). */
+START_TEST(paused_client_reconnects_after_it_resumes)
+{
+    scenario sc;
+    load(&sc, "nodes = 1", "at = 1s pause client=1 for=3s\nat = 2s crash node=redis0\nat = 2.5s restart node=redis0\n");
+    check_impaired *im = build(&sc, MS(1000));
+    expect_periods(im, 1, (const int64_t[]){1000, 5000}, 1, CHECK_IMP_PAUSE | CHECK_IMP_NODE_CRASH);
+    expect_periods(im, 2, (const int64_t[]){2000, 3500}, 1, CHECK_IMP_NODE_CRASH);
+    check_impaired_free(im);
+    scn_free(&sc);
+    /* A crash before the pause: noticed at once, nothing after it. */
+    load(&sc, "nodes = 1", "at = 1s crash node=redis0\nat = 1.5s restart node=redis0\nat = 2s pause client=1 for=3s\n");
+    im = build(&sc, MS(1000));
+    expect_periods(im, 1, (const int64_t[]){1000, 5000}, 1, CHECK_IMP_PAUSE | CHECK_IMP_NODE_CRASH);
     check_impaired_free(im);
     scn_free(&sc);
 }
@@ -170,35 +204,45 @@ START_TEST(pause_disconnect_and_drop_reply)
 END_TEST
 
 /* A semaphore's waiter, the permit there all along, cut off from 1 s to
- * 3 s: it may be answered within the bound and the reply timeout (3 s)
- * of the partition's end (a command lost in it goes again only then):
- * 2.5 s after it is on time, 4.5 s late. */
+ * 3 s by a partition or a drop-reply rule: a command it sent into that
+ * is resent only after its reply timeout (3 s) and the retry delay (up to
+ * 2 s), so it may be answered within the bound and that resend grace
+ * (check_resend_grace: 5 s) of the cut's end: 2.5 s after it is on time,
+ * 4.5 s too (blamed when the semaphore's grace left the retry delay
+ * out), 6.5 s late. */
 START_TEST(permits_liveness_gives_a_resend_grace)
 {
-    for (int late = 0; late < 2; late++) {
-        history h;
-        hist_init(&h);
-        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
-        hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1, .aux = 1});
-        hist_add(&h, &(hist_event){.t_us = MS(1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
-                                   .thread = 1, .n = 1, .seq = 1});
-        int64_t ok = late ? MS(7500) : MS(5500);
-        hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
-                                   .thread = 1, .n = 1, .seq = 1});
-        hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0, .aux = 1});
-        scenario sc;
-        load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=2s\n");
-        check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(10000),
-                          .s = &sc};
-        check_result r;
-        check_result_init(&r);
-        check_all(&h, &in, CHECK_INV(SCN_INV_PERMITS), &r);
-        ck_assert_int_eq(r.verdict[SCN_INV_LIVENESS], (late ? CHECK_VIOLATED : CHECK_HELD));
-        if (late) ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1 waited 4500ms for 1 permit(s)"));
-        check_result_free(&r);
-        scn_free(&sc);
-        hist_free(&h);
-    }
+    static const char *const faults[] = {"at = 1s partition c1|nodes for=2s\n",
+                                         "at = 1s drop-reply client=1 p=1 for=2s\n"};
+    for (int f = 0; f < 2; f++)
+        for (int c = 0; c < 3; c++) {
+            history h;
+            hist_init(&h);
+            hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
+            hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1, .aux = 1});
+            hist_add(&h, &(hist_event){.t_us = MS(1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE, .client = 1,
+                                       .inc = 1, .thread = 1, .n = 1, .seq = 1});
+            int64_t ok = MS(5500 + 2000 * c);
+            hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                       .thread = 1, .n = 1, .seq = 1});
+            hist_add(&h, &(hist_event){.t_us = ok, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0, .aux = 1});
+            scenario sc;
+            load(&sc, "nodes = 1", faults[f]);
+            ck_assert_int_eq(sc.timeout_us, MS(3000));
+            check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(12000),
+                              .s = &sc, .reply_wait_us = MS(3000)};
+            ck_assert_int_eq(check_resend_grace(&in), MS(5000));
+            check_result r;
+            check_result_init(&r);
+            check_all(&h, &in, CHECK_INV(SCN_INV_PERMITS), &r);
+            int late = c == 2;
+            ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (late ? CHECK_VIOLATED : CHECK_HELD), "fault %d case %d",
+                          f, c);
+            if (late) ck_assert_ptr_nonnull(strstr(r.v[0].detail, "c1.t1 waited 6500ms for 1 permit(s)"));
+            check_result_free(&r);
+            scn_free(&sc);
+            hist_free(&h);
+        }
 }
 END_TEST
 
@@ -342,6 +386,55 @@ START_TEST(liveness_allows_the_resend_after_a_partition)
         scn_free(&sc);
         hist_free(&h);
     }
+}
+END_TEST
+
+/* The resend grace is for what a waiter sent into an impairment of its
+ * own wait: c1 is cut off from 1 s to 2 s; the lock (or the semaphore's
+ * one permit) is c2's until 3.5 s, then free; c1 gets it at 5.5 s, 2 s
+ * later. An acquire invoked at 1.5 s (in the partition) may have lost a
+ * command there, resent only after its reply timeout and retry delay: on
+ * time. One invoked at 3 s, after the partition, lost nothing: late
+ * (excused before, when any impairment within a grace of the free
+ * stretch counted). */
+START_TEST(resend_grace_only_for_an_impairment_of_its_wait)
+{
+    for (int sem = 0; sem <= 1; sem++)
+        for (int after = 0; after <= 1; after++) {
+            history h;
+            hist_init(&h);
+            if (sem) {
+                hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_SET, .value = 1, .aux = 1});
+                hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0, .aux = 1});
+            } else {
+                hist_add(&h, &(hist_event){.t_us = 0, .kind = HIST_INFO, .op = HOP_STORE, .lock = 0,
+                                           .aux = INT64_MAX, .client = 2, .inc = 1, .thread = 1});
+            }
+            hist_add(&h, &(hist_event){.t_us = MS(after ? 3000 : 1500), .kind = HIST_INVOKE, .op = HOP_ACQUIRE,
+                                       .client = 1, .inc = 1, .thread = 1, .n = 1, .aux = -1, .seq = 1});
+            if (sem)
+                hist_add(&h, &(hist_event){.t_us = MS(3500), .kind = HIST_INFO, .op = HOP_COUNTER, .value = 1,
+                                           .aux = 1});
+            else
+                hist_add(&h, &(hist_event){.t_us = MS(3500), .kind = HIST_INFO, .op = HOP_STORE, .lock = 0});
+            hist_add(&h, &(hist_event){.t_us = MS(5500), .kind = HIST_OK, .op = HOP_ACQUIRE, .client = 1, .inc = 1,
+                                       .thread = 1, .n = 1, .seq = 1, .value = 1});
+            if (sem)
+                hist_add(&h, &(hist_event){.t_us = MS(5500), .kind = HIST_INFO, .op = HOP_COUNTER, .value = 0,
+                                           .aux = 1});
+            scenario sc;
+            load(&sc, "nodes = 1", "at = 1s partition c1|nodes for=1s\n");
+            check_input in = {.nlocks = 1, .names = names, .liveness_bound_us = MS(1000), .end_us = MS(10000),
+                              .s = &sc};
+            check_result r;
+            check_result_init(&r);
+            check_all(&h, &in, CHECK_INV(sem ? SCN_INV_PERMITS : SCN_INV_LIVENESS), &r);
+            ck_assert_msg(r.verdict[SCN_INV_LIVENESS] == (after ? CHECK_VIOLATED : CHECK_HELD), "sem %d after %d", sem,
+                          after);
+            check_result_free(&r);
+            scn_free(&sc);
+            hist_free(&h);
+        }
 }
 END_TEST
 
@@ -491,6 +584,45 @@ START_TEST(fair_and_deadlock_leave_the_impaired_out)
 }
 END_TEST
 
+/* Fair lock: c1 holds; c2 queues at 1 s, c3 behind it at 2 s; c2 is cut
+ * off from 3 s to 4 s (a partition, or its replies dropped). What it sent
+ * then is resent only after its reply timeout (3 s) and the retry delay
+ * (up to 2 s): until 9 s it may not know its turn came. c3 granted at
+ * 8.5 s is no overtake of it (blamed when the fair checker's grace was
+ * the reply timeout alone); at 9.5 s it is. */
+START_TEST(fifo_resend_grace_after_impairment)
+{
+    static const char *const faults[] = {"at = 3s partition c2|nodes for=1s\n",
+                                         "at = 3s drop-reply client=2 p=1 for=1s\n"};
+    for (int f = 0; f < 2; f++)
+        for (int late = 0; late <= 1; late++) {
+            history h;
+            hist_init(&h);
+            fev(&h, 0, HIST_INVOKE, HOP_ACQUIRE, 1, 0);
+            fgrant(&h, 1, 1);
+            fev(&h, 1000, HIST_INVOKE, HOP_ACQUIRE, 2, 0);
+            fev(&h, 1001, HIST_INFO, HOP_QUEUED, 2, 1);
+            fev(&h, 2000, HIST_INVOKE, HOP_ACQUIRE, 3, 0);
+            fev(&h, 2001, HIST_INFO, HOP_QUEUED, 3, 2);
+            int64_t at = late ? 9500 : 8500;
+            fev(&h, at, HIST_INVOKE, HOP_RELEASE, 1, 0);
+            fgrant(&h, at, 3);
+            scenario sc;
+            load(&sc, "nodes = 1", faults[f]);
+            check_input in = {.nlocks = 1, .names = names, .end_us = MS(20000), .s = &sc};
+            ck_assert_int_eq(check_resend_grace(&in), MS(5000));
+            check_result r;
+            check_result_init(&r);
+            check_all(&h, &in, CHECK_INV(SCN_INV_FIFO), &r);
+            ck_assert_msg(r.verdict[SCN_INV_FIFO] == (late ? CHECK_VIOLATED : CHECK_HELD), "fault %d late %d", f,
+                          late);
+            check_result_free(&r);
+            scn_free(&sc);
+            hist_free(&h);
+        }
+}
+END_TEST
+
 /* Starvation: c2 waits from 1 s to the end while c3 is granted three
  * times; two of the grants come while it is cut off. */
 START_TEST(starvation_counts_reachable_grants)
@@ -610,6 +742,9 @@ Suite *check_impaired_suite(void)
     tcase_add_test(core, pause_disconnect_and_drop_reply);
     tcase_add_test(core, paused_replica_cuts_synced_scripts);
     tcase_add_test(core, no_scenario_no_periods);
+    tcase_add_test(core, fifo_resend_grace_after_impairment);
+    tcase_add_test(core, paused_client_reconnects_after_it_resumes);
+    tcase_add_test(core, resend_grace_only_for_an_impairment_of_its_wait);
     tcase_add_test(core, permits_liveness_gives_a_resend_grace);
     tcase_add_test(core, liveness_leaves_the_partition_out);
     tcase_add_test(core, latch_liveness_waits_for_a_resend);
