@@ -34,12 +34,15 @@
  * The margin: how late a command the process sent before it died can
  * still run: the reply wait (cl_reply_wait_us) + the longest retry delay
  * (cl_retry_delay_max_us) + a round trip at the scenario's longest latency
- * + the longest delay fault of its lines and its nemesis's. It is printed
- * in every violation.
+ * + the longest delay fault + the longest node pause of its lines and its
+ * nemesis's (a paused master runs what it was sent when it resumes: a
+ * renewal sent before the crash lands then, with a full lease). It is
+ * printed in every violation.
  *
  * Excludes no fault: a node's clock set off moves the store's expiry (a
- * finding beyond the contract, as the hunt classes it); a paused process
- * is alive (its hold is not the dead's); while a master is down
+ * finding beyond the contract, as the hunt classes it); a paused client
+ * process is alive (its hold is not the dead's); a partition loses the
+ * commands it cuts off (nothing lands late); while a master is down
  * (HOP_STORE client -1) or the holder is not named, nothing is judged,
  * and a failover's new master holds what its replica had, judged as
  * above. */
@@ -136,27 +139,35 @@ static const char *asked_text(const state *st, const holder *x, char *buf, size_
     return buf;
 }
 
+/* The longest delay fault (by) and node pause (for) of n lines. */
+static void longest(const scn_step *v, size_t n, int64_t *delay, int64_t *pause)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].op == SCN_FAULT_DELAY && v[i].by_us > *delay) *delay = v[i].by_us;
+        if (v[i].op == SCN_FAULT_PAUSE && v[i].node_index >= 0 && v[i].for_us > *pause) *pause = v[i].for_us;
+    }
+}
+
 /* The margin of the run, from its settings and fault lines. */
 static void margin_of(state *st)
 {
     const check_input *in = st->in;
     const scenario *s = in->s;
     int64_t reply = in->reply_wait_us > 0 ? in->reply_wait_us : s ? s->timeout_us : 0;
-    int64_t latency = 0, delay = 0;
+    int64_t latency = 0, delay = 0, pause = 0;
     if (s) {
         latency = s->latency.kind == SCN_DIST_CONST ? s->latency.a_us
                   : s->latency.b_us > s->latency.a_us ? s->latency.b_us
                                                       : s->latency.a_us * 10; /* exp: ten means */
-        for (size_t i = 0; i < s->nsteps; i++)
-            if (s->steps[i].op == SCN_FAULT_DELAY && s->steps[i].by_us > delay) delay = s->steps[i].by_us;
+        longest(s->steps, s->nsteps, &delay, &pause);
     }
-    for (size_t i = 0; i < in->ngenerated; i++)
-        if (in->generated[i].op == SCN_FAULT_DELAY && in->generated[i].by_us > delay) delay = in->generated[i].by_us;
-    st->margin_us = reply + in->retry_delay_us + 2 * latency + delay;
-    char a[32], b[32], c[32], d[32], m[32];
-    snprintf(st->margin_text, sizeof st->margin_text, "margin %s = reply wait %s + retry delay %s + round trip %s + delay %s",
+    longest(in->generated, in->ngenerated, &delay, &pause);
+    st->margin_us = reply + in->retry_delay_us + 2 * latency + delay + pause;
+    char a[32], b[32], c[32], d[32], e[32], m[32];
+    snprintf(st->margin_text, sizeof st->margin_text,
+             "margin %s = reply wait %s + retry delay %s + round trip %s + delay %s + node pause %s",
              dur(st->margin_us, m, sizeof m), dur(reply, a, sizeof a), dur(in->retry_delay_us, b, sizeof b),
-             dur(2 * latency, c, sizeof c), dur(delay, d, sizeof d));
+             dur(2 * latency, c, sizeof c), dur(delay, d, sizeof d), dur(pause, e, sizeof e));
 }
 
 static int live_believers(const state *st, int lock)

@@ -103,7 +103,7 @@ START_TEST(dead_holder_kept_past_lease_and_margin)
     const char *d = r.v[0].detail;
     ck_assert_msg(strstr(d, "lock0 was held by the dead c1.t1 (incarnation 1, crashed at 2.000s), held until "
                             "30.000s: due free by 8.000s, the lease asked 1s + margin 5s = reply wait 3s + "
-                            "retry delay 2s") != NULL,
+                            "retry delay 2s + round trip 0s + delay 0s + node pause 0s") != NULL,
                   "%s", d);
     check_result_free(&r);
     hist_free(&h);
