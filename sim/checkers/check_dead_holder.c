@@ -20,11 +20,16 @@
  *     lease + margin (dead readers besides the one the store names); when
  *     the last live holder's release leaves only the dead, D is at least
  *     that release's invoke + the margin (the release in flight).
- *  2. A lease longer than asked: whenever the store's expiry of a held
- *     lock changes (a grant, a renewal, a re-entry), it lies no further
+ *  2. A lease longer than asked: at the ok of an acquire that the store
+ *     names the holder of (a grant, a re-entry), and whenever the store's
+ *     expiry of a held lock changes while its holder's own acquire is not
+ *     running (a renewal, another's join), the expiry lies no further
  *     than the longest lease in force of the threads holding or acquiring
  *     the lock (a dead one's for a margin after its crash), plus the
- *     margin, ahead of now; a key that never expires breaks it.
+ *     margin, ahead of now; a key that never expires breaks it. What an
+ *     acquire does before its ok (SETNX then EXPIRE, MultiLock's members
+ *     at 2 x the wait then expire(lease)) is judged by what it leaves: a
+ *     crash before the ok is rule 1's.
  *  3. Expirable semaphore permits (HOP_PERMIT): a permit's lease, left at
  *     its grant or moved by updateLeaseTime, is no longer than the
  *     acquire asked plus the margin. The permit's deadline is fixed when
@@ -311,12 +316,25 @@ static void on_store(state *st, const hist_event *e, size_t k)
     l->expire_us = e->aux;
     l->at = k;
     if (e->client == 0) l->bound_us = INT64_MIN; /* free: the dead believers' holds are gone */
+    /* A change made while the holder's own acquire runs (SETNX then
+     * EXPIRE, MultiLock's members then their expire) is judged at its ok:
+     * the operation may mend it before it returns. */
+    const holder *x = e->client > 0 ? find(st, e->client, e->inc, e->thread, e->lock, 0) : NULL;
     char text[512];
-    if (moved && overlong(st, e, text, sizeof text)) {
-        check_violation *v = check_violate(st->r, SCN_INV_DEAD_HOLDER, e->t_us, k, "%s", text);
-        if (v) v->from_us = e->t_us;
-    }
+    if (moved && !(x && x->acquiring) && overlong(st, e, text, sizeof text))
+        check_violate(st->r, SCN_INV_DEAD_HOLDER, e->t_us, k, "%s", text);
     restate(st, e->lock, e->t_us, k, 0);
+}
+
+/* Rule 2 at the ok of x's acquire: the expiry the store keeps for x now. */
+static void judge_grant(state *st, const holder *x, const hist_event *e, size_t k)
+{
+    const lock_state *l = &st->l[e->lock];
+    if (l->client != x->client || l->inc != x->inc || l->thread != x->thread) return;
+    hist_event now = {.t_us = e->t_us, .op = HOP_STORE, .client = l->client, .inc = l->inc, .thread = l->thread,
+                      .lock = e->lock, .aux = l->expire_us};
+    char text[512];
+    if (overlong(st, &now, text, sizeof text)) check_violate(st->r, SCN_INV_DEAD_HOLDER, e->t_us, k, "%s", text);
 }
 
 static void on_client(state *st, const hist_event *e, size_t k)
@@ -330,7 +348,10 @@ static void on_client(state *st, const hist_event *e, size_t k)
             return;
         }
         x->acquiring = 0;
-        if (e->kind == HIST_OK) x->depth = e->value;
+        if (e->kind == HIST_OK) {
+            x->depth = e->value;
+            judge_grant(st, x, e, k);
+        }
         restate(st, e->lock, e->t_us, k, 0);
     } else if (e->op == HOP_QUERY && e->kind == HIST_INVOKE && e->aux == SCN_OP_UPDATELEASE) {
         holder *x = find(st, e->client, e->inc, e->thread, e->lock, 1); /* the lease it asks now */
