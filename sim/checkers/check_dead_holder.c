@@ -14,6 +14,7 @@
  *     store's aux) by D = the holder's crash + the lease in force of the
  *     thread's last acquire invoke of the lock before it died (a re-entry
  *     sets the lease of the latest acquire, as Redisson's pexpire does;
+ *     a re-entry counted in the client, in->reentry_local, asks nothing;
  *     lease -1, and 0 since 3.17.1, is the watchdog: lockWatchdogTimeout)
  *     + the margin. Every other thread that believed it held the lock, or
  *     was acquiring it, when its process died pushes D to its own crash +
@@ -22,8 +23,8 @@
  *     that release's invoke + the margin (the release in flight).
  *  2. A lease longer than asked: at the ok of an acquire that the store
  *     names the holder of (a grant, a re-entry), and whenever the store's
- *     expiry of a held lock changes while its holder's own acquire is not
- *     running (a renewal, another's join), the expiry lies no further
+ *     expiry of a held lock changes while no acquire of the lock runs (a
+ *     renewal, a release), the expiry lies no further
  *     than the longest lease in force of the threads holding or acquiring
  *     the lock (a dead one's for a margin after its crash), plus the
  *     margin, ahead of now; a key that never expires breaks it. What an
@@ -298,6 +299,18 @@ static void on_crash(state *st, const hist_event *e, size_t k)
     for (int lock = 0; lock < st->in->nlocks && lock < SCN_MAX_LOCKS; lock++) restate(st, lock, e->t_us, k, 0);
 }
 
+/* 1 when a thread has an acquire of lock running at t (a dead one's can
+ * still land for the margin after its crash). */
+static int acquire_running(const state *st, int lock, int64_t t)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        const holder *x = &st->v[i];
+        if (x->lock == lock && x->acquiring && (x->crash_us == INT64_MAX || t <= add_sat(x->crash_us, st->margin_us)))
+            return 1;
+    }
+    return 0;
+}
+
 static void on_store(state *st, const hist_event *e, size_t k)
 {
     lock_state *l = &st->l[e->lock];
@@ -316,12 +329,12 @@ static void on_store(state *st, const hist_event *e, size_t k)
     l->expire_us = e->aux;
     l->at = k;
     if (e->client == 0) l->bound_us = INT64_MIN; /* free: the dead believers' holds are gone */
-    /* A change made while the holder's own acquire runs (SETNX then
-     * EXPIRE, MultiLock's members then their expire) is judged at its ok:
+    /* A change made while an acquire of the lock runs (SETNX then EXPIRE,
+     * MultiLock's members at 2 x the wait then their expire, seen through
+     * the composite's latest member expiry) is judged at the holder's ok:
      * the operation may mend it before it returns. */
-    const holder *x = e->client > 0 ? find(st, e->client, e->inc, e->thread, e->lock, 0) : NULL;
     char text[512];
-    if (moved && !(x && x->acquiring) && overlong(st, e, text, sizeof text))
+    if (moved && !acquire_running(st, e->lock, e->t_us) && overlong(st, e, text, sizeof text))
         check_violate(st->r, SCN_INV_DEAD_HOLDER, e->t_us, k, "%s", text);
     restate(st, e->lock, e->t_us, k, 0);
 }
@@ -343,8 +356,10 @@ static void on_client(state *st, const hist_event *e, size_t k)
         holder *x = find(st, e->client, e->inc, e->thread, e->lock, 1);
         if (e->kind == HIST_INVOKE) {
             x->acquiring = 1;
+            /* A re-entry counted in the client asks the store nothing: the
+             * lease of the acquire that took the lock stays in force. */
+            if (!(st->in->reentry_local && x->depth > 0)) x->lease_us = e->lease_us;
             x->asked = 1;
-            x->lease_us = e->lease_us;
             return;
         }
         x->acquiring = 0;

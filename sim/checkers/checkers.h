@@ -200,6 +200,8 @@ typedef struct check_input {
      * dead-holder is not judged. */
     int64_t (*lease_in_force_us)(const void *lease_ud, int64_t lease_us);
     const void *lease_ud;
+    int reentry_local;          /* the lock counts re-entries in the client (CL_REENTRY_LOCAL):
+                                   a re-entry asks the store nothing */
 } check_input;
 
 /* ------------------------------------------------------ impaired periods */

@@ -243,6 +243,7 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     in.retry_delay_us = cl_retry_delay_max_us(s);
     in.lease_in_force_us = run_lease_in_force;
     in.lease_ud = &rl;
+    in.reentry_local = proto_reentry(pd) == CL_REENTRY_LOCAL;
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);
