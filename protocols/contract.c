@@ -109,10 +109,17 @@ static int64_t policy_margin(const pol_policy *pol, const scenario *s)
     return lease > period ? lease - period : 0;
 }
 
+/* The invariants p declares itself (proto_invariants adds dead-holder
+ * from its lease, which is read from these). */
+static unsigned own_invariants(const proto_def *p)
+{
+    return p->impl.invariants ? p->impl.invariants : PROTO_INV_LOCK;
+}
+
 int64_t proto_margin(const proto_def *p, const scenario *s)
 {
     if (p->impl.proc_init == pol_generic_impl.proc_init) return policy_margin(p->impl.cfg, s);
-    unsigned inv = proto_invariants(p);
+    unsigned inv = own_invariants(p);
     int watchdog = s->lease_us == SCN_LEASE_WATCHDOG && !scn_has_acquire_lease(s);
     /* A latch and a semaphore's permits have no lease; an expirable
      * semaphore's only a fixed one. */
@@ -126,4 +133,30 @@ int64_t proto_margin(const proto_def *p, const scenario *s)
     /* Redisson's watchdog renews at a third of its timeout; a fixed lease
      * is never renewed. */
     return watchdog ? s->watchdog_us - s->watchdog_us / 3 : lease_less_hold(s, s->lease_us);
+}
+
+int64_t proto_lease_in_force(const proto_def *p, const scenario *s, int64_t lease_us)
+{
+    int none = lease_us == SCN_LEASE_WATCHDOG || lease_us <= 0;
+    if (p->impl.proc_init == pol_generic_impl.proc_init) {
+        int64_t lease = none ? ((const pol_policy *)p->impl.cfg)->lease_us : lease_us;
+        return lease > 0 ? lease : INT64_MAX;
+    }
+    unsigned inv = own_invariants(p);
+    if (inv & PROTO_INV(SCN_INV_LATCH)) return INT64_MAX;
+    if ((inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES))) return INT64_MAX;
+    if (inv & PROTO_INV(SCN_INV_LEASES)) return lease_us == SCN_LEASE_WATCHDOG || lease_us < 0 ? INT64_MAX : lease_us;
+    if (!strncmp(p->name, "baseline.", 9)) { /* its own 10 s by default; SETNX with expire-mode none: none */
+        if (s->expire_mode && !strcmp(s->expire_mode, "none") && !strcmp(p->name, "baseline.setnx")) return INT64_MAX;
+        return none ? SIM_SEC(10) : lease_us;
+    }
+    return none ? s->watchdog_us : lease_us; /* Redisson: lockWatchdogTimeout */
+}
+
+int proto_has_lease(const proto_def *p)
+{
+    scenario probe;
+    memset(&probe, 0, sizeof probe);
+    probe.lease_us = probe.watchdog_us = SIM_SEC(30);
+    return proto_lease_in_force(p, &probe, SIM_SEC(30)) != INT64_MAX;
 }

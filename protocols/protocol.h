@@ -129,7 +129,8 @@ typedef struct proto_def {
 #define PROTO_INV_LOCK                                                                         \
     (PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_REENTRANCY) | PROTO_INV(SCN_INV_LIVENESS) | \
      PROTO_INV(SCN_INV_DEADLOCK) | PROTO_INV(SCN_INV_FENCING))
-/* The checkers that apply to p. */
+/* The checkers that apply to p: what it declares, with dead-holder where
+ * what it holds has a lease (proto_has_lease). */
 unsigned proto_invariants(const proto_def *p);
 /* 1 when p counts its permits (a semaphore; not the expirable one, whose
  * permits are ids, one each, with leases). */
@@ -146,6 +147,18 @@ const proto_contract *proto_contract_of(const proto_def *p);
  * lease per acquire). INT64_MAX when nothing p holds has a lease (a
  * semaphore's permits, a latch). */
 int64_t proto_margin(const proto_def *p, const scenario *s);
+/* How long p's store may keep a hold from its grant or its last renewal,
+ * for an acquire that asked for lease_us on scenario s: the lease asked,
+ * the watchdog timeout for a watchdog hold (SCN_LEASE_WATCHDOG, or 0:
+ * 3.17.1 made a lease of 0 the watchdog's, before it a key that expires at
+ * once, so the longer is kept and no release is misjudged), a policy's or
+ * a baseline's own lease where none is asked; INT64_MAX when what p holds
+ * has no lease (a semaphore's permits, a latch, an expirable semaphore's
+ * permit asked with none). */
+int64_t proto_lease_in_force(const proto_def *p, const scenario *s, int64_t lease_us);
+/* 1 when what p holds has a lease (with a lease of 30 s asked): the
+ * dead-holder checker judges it (proto_invariants declares it). */
+int proto_has_lease(const proto_def *p);
 /* The names of the SCN_NEM_* kinds of survives, "crash, pause, ..." into
  * buf: what `locksim list` shows. */
 size_t proto_contract_text(const proto_contract *c, char *buf, size_t cap);

@@ -129,7 +129,8 @@ const char *proto_unknown_reason(const char *name, char *buf, size_t cap)
 
 unsigned proto_invariants(const proto_def *p)
 {
-    return p->impl.invariants ? p->impl.invariants : PROTO_INV_LOCK;
+    unsigned inv = p->impl.invariants ? p->impl.invariants : PROTO_INV_LOCK;
+    return proto_has_lease(p) ? inv | PROTO_INV(SCN_INV_DEAD_HOLDER) : inv;
 }
 
 cl_reentry proto_reentry(const proto_def *p)

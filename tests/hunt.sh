@@ -545,10 +545,13 @@ a=$(ls "$tmp/ag"/*.scn | grep -v '\.ref\.scn$' | head -1)
 b="${a%.scn}.ref.scn"
 [ -n "$a" ] && [ -f "$b" ] || fail "hunt --against wrote no witness pair: $(ls "$tmp/ag")"
 grep -q '^name = redisson.rwlock@3.11.1$' "$b" || fail "the reference's file does not run the reference"
-va=$("$bin" run "$a" --json | field violations)
-vb=$("$bin" run "$b" --json | field violations)
-[ "$va" != "[]" ] && [ "$vb" = "[]" ] || fail "the witness pair is not one violating, one holding: $va / $vb"
-echo "ok   hunt --against: the witness pair $(basename "$a") violates on 3.10 and holds on 3.11.1"
+# What the target breaks, the reference holds (both keep the read/write
+# lock's no-fault dead-holder finding: a write re-entry's TTL + lease).
+broken() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(" ".join(sorted({v["invariant"] for v in d["violations"]} - {"dead-holder"})))'; }
+va=$("$bin" run "$a" --json | broken)
+vb=$("$bin" run "$b" --json | broken)
+[ -n "$va" ] && [ -z "$vb" ] || fail "the witness pair is not one violating, one holding: $va / $vb"
+echo "ok   hunt --against: the witness pair $(basename "$a") violates on 3.10 ($va) and holds it on 3.11.1"
 # Your patch of a lock's scripts against the lock: the unlock without its
 # latch (a resent unlock runs twice, as before 3.24) differs at seed 34.
 "$bin" scripts redisson.lock "$tmp/patch" > /dev/null || fail "locksim scripts redisson.lock failed"

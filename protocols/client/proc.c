@@ -468,6 +468,7 @@ void cl_hist(cl_proc *p, const cl_thread *t, hist_kind kind, hist_op op, int loc
         .mode = t ? t->cur_mode : 0,
         .n = t ? t->cur_n : 0,
         .async = t ? t->cur_async : 0,
+        .lease_us = t && kind == HIST_INVOKE ? t->cur_lease_us : 0,
         .err = err,
     };
     hist_add(p->cw->h, &e);

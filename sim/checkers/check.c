@@ -38,6 +38,7 @@ check_violation *check_violate(check_result *r, scn_invariant inv, int64_t t_us,
     v->t_us = t_us;
     v->upto = upto;
     v->cause = 0;
+    v->from_us = -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v->detail, sizeof v->detail, fmt, ap);

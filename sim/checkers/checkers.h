@@ -60,6 +60,9 @@ typedef struct check_violation {
     char detail[512];
     size_t upto;    /* history index of the last event that led there */
     unsigned cause; /* CHECK_CAUSE_* bits (0: none told) */
+    int64_t from_us; /* when what led to it began, where that is long before t_us (a
+                        dead holder's crash: the hunt's fault window reaches back to
+                        it); -1: not told */
 } check_violation;
 
 typedef struct check_result {
@@ -189,6 +192,16 @@ typedef struct check_input {
      * (cl_protocol.queue_wait_us). NULL: no such queue. */
     int64_t (*queue_wait_us)(const void *queue_ud, int64_t wait_us);
     const void *queue_ud;
+    int64_t retry_delay_us;     /* the longest delay before a command is sent again
+                                   (cl_retry_delay_max_us) */
+    /* How long the store may keep a hold from its grant or last renewal
+     * for an acquire that asked lease_us (SCN_LEASE_WATCHDOG: none): the
+     * protocol's (proto_lease_in_force); INT64_MAX: it has no lease. NULL:
+     * dead-holder is not judged. */
+    int64_t (*lease_in_force_us)(const void *lease_ud, int64_t lease_us);
+    const void *lease_ud;
+    int reentry_local;          /* the lock counts re-entries in the client (CL_REENTRY_LOCAL):
+                                   a re-entry asks the store nothing */
 } check_input;
 
 /* ------------------------------------------------------ impaired periods */

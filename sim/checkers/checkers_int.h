@@ -202,4 +202,10 @@ void check_fifo(const history *h, const check_holds *hs, const check_input *in, 
  * open count until in->end_us. */
 void check_starvation(const history *h, const check_holds *hs, const check_input *in, check_result *r);
 
+/* A hold whose every holder crashed is free within the lease its holder
+ * asked for (the watchdog timeout for a watchdog hold) plus a margin, and
+ * no grant or renewal keeps a hold, or a permit, longer than asked
+ * (check_dead_holder.c states the rules). */
+void check_dead_holder(const history *h, const check_holds *hs, const check_input *in, check_result *r);
+
 #endif /* LOCKSIM_CHECKERS_INT_H */

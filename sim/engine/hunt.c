@@ -373,6 +373,9 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
      * then) may come from a fault of any time, and the nemesis stops long
      * before the end: the window is the whole run. */
     if (f.at_us >= r->virtual_us) from = 0;
+    /* A violation that tells when its story began (a dead holder's crash,
+     * a lease's grant) reaches back to it: the faults since then. */
+    if (f.from_us >= 0 && f.from_us < from) from = f.from_us;
     sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
                  cause_kinds(f.cause | f.causes);
     sig->held = 0;

@@ -123,6 +123,19 @@ static int64_t run_queue_wait(const void *ud, int64_t wait_us)
     return q->fn(q->cw, wait_us);
 }
 
+/* The protocol's lease in force for an acquire's asked lease, for the
+ * dead-holder checker. */
+typedef struct run_lease {
+    const proto_def *pd;
+    const scenario *s;
+} run_lease;
+
+static int64_t run_lease_in_force(const void *ud, int64_t lease_us)
+{
+    const run_lease *l = ud;
+    return proto_lease_in_force(l->pd, l->s, lease_us);
+}
+
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err);
 
@@ -226,6 +239,11 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
         in.queue_wait_us = run_queue_wait;
         in.queue_ud = &rq;
     }
+    run_lease rl = {pd, s};
+    in.retry_delay_us = cl_retry_delay_max_us(s);
+    in.lease_in_force_us = run_lease_in_force;
+    in.lease_ud = &rl;
+    in.reentry_local = proto_reentry(pd) == CL_REENTRY_LOCAL;
     check_all(h, &in, proto_invariants(pd), &out->checks);
     run_latency(h, out);
     run_fairness(h, out);

@@ -57,6 +57,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     memset(f, 0, sizeof *f);
     f->inv = -1;
     f->at_us = -1;
+    f->from_us = -1;
     for (size_t i = 0; i < r->checks.nv; i++) {
         f->invs |= 1u << r->checks.v[i].inv;
         f->causes |= r->checks.v[i].cause & SHRINK_RUN_CAUSES;
@@ -85,6 +86,7 @@ int shrink_classify(const run_result *r, shrink_failure *f)
     }
     f->inv = (int)v->inv;
     f->at_us = v->t_us;
+    f->from_us = v->from_us;
     f->cause = v->cause;
     return 1;
 }

@@ -29,6 +29,7 @@ typedef struct shrink_failure {
     int inv;
     char expect[256];
     int64_t at_us; /* the first violation of inv (-1: none) */
+    int64_t from_us; /* when what led to it began, where its checker tells (-1: not told) */
     unsigned cause; /* its CHECK_CAUSE_* bits: a candidate must fail by the same cause */
     unsigned causes; /* the SHRINK_RUN_CAUSES of any violation, and the CHECK_CAUSE_LEASE_RAN_OUT of
                         the first two holders and of the first permits over the count: a candidate

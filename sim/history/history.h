@@ -99,6 +99,9 @@ typedef struct hist_event {
     int mode;        /* read/write lock: SCN_RW_READ / SCN_RW_WRITE (0: none) */
     int async;       /* the operation went through the async API (a listener, not a blocked thread) */
     int64_t n;       /* semaphore permits / latch count of the operation (0: none) */
+    int64_t lease_us;/* an invoke: the lease the operation asked for (acquire,
+                        updateLeaseTime; SCN_LEASE_WATCHDOG: none, the
+                        watchdog's); only the history has it, not the trace */
     const char *err; /* static text for failures */
 } hist_event;
 

@@ -134,7 +134,7 @@ const char *scn_nemesis_kind_name(int bit)
 
 static const char *const invariant_names[SCN_INV_COUNT] = {
     "mutual-exclusion", "reentrancy", "liveness", "deadlock", "fencing",
-    "fifo", "starvation", "rw-exclusion", "permits", "latch", "leases"};
+    "fifo", "starvation", "rw-exclusion", "permits", "latch", "leases", "dead-holder"};
 
 const char *scn_invariant_name(scn_invariant inv)
 {

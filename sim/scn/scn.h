@@ -211,6 +211,7 @@ typedef enum scn_invariant {
     SCN_INV_PERMITS,     /* permits: holders never exceed the permits; none lost */
     SCN_INV_LATCH,       /* latch: no awaiter released early; all released after */
     SCN_INV_LEASES,      /* leases: no release succeeds for a permit past its lease, or twice */
+    SCN_INV_DEAD_HOLDER, /* dead-holder: a hold whose holders all crashed is free within its lease */
     SCN_INV_COUNT
 } scn_invariant;
 

@@ -142,6 +142,7 @@ int main(void)
     srunner_add_suite(sr, rwlock_suite());
     srunner_add_suite(sr, check_counters_suite());
     srunner_add_suite(sr, check_leases_suite());
+    srunner_add_suite(sr, check_dead_suite());
     srunner_add_suite(sr, semaphores_suite());
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, policy_suite());

@@ -468,9 +468,9 @@ START_TEST(table_rows_and_what_applies)
 {
     size_t n;
     const check_row *rows = check_rows(&n);
-    ck_assert_uint_eq(n, 11);
+    ck_assert_uint_eq(n, 12);
     ck_assert_str_eq(rows[0].name, "mutual-exclusion");
-    ck_assert_str_eq(rows[n - 1].name, "leases");
+    ck_assert_str_eq(rows[n - 1].name, "dead-holder");
     unsigned semaphore = CHECK_INV(SCN_INV_PERMITS) | CHECK_INV(SCN_INV_LIVENESS) | CHECK_INV(SCN_INV_DEADLOCK);
     unsigned lock = CHECK_INV(SCN_INV_MUTEX) | CHECK_INV(SCN_INV_LIVENESS) | CHECK_INV(SCN_INV_DEADLOCK);
     size_t for_semaphore = 0, for_lock = 0;

@@ -29,6 +29,7 @@ Suite *servers_suite(void);
 Suite *rwlock_suite(void);
 Suite *check_counters_suite(void);
 Suite *check_leases_suite(void);
+Suite *check_dead_suite(void);
 Suite *semaphores_suite(void);
 Suite *report_suite(void);
 Suite *policy_suite(void);
