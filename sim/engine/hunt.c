@@ -351,6 +351,33 @@ static int beyond_cause(unsigned kinds, unsigned cause)
     return FAULT_WITHIN;
 }
 
+/* The kinds of the fault lines of r (its scenario's, then the nemesis's)
+ * that acted in [from, to] (run_result.acted_us: a fail-reply line when
+ * it spoiled its first reply; one that spoiled none did nothing). */
+static unsigned acted_kinds(const run_result *r, int64_t from, int64_t to)
+{
+    if (r->acted_us == NULL) /* a result made by hand: the lines' own times */
+        return hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to);
+    unsigned k = 0;
+    for (size_t i = 0; i < r->s->nsteps + r->ngenerated; i++) {
+        const scn_step *st = i < r->s->nsteps ? &r->s->steps[i] : &r->generated[i - r->s->nsteps];
+        if (r->acted_us[i] >= 0 && r->acted_us[i] >= from && r->acted_us[i] <= to) k |= hunt_kind_of(st);
+    }
+    return k;
+}
+
+/* The longest lease a hold of s may have: the lease, the watchdog's
+ * timeout (what a renewal sets), a lease per acquire's top. */
+static int64_t longest_lease(const scenario *s)
+{
+    int64_t l = s->lease_us == SCN_LEASE_WATCHDOG ? s->watchdog_us : s->lease_us > 0 ? s->lease_us : 0;
+    if (scn_has_acquire_lease(s)) {
+        int64_t top = s->acquire_lease.kind == SCN_DIST_UNIFORM ? s->acquire_lease.b_us : s->acquire_lease.a_us;
+        if (top > l) l = top;
+    }
+    return l;
+}
+
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
@@ -362,13 +389,16 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     sig->inv = f.inv;
     sig->invs = f.invs;
     int64_t to = f.at_us >= 0 ? f.at_us : r->virtual_us;
-    int64_t from = to > HUNT_WINDOW_US ? to - HUNT_WINDOW_US : 0;
+    /* A lease that ran out was last set a lease before: what stopped its
+     * renewal (a renewal answered with an error that ends the watchdog)
+     * came before that, and the window reaches back by the lease. */
+    int64_t back = HUNT_WINDOW_US + (((f.cause | f.causes) & CHECK_CAUSE_LEASE_RAN_OUT) ? longest_lease(r->s) : 0);
+    int64_t from = to > back ? to - back : 0;
     /* A verdict judged at the end of the run (deadlock: who still waits
      * then) may come from a fault of any time, and the nemesis stops long
      * before the end: the window is the whole run. */
     if (f.at_us >= r->virtual_us) from = 0;
-    sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
-                 cause_kinds(f.cause | f.causes);
+    sig->kinds = acted_kinds(r, from, to) | cause_kinds(f.cause | f.causes);
     sig->held = 0;
     sig->beyond = beyond_of(r->s, r->generated, r->ngenerated, from, to);
     if (!sig->beyond) sig->beyond = beyond_cause(sig->kinds, f.cause | f.causes);
