@@ -33,6 +33,7 @@ typedef struct declared {
     int renews;         /* both renew a held lease (a watchdog, a policy's [renew]) */
     int leases;         /* what both hold has a lease (a margin below INT64_MAX) */
     int permit_counts;  /* both count permits */
+    int reentry;        /* both claim re-entry (a thread's second acquire counts) */
     int members;        /* member locks per lock (MultiLock, RedLock), 0 */
     int nodes;          /* masters */
 } declared;
@@ -61,6 +62,7 @@ static void declare(const proto_def *pd, declared *d)
     d->leases = proto_margin(pd, &probe) != INT64_MAX;
     d->renews = renews(pd, d->leases);
     d->permit_counts = proto_counts_permits(pd);
+    d->reentry = proto_reentry(pd) != CL_REENTRY_NO;
     d->members = 0;
     d->nodes = 1;
     if (is_policy(pd)) d->nodes = ((const pol_policy *)pd->impl.cfg)->masters;
@@ -76,6 +78,8 @@ static void declare(const proto_def *pd, declared *d)
  *  - a quarter retry a release that failed (the signature says so:
  *    retry-unlock, the application's double release);
  *  - read/write locks re-enter on the other side in half the seeds;
+ *  - a re-entrant lock's re-entered cycles hold their outer section after
+ *    the inner release in half the seeds (nested lock/unlock pairs);
  *  - a lease that renews is held past its renewal period in a quarter of
  *    the watchdog seeds (half for read/write locks, whose two sides renew
  *    apart): the renewal must come, and can fail;
@@ -91,6 +95,7 @@ static void template_shapes(FILE *f, const declared *d, int beyond)
     if (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\n");
     if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
     if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
+    if (d->reentry) fprintf(f, "nested = 50%%\n");
 }
 
 /* The protocol's own operations and settings, each where it is declared:
@@ -158,6 +163,7 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
         d.renews &= r.renews;
         d.leases |= r.leases;
         d.permit_counts &= r.permit_counts;
+        d.reentry &= r.reentry;
         if (r.nodes > d.nodes) d.nodes = r.nodes;
         if (r.members != d.members) d.members = 0;
     }
