@@ -79,7 +79,9 @@ static void declare(const proto_def *pd, declared *d)
  *    retry-unlock, the application's double release);
  *  - read/write locks re-enter on the other side in half the seeds;
  *  - a re-entrant lock's re-entered cycles hold their outer section after
- *    the inner release in half the seeds (nested lock/unlock pairs);
+ *    the inner release in half the seeds (nested lock/unlock pairs; a
+ *    read/write lock's do in its switch seeds, whose re-entries on the
+ *    other side hold on under the side left);
  *  - a lease that renews is held past its renewal period in a quarter of
  *    the watchdog seeds (half for read/write locks, whose two sides renew
  *    apart): the renewal must come, and can fail;
@@ -95,7 +97,7 @@ static void template_shapes(FILE *f, const declared *d, int beyond)
     if (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\n");
     if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
     if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
-    if (d->reentry) fprintf(f, "nested = 50%%\n");
+    if (d->reentry && !(d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION))) fprintf(f, "nested = 50%%\n");
 }
 
 /* The protocol's own operations and settings, each where it is declared:
