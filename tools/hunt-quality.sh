@@ -12,25 +12,25 @@
 #    does not remove the signature): the seed at which the differential
 #    hunt first finds the bug's signature where the fixed version holds the
 #    same seed, and the size it shrinks to.
-# Lines go to stdout and to out/hunt-quality/summary.txt; each hunt's output
 #  - Open recall (QUALITY_ONLY=recall-open, not run by default): the same
 #    pairs hunted WITHOUT --want, as a user hunts: `hunt BUGGY --against
 #    FIXED --beyond-contract --json` over growing chunks of the seeds
-#    (250, 500, 1000, then 2000 each up to RECALL_SEEDS' end, each chunk hunted
-#    whole, then shrunk), stopping at the first chunk where a signature is
-#    the known bug's, or once RECALL_BOX seconds (300) have gone (checked
-#    between chunks; RECALL_SHRINKS, 20, shrinks a chunk). The known
-#    bug's signature is what `hunt --want` prints on its first line; a
+#    (250, 500, 1000, then 2000 each up to RECALL_SEEDS' end, each chunk
+#    hunted whole, then shrunk), stopping at the first chunk where a
+#    signature is the known bug's, or once RECALL_BOX seconds (300) have
+#    gone (checked between chunks: an interrupted hunt shrinks nothing;
+#    RECALL_SHRINKS, 20, caps a chunk's shrinks). The known bug's signature is what `hunt --want` prints on its first line; a
 #    differential signature names only what FIXED held, so it matches when
 #    its invariants are some of the known bug's and FIXED broke the rest on
 #    the shrunk file (as --want lets the fixed version break a part of the
 #    signature), none of them one the bug holds, its waiter shape the same
-#    and its fault kinds the same. Always beyond
-#    the contract: the known bugs need faults a contract may exclude, and
-#    --want hunts beyond it too.
+#    and its fault kinds the same. Always beyond the contract: the known
+#    bugs need faults a contract may exclude, and --want hunts beyond it
+#    too.
+# Lines go to stdout and to out/hunt-quality/summary.txt; each hunt's output
 # to out/hunt-quality/logs/. QUALITY_ONLY=precision|recall|recall-open runs
 # one part; QUALITY_TARGETS / QUALITY_BUGS name the rows to run
-# (space-separated).
+# (space-separated), QUALITY_JOBS the hunts' --jobs (nproc).
 # Long (hours at the default seeds): a make target, not part of make test.
 set -u
 build=${1:-build}
