@@ -169,6 +169,7 @@ static void describe(const scenario *s, const scenario *c, int focused, int idle
                               (long long)c->init_permits, (long long)c->acquire_permits.a_us,
                               (long long)c->acquire_permits.b_us);
     if (s->swarm_rearm_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " rearm=%d%%", c->rearm_ppm / 10000);
+    if (s->swarm_nested_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " nested=%s", c->nested ? "yes" : "no");
     if (s->swarm_single_ppm > 0 && n < cap) {
         n += (size_t)snprintf(desc + n, cap - n, " single=%s", single ? "yes" : "no");
         if (c->lend_permits.a_us > 0 && n < cap)
@@ -403,6 +404,21 @@ static void draw_rearm(sim_rng *r, const scenario *s, scenario *c)
     if (chance(r, s->swarm_rearm_ppm)) c->rearm_ppm = 10000;
 }
 
+/* [swarm] nested, after rearm: a share of the seeds holds the outer
+ * section of a re-entered cycle after each inner release ([clients]
+ * nested = yes), a hold drawn as the inner one is, as an application's
+ * nested lock() ... unlock() pairs do: a release that undoes more than
+ * its own level (an unlock resent after its reply was lost, known bug
+ * fail-reply-unlock-2019) leaves the thread working under a lock it no
+ * longer holds, where back-to-back releases give a waiter only the round
+ * trip between them. Only where the seed re-enters at all. */
+static int draw_nested(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_nested_ppm)) return 0;
+    c->nested = c->reentry_ppm > 0;
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -465,6 +481,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     int huge = draw_huge(&r, s, c);
     int single = draw_single(&r, s, c);
     draw_rearm(&r, s, c);
+    draw_nested(&r, s, c);
     fault_contract_draw(s, c); /* draws nothing: the seed's other draws stay */
 
     c->swarm = c->swarm_section = 0;

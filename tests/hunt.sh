@@ -38,13 +38,13 @@ field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print
 grep -q '^kinds = any' "$tmp/base.scn" || fail "the base scenario has no [nemesis] kinds = any"
 grep -q '^focus = 50%' "$tmp/base.scn" && grep -q '^idle = 25%' "$tmp/base.scn" ||
     fail "the base scenario focuses no seed on a few kinds or leaves none idle"
-# then_base PROTOCOL: the base scenario before focus, idle, slow and
+# then_base PROTOCOL: the base scenario before focus, idle, slow, nested and
 # huge seeds, long holds for Redisson's plain locks, a latch's late starts and
 # the fair lock's 5 s .. 20 min
 # (a file named PROTOCOL.scn in $tmp, whose hunts write the same names):
 # the seeds the tests below name were picked from it.
 then_base() {
-    "$bin" hunt "$1" --print-base --beyond-contract | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^single = /d; /^rearm = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
+    "$bin" hunt "$1" --print-base --beyond-contract | sed '/^focus = /d; /^idle = /d; /^slow = /d; /^huge = /d; /^single = /d; /^rearm = /d; /^nested = /d; /^long-hold = 25%$/d; /^start = 0us..30s$/d;
         s/^thread-wait-time = 5s..20m$/thread-wait-time = 1s..5m/' > "$tmp/$1.scn"
 }
 for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do

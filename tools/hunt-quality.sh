@@ -12,9 +12,25 @@
 #    does not remove the signature): the seed at which the differential
 #    hunt first finds the bug's signature where the fixed version holds the
 #    same seed, and the size it shrinks to.
+#  - Open recall (QUALITY_ONLY=recall-open, not run by default): the same
+#    pairs hunted WITHOUT --want, as a user hunts: `hunt BUGGY --against
+#    FIXED --beyond-contract --json` over growing chunks of the seeds
+#    (250, 500, 1000, then 2000 each up to RECALL_SEEDS' end, each chunk
+#    hunted whole, then shrunk), stopping at the first chunk where a
+#    signature is the known bug's, or once RECALL_BOX seconds (300) have
+#    gone (checked between chunks: an interrupted hunt shrinks nothing;
+#    RECALL_SHRINKS, 20, caps a chunk's shrinks). The known bug's signature is what `hunt --want` prints on its first line; a
+#    differential signature names only what FIXED held, so it matches when
+#    its invariants are some of the known bug's and FIXED broke the rest on
+#    the shrunk file (as --want lets the fixed version break a part of the
+#    signature), none of them one the bug holds, its waiter shape the same
+#    and its fault kinds the same. Always beyond the contract: the known
+#    bugs need faults a contract may exclude, and --want hunts beyond it
+#    too.
 # Lines go to stdout and to out/hunt-quality/summary.txt; each hunt's output
-# to out/hunt-quality/logs/. QUALITY_ONLY=precision|recall runs one part;
-# QUALITY_TARGETS / QUALITY_BUGS name the rows to run (space-separated).
+# to out/hunt-quality/logs/. QUALITY_ONLY=precision|recall|recall-open runs
+# one part; QUALITY_TARGETS / QUALITY_BUGS name the rows to run
+# (space-separated), QUALITY_JOBS the hunts' --jobs (nproc).
 # Long (hours at the default seeds): a make target, not part of make test.
 set -u
 build=${1:-build}
@@ -24,7 +40,7 @@ bin="$build/locksim"
 cd "$(dirname "$0")/.."
 out=out/hunt-quality
 mkdir -p "$out/logs"
-jobs=$(nproc 2> /dev/null || echo 2)
+jobs=${QUALITY_JOBS:-$(nproc 2> /dev/null || echo 2)}
 summary="$out/summary.txt"
 : > "$summary"
 say() { printf '%s\n' "$*" | tee -a "$summary"; }
@@ -75,6 +91,65 @@ if [ "${QUALITY_ONLY:-recall}" = recall ]; then
             say "$(printf '  %-44s %-32s found at seed %-6s %s (%s s)' "$bug" "--against $fixed" "$found" "$size" "$secs")"
         else
             say "$(printf '  %-44s %-32s NOT found in %s (%s s)' "$bug" "--against $fixed" "$rseeds" "$secs")"
+        fi
+    done
+fi
+
+if [ "${QUALITY_ONLY:-}" = recall-open ]; then
+    box=${RECALL_BOX:-300}
+    say "open recall: hunt BUGGY --against FIXED --beyond-contract --seeds $rseeds in chunks, no --want (box $box s a bug)"
+    grep -v '^#' tools/known-bug-fixes.txt | while read -r bug fixed shared; do
+        [ -n "$bug" ] && [ -z "$shared" ] || continue
+        case " ${QUALITY_BUGS:-$bug} " in *" $bug "*) ;; *) continue ;; esac
+        f=scenarios/known-bugs/$bug.scn
+        buggy=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
+        log="$out/logs/recall-open-$bug"
+        # The known bug's signature: the first line of a --want hunt of one seed.
+        want=$("$bin" hunt "$buggy" --against "$fixed" --want "$f" --seeds 1..1 --jobs 1 --no-progress \
+            --out "$out/recall-open" 2> /dev/null | sed -n 's/^hunt .* for [^:]*: \(.*\) (it shrinks to .*/\1/p')
+        first=${rseeds%..*} last=${rseeds#*..} chunk=250 t0=$(date +%s) result=""
+        : > "$log.json"
+        while [ "$first" -le "$last" ] && [ -z "$result" ] && [ $(($(date +%s) - t0)) -lt "$box" ]; do
+            end=$((first + chunk - 1))
+            [ "$end" -gt "$last" ] && end=$last
+            timeout -s INT $((box + 600)) "$bin" hunt "$buggy" --against "$fixed" --beyond-contract --seeds "$first..$end" \
+                --jobs "$jobs" --json --max-shrinks "${RECALL_SHRINKS:-20}" --no-progress --out "$out/recall-open" \
+                > "$log.part" 2>> "$log.err"
+            cat "$log.part" >> "$log.json"
+            result=$(python3 - "$log.part" "$want" <<'PY'
+import json, re, sys
+def parse(text):
+    """(invariants, waiter shape, fault kinds, held) of a signature text."""
+    held = set()
+    m = re.search(r", with (\S+) held$", text)
+    if m: held, text = set(m.group(1).split("+")), text[:m.start()]
+    left, _, right = text.partition(" after ")
+    if left.endswith(" (no fault)"): left = left[:-len(" (no fault)")]
+    invs, _, shape = left.partition(" ")
+    return set(invs.split("+")), shape, set(right.split("+")) if right else set(), held
+want = parse(sys.argv[2])
+for line in open(sys.argv[1]):
+    r = json.loads(line) if line.strip() else {}
+    if not r.get("signature") or not r.get("shrunk"): continue
+    invs, shape, kinds, _ = parse(r["signature"])
+    fixed_broke = set(r.get("reference", {}).get("broke", []))
+    if invs and invs <= want[0] and want[0] <= invs | fixed_broke and not invs & want[3] and shape == want[1] and \
+            kinds == want[2]:
+        z, us = r["shrunk_size"], r["shrunk_size"]["duration_us"]
+        d = "%dm" % (us // 60000000) if us % 60000000 == 0 else "%gs" % (us / 1e6) if us >= 1000000 else "%gms" % (us / 1e3)
+        print("%d %s: %d client%s, %d fault%s, %d step%s, %s, %d events" % (r["first_seed"], r["signature"],
+              z["clients"], "" if z["clients"] == 1 else "s", z["faults"], "" if z["faults"] == 1 else "s", z["steps"],
+              "" if z["steps"] == 1 else "s", d, z["events"]))
+        break
+PY
+)
+            reached=$end first=$((end + 1)) chunk=$((chunk < 2000 ? chunk * 2 : chunk))
+        done
+        secs=$(($(date +%s) - t0))
+        if [ -n "$result" ]; then
+            say "$(printf '  %-44s %-32s found at seed %-6s %s (%s s; wanted: %s)' "$bug" "--against $fixed" "${result%% *}" "${result#* }" "$secs" "$want")"
+        else
+            say "$(printf '  %-44s %-32s NOT found in %s..%s (%s s; wanted: %s)' "$bug" "--against $fixed" "${rseeds%..*}" "${reached:-?}" "$secs" "$want")"
         fi
     done
 fi

@@ -270,6 +270,8 @@ void cl_world_free(cl_world *cw)
     sim_xfree(cw->step_ev);
     sim_xfree(cw->masters_known);
     sim_xfree(cw->clocks);
+    for (int i = 0; i < cw->nprocs; i++)
+        for (int k = 0; k < 4; k++) sim_xfree(cw->fail[i].spoiled_at[k]);
     sim_xfree(cw->fail);
     for (int i = 0; i < SCN_MAX_LOCKS; i++) sim_xfree(cw->key_owned[i]);
     sim_fl_drain(&cw->events);
@@ -392,6 +394,14 @@ void cl_fail_reply(cl_world *cw, int client, int kind, int count, int as_error)
     if (client < 1 || client > cw->nprocs || kind < 1 || kind > 3) return;
     cw->fail[client - 1].count[kind] += count;
     cw->fail[client - 1].as_error[kind] = as_error;
+}
+
+size_t cl_fail_reply_spoils(const cl_world *cw, int client, int kind, const int64_t **at)
+{
+    *at = NULL;
+    if (client < 1 || client > cw->nprocs || kind < 1 || kind > 3) return 0;
+    *at = cw->fail[client - 1].spoiled_at[kind];
+    return cw->fail[client - 1].nspoiled[kind];
 }
 
 void cl_disconnect(cl_world *cw, int client)

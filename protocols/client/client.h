@@ -444,6 +444,10 @@ void cl_pause(cl_world *cw, int client, int64_t for_us);
  * transport allows) or, as_error, replaced by an error reply (the server
  * ran it; the client sees ERR). Budgets add up; the last as_error wins. */
 void cl_fail_reply(cl_world *cw, int client, int kind, int count, int as_error);
+/* When the replies of kind that client's fail-reply budgets spoiled came,
+ * in order (*at: n times, owned by cw): the first budget armed is spent
+ * first. */
+size_t cl_fail_reply_spoils(const cl_world *cw, int client, int kind, const int64_t **at);
 /* Every connection of the client drops; it reconnects and resubscribes. */
 void cl_disconnect(cl_world *cw, int client);
 /* The clock of client's machine (it outlives its processes). */

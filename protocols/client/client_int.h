@@ -107,6 +107,8 @@ typedef struct cl_step_event {
 typedef struct cl_fail_budget {
     int count[4];
     int as_error[4];
+    int64_t *spoiled_at[4]; /* when each reply it spoiled came, in order (cl_fail_reply_spoils) */
+    size_t nspoiled[4], cap[4];
 } cl_fail_budget;
 
 struct cl_world {

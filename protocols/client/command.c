@@ -334,6 +334,11 @@ static int spoiled(cl_cmd *c, int *as_error)
     if (kind == 0 || b->count[kind] == 0) return 0;
     b->count[kind]--;
     *as_error = b->as_error[kind];
+    if (b->nspoiled[kind] == b->cap[kind]) {
+        b->cap[kind] = b->cap[kind] ? 2 * b->cap[kind] : 4;
+        b->spoiled_at[kind] = sim_xrealloc(b->spoiled_at[kind], b->cap[kind] * sizeof *b->spoiled_at[kind]);
+    }
+    b->spoiled_at[kind][b->nspoiled[kind]++] = sim_now(c->p->cw->ctx);
     cl_trace(c->p, c->p->name, "fail-reply: the reply to %s is %s", c->script->name,
              *as_error ? "turned into an error" : "lost");
     /* The history says whose reply it was: its thread waits for the reply

@@ -336,8 +336,12 @@ static void next_random(cl_thread *t)
         return;
     case PH_RELEASE:
         if (retry_release(t)) return;
-        if (t->depth[lock] > 0 && t->cycle_mixed && !p->cw->stopping) {
-            hold(t); /* a downgrade goes on reading: the section goes on under the side left */
+        /* A downgrade goes on reading: the section goes on under the side
+         * left; [clients] nested: a re-entered cycle's outer section goes
+         * on after its inner one ends, as nested lock() ... unlock() pairs
+         * do. */
+        if (t->depth[lock] > 0 && (t->cycle_mixed || s->nested) && !p->cw->stopping) {
+            hold(t);
             return;
         }
         if (t->depth[lock] > 0) release_one(t);

@@ -42,6 +42,7 @@ typedef struct declared {
     int renews;         /* both renew a held lease (a watchdog, a policy's [renew]) */
     int leases;         /* what both hold has a lease (a margin below INT64_MAX) */
     int permit_counts;  /* both count permits */
+    int reentry;        /* both claim re-entry (a thread's second acquire counts) */
     int members;        /* member locks per lock (MultiLock, RedLock), 0 */
     int nodes;          /* masters */
 } declared;
@@ -70,6 +71,7 @@ static void declare(const proto_def *pd, declared *d)
     d->leases = proto_margin(pd, &probe) != INT64_MAX;
     d->renews = renews(pd, d->leases);
     d->permit_counts = proto_counts_permits(pd);
+    d->reentry = proto_reentry(pd) != CL_REENTRY_NO;
     d->members = 0;
     d->nodes = 1;
     if (is_policy(pd)) d->nodes = ((const pol_policy *)pd->impl.cfg)->masters;
@@ -85,6 +87,10 @@ static void declare(const proto_def *pd, declared *d)
  *  - a quarter retry a release that failed (the signature says so:
  *    retry-unlock, the application's double release);
  *  - read/write locks re-enter on the other side in half the seeds;
+ *  - a re-entrant lock's re-entered cycles hold their outer section after
+ *    the inner release in half the seeds (nested lock/unlock pairs; a
+ *    read/write lock's do in its switch seeds, whose re-entries on the
+ *    other side hold on under the side left);
  *  - a lease that renews is held past its renewal period in a quarter of
  *    the watchdog seeds (half for read/write locks, whose two sides renew
  *    apart): the renewal must come, and can fail;
@@ -100,6 +106,7 @@ static void template_shapes(FILE *f, const declared *d, int beyond)
     if (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\n");
     if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
     if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
+    if (d->reentry && !(d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION))) fprintf(f, "nested = 50%%\n");
 }
 
 /* The protocol's own operations and settings, each where it is declared:
@@ -164,6 +171,7 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
         d.renews &= r.renews;
         d.leases |= r.leases;
         d.permit_counts &= r.permit_counts;
+        d.reentry &= r.reentry;
         if (r.nodes > d.nodes) d.nodes = r.nodes;
         if (r.members != d.members) d.members = 0;
     }
@@ -357,6 +365,33 @@ static int beyond_cause(unsigned kinds, unsigned cause)
     return FAULT_WITHIN;
 }
 
+/* The kinds of the fault lines of r (its scenario's, then the nemesis's)
+ * that acted in [from, to] (run_result.acted_us: a fail-reply line when
+ * it spoiled its first reply; one that spoiled none did nothing). */
+static unsigned acted_kinds(const run_result *r, int64_t from, int64_t to)
+{
+    if (r->acted_us == NULL) /* a result made by hand: the lines' own times */
+        return hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to);
+    unsigned k = 0;
+    for (size_t i = 0; i < r->s->nsteps + r->ngenerated; i++) {
+        const scn_step *st = i < r->s->nsteps ? &r->s->steps[i] : &r->generated[i - r->s->nsteps];
+        if (r->acted_us[i] >= 0 && r->acted_us[i] >= from && r->acted_us[i] <= to) k |= hunt_kind_of(st);
+    }
+    return k;
+}
+
+/* The longest lease a hold of s may have: the lease, the watchdog's
+ * timeout (what a renewal sets), a lease per acquire's top. */
+static int64_t longest_lease(const scenario *s)
+{
+    int64_t l = s->lease_us == SCN_LEASE_WATCHDOG ? s->watchdog_us : s->lease_us > 0 ? s->lease_us : 0;
+    if (scn_has_acquire_lease(s)) {
+        int64_t top = s->acquire_lease.kind == SCN_DIST_UNIFORM ? s->acquire_lease.b_us : s->acquire_lease.a_us;
+        if (top > l) l = top;
+    }
+    return l;
+}
+
 int hunt_run_sig(const run_result *r, hunt_sig *sig)
 {
     shrink_failure f;
@@ -368,7 +403,11 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     sig->inv = f.inv;
     sig->invs = f.invs;
     int64_t to = f.at_us >= 0 ? f.at_us : r->virtual_us;
-    int64_t from = to > HUNT_WINDOW_US ? to - HUNT_WINDOW_US : 0;
+    /* A lease that ran out was last set a lease before: what stopped its
+     * renewal (a renewal answered with an error that ends the watchdog)
+     * came before that, and the window reaches back by the lease. */
+    int64_t back = HUNT_WINDOW_US + (((f.cause | f.causes) & CHECK_CAUSE_LEASE_RAN_OUT) ? longest_lease(r->s) : 0);
+    int64_t from = to > back ? to - back : 0;
     /* A verdict judged at the end of the run (deadlock: who still waits
      * then) may come from a fault of any time, and the nemesis stops long
      * before the end: the window is the whole run. */
@@ -376,8 +415,7 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     /* A violation that tells when its story began (a dead holder's crash,
      * a lease's grant) reaches back to it: the faults since then. */
     if (f.from_us >= 0 && f.from_us < from) from = f.from_us;
-    sig->kinds = hunt_kinds(r->s->steps, r->s->nsteps, from, to) | hunt_kinds(r->generated, r->ngenerated, from, to) |
-                 cause_kinds(f.cause | f.causes);
+    sig->kinds = acted_kinds(r, from, to) | cause_kinds(f.cause | f.causes);
     sig->held = 0;
     sig->beyond = beyond_of(r->s, r->generated, r->ngenerated, from, to);
     if (!sig->beyond) sig->beyond = beyond_cause(sig->kinds, f.cause | f.causes);

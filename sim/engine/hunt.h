@@ -161,8 +161,12 @@ int hunt_unwanted_line(const scn_step *line, void *kinds);
 
 /* 1 when r fails (shrink_classify), with its run signature in *sig: the
  * invariant and the kinds of the faults (the scenario's and the
- * nemesis's) in the window before the first violation (the whole run
- * when that violation is judged at the end of the run: a deadlock). */
+ * nemesis's) that acted in the window before the first violation (the
+ * whole run when that violation is judged at the end of the run: a
+ * deadlock), by when each acted (run_result.acted_us: a fail-reply line
+ * at the reply it spoiled); a window longer by the run's longest lease
+ * when the violation's cause is a lease that ran out (it was set a lease
+ * before, and what stopped its renewal came before that). */
 int hunt_run_sig(const run_result *r, hunt_sig *sig);
 /* The signature of a shrunk scenario: its failure's invariant, the kinds
  * of all its fault lines. */

@@ -2,6 +2,7 @@
  * servers, and judges it. The first trace line states the seed and every derived parameter
  * (so a failing seed can be understood from its trace alone). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -156,6 +157,52 @@ int run_scenario(const scenario *s, uint64_t seed, const run_opts *o, run_result
     return 0;
 }
 
+/* Orders fail-reply lines by time, then by index (the schedule's order). */
+static int cmp_line_at(const void *a, const void *b, void *lines)
+{
+    const scn_step *const *v = lines;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (v[i]->at_us != v[j]->at_us) return v[i]->at_us < v[j]->at_us ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* When each fault line of s and of gen acted (run_result.acted_us): its
+ * time, but a fail-reply line arms a budget that acts at the client's
+ * next reply of its kind, maybe long after (a renewal's, seconds on).
+ * Budgets of one client and kind are spent in the order armed, so a
+ * line's first spoiled reply is the one after those of the lines armed
+ * before it; none: it never acted (-1). */
+static int64_t *acted_times(const cl_world *cw, const scenario *s, const scn_step *gen, size_t ngen)
+{
+    size_t n = s->nsteps + ngen, nf = 0;
+    int64_t *at = sim_xmalloc((n + 1) * sizeof *at);
+    const scn_step **line = sim_xmalloc((n + 1) * sizeof *line);
+    size_t *fr = sim_xmalloc((n + 1) * sizeof *fr);
+    for (size_t i = 0; i < n; i++) {
+        line[i] = i < s->nsteps ? &s->steps[i] : &gen[i - s->nsteps];
+        at[i] = line[i]->at_us;
+        if (line[i]->op == SCN_FAULT_FAIL_REPLY) fr[nf++] = i;
+    }
+    qsort_r(fr, nf, sizeof *fr, cmp_line_at, line);
+    for (size_t a = 0; a < nf; a++) {
+        const scn_step *st = line[fr[a]];
+        int kind = st->reply_cmd == SCN_REPLY_ACQUIRE ? CL_KIND_ACQUIRE
+                   : st->reply_cmd == SCN_REPLY_UNLOCK ? CL_KIND_UNLOCK : CL_KIND_RENEW;
+        size_t before = 0; /* the replies the budgets armed before it spend first */
+        for (size_t b = 0; b < a; b++) {
+            const scn_step *o = line[fr[b]];
+            if (o->client == st->client && o->reply_cmd == st->reply_cmd) before += o->reply_count ? (size_t)o->reply_count : 1;
+        }
+        const int64_t *spoiled;
+        size_t k = cl_fail_reply_spoils(cw, st->client, kind, &spoiled);
+        at[fr[a]] = before < k ? spoiled[before] : -1;
+        sim_assert(at[fr[a]] < 0 || at[fr[a]] >= st->at_us);
+    }
+    sim_xfree(line);
+    sim_xfree(fr);
+    return at;
+}
+
 /* One run of s; swarm: the values swarm testing drew for it, or NULL. */
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err)
@@ -258,6 +305,7 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
 
     out->generated = gen;
     out->ngenerated = ngen;
+    out->acted_us = acted_times(cw, s, gen, ngen);
     cl_world_free(cw);
     fault_sched_free(faults);
     world_free(w);
@@ -274,6 +322,8 @@ void run_result_free(run_result *r)
     check_result_free(&r->checks);
     sim_xfree(r->generated);
     r->generated = NULL;
+    sim_xfree(r->acted_us);
+    r->acted_us = NULL;
     if (r->swarm) fault_swarm_free(r->swarm);
     r->swarm = NULL;
 }

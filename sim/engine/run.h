@@ -31,6 +31,8 @@ typedef struct run_result {
     char expectation_failure[256]; /* the first unmet expectation */
     scn_step *generated;           /* the faults the nemesis drew (owned) */
     size_t ngenerated;
+    int64_t *acted_us;             /* per fault line, s->steps' then generated's: when it acted (its at,
+                                    * but a fail-reply's first spoiled reply, -1 for none); owned */
     int halted;                    /* RUN_HALT_*: the run stopped before its end (0: it did not) */
     int halt_signal;               /* RUN_HALT_SIGNAL: which */
     char halt_why[400];            /* what stopped it, where, and what to do */

@@ -68,6 +68,7 @@ static const key_def keys[] = {
     /* at least 1ms on average; unset is a constant 0 (scn_has_acquire_lease) */
     {"clients", "lease", K_DIST, F(acquire_lease), 1000, 0},
     {"clients", "retry-unlock", K_BOOL, F(retry_unlock), 0, 0},
+    {"clients", "nested", K_BOOL, F(nested), 0, 0},
     {"clients", "addpermits", K_PROB, F(addpermits_ppm), 0, 0},
     {"clients", "lend", K_COUNTS, F(lend_permits), 0, 0},
     {"clients", "rearm", K_PROB, F(rearm_ppm), 0, 0},
@@ -110,6 +111,7 @@ static const key_def keys[] = {
     {"swarm", "huge", K_PROB, F(swarm_huge_ppm), 0, 0},
     {"swarm", "single", K_PROB, F(swarm_single_ppm), 0, 0},
     {"swarm", "rearm", K_PROB, F(swarm_rearm_ppm), 0, 0},
+    {"swarm", "nested", K_PROB, F(swarm_nested_ppm), 0, 0},
     {"swarm", "within-contract", K_BOOL, F(swarm_within), 0, 0},
     {"swarm", "reference", K_STR, F(swarm_reference), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},

@@ -315,6 +315,7 @@ struct scenario {
     int release_fifo_ppm;      /* share of cycles that release first-in-first-out (else last-in-first-out) */
     scn_dist acquire_lease;    /* each random acquire's own lease (unset: a_us 0, [protocol] lease) */
     int retry_unlock;          /* a release that failed is called once more */
+    int nested;                /* a re-entered cycle holds again after each inner release (its outer section) */
     int addpermits_ppm;        /* semaphores: this share of the random cycles lends
                                   addPermits(n) for a hold, then addPermits(-n) */
     int addpermits_line;       /* where it was set (0: not set), for a refusal */
@@ -382,6 +383,7 @@ struct scenario {
     int swarm_single_ppm;      /* this share of a semaphore's seeds acquires one permit a cycle,
                                   lending the [clients] permits range */
     int swarm_rearm_ppm;       /* this share of a latch's seeds arms it again ([clients] rearm 1%) */
+    int swarm_nested_ppm;      /* this share of the seeds holds an outer section after an inner release */
     int swarm_within;          /* draw only faults within the protocol's contract (faults/contract.c) */
     char *swarm_reference;     /* and within this protocol's too (hunt --against), or NULL */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale

@@ -282,6 +282,50 @@ START_TEST(a_lease_that_ran_out_marks_the_run)
 }
 END_TEST
 
+/* A fail-reply line acts when it spoils a reply, maybe long after it was
+ * armed, and a lease that ran out was set a lease before: the 2019
+ * watchdog's renewal answered with an error (armed at 1 s, spoiled at the
+ * first renewal, 25 s) stops it, and the lease runs out 30 s later under
+ * c1, 57 s past the line's own time: the signature names the renewal's
+ * error (fail-reply-renew-2019.scn), and not a line armed within its
+ * window that spoiled nothing (c1 acquires no more after 15 s). */
+START_TEST(a_failed_renewal_names_the_lease_it_let_run_out)
+{
+    static const char *const text =
+        "[scenario]\nduration = 90s\n[protocol]\nname = redisson.lock@2019\nlease = -1\n[steps]\n"
+        "at = 15s c1 lock\nat = 58s c2 lock\nat = 65s c1 unlock\nat = 70s c2 unlock\n[faults]\n"
+        "at = 1s fail-reply client=1 command=renew as=error\nat = 20s fail-reply client=1 command=acquire\n";
+    scenario s;
+    scn_error err;
+    history h;
+    run_result r;
+    run_opts o = {0};
+    hunt_sig sig = {0};
+    char name[256];
+    load(text, &s);
+    hist_init(&h);
+    ck_assert_int_eq(run_scenario(&s, 1, &o, &r, &h, &err), 0);
+    ck_assert_ptr_nonnull(r.acted_us);
+    int lines = 0;
+    for (size_t i = 0; i < s.nsteps; i++) {
+        if (s.steps[i].op != SCN_FAULT_FAIL_REPLY) continue;
+        lines++;
+        if (s.steps[i].reply_cmd == SCN_REPLY_RENEW) /* the first renewal, 10 s into the hold */
+            ck_assert_msg(r.acted_us[i] >= SIM_SEC(25) && r.acted_us[i] < SIM_SEC(26), "acted at %lld",
+                          (long long)r.acted_us[i]);
+        else
+            ck_assert_int_eq(r.acted_us[i], -1);
+    }
+    ck_assert_int_eq(lines, 2);
+    ck_assert(hunt_run_sig(&r, &sig));
+    hunt_sig_text(&sig, name, sizeof name);
+    ck_assert_str_eq(name, "mutual-exclusion after lease-expiry+fail-reply:renew");
+    run_result_free(&r);
+    hist_free(&h);
+    scn_free(&s);
+}
+END_TEST
+
 Suite *shrink_suite(void)
 {
     Suite *s = suite_create("shrink");
@@ -294,6 +338,7 @@ Suite *shrink_suite(void)
     tcase_add_test(t, drawable_kinds_hold_every_line_a_run_has);
     tcase_add_test(t, a_lease_that_ran_out_marks_the_run);
     tcase_add_test(t, a_parked_waiter_names_the_3_13_2_hang);
+    tcase_add_test(t, a_failed_renewal_names_the_lease_it_let_run_out);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
     return s;

@@ -4,7 +4,8 @@
  * switch, release-fifo), an upgrade only under the watchdog, a failed
  * release called once more (retry-unlock) and the cause it gives the
  * violations after it, a lease per acquire with each hold kept under its
- * own lease ([clients] lease). */
+ * own lease ([clients] lease), a nested section held after an inner
+ * release ([clients] nested). */
 #include <stdio.h>
 #include <string.h>
 
@@ -132,6 +133,43 @@ START_TEST(retry_unlock_calls_a_failed_release_again)
         ck_assert_int_eq(retries, retry);
         ck_assert_int_eq(r.checks.verdict[SCN_INV_PERMITS], retry ? CHECK_VIOLATED : CHECK_HELD);
         if (retry) ck_assert_uint_eq(r.checks.v[0].cause & CHECK_CAUSE_RETRIED_RELEASE, CHECK_CAUSE_RETRIED_RELEASE);
+        done(&h, &r, &s);
+    }
+}
+END_TEST
+
+/* [clients] nested: every cycle re-enters the lock; with nested the
+ * thread holds its outer section (a hold, 100 ms) after the inner release
+ * before the outer one, without it the two releases go back to back (the
+ * drain after the duration releases at once either way). */
+START_TEST(nested_holds_the_outer_section)
+{
+    for (int nested = 0; nested <= 1; nested++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "[scenario]\nduration = 2s\n[protocol]\nname = redisson.lock\nlease = -1\n"
+                 "[clients]\ncount = 1\nhold = 100ms\nthink = 10ms\nreentry = 100%%\nnested = %s\n",
+                 nested ? "yes" : "no");
+        scenario s;
+        history h;
+        run_result r;
+        run_text(text, &h, &r, &s);
+        int pairs = 0;
+        int64_t inner_done = -1;
+        for (size_t k = 0; k < h.n; k++) {
+            const hist_event *e = &h.ev[k];
+            if (e->client != 1 || e->op != HOP_RELEASE) continue;
+            if (e->kind == HIST_OK && e->value == 1) inner_done = e->t_us;
+            if (e->kind == HIST_INVOKE && inner_done >= 0 && e->t_us < SIM_SEC(2)) { /* the outer one (not the drain's) */
+                int64_t gap = e->t_us - inner_done;
+                ck_assert_msg(nested ? gap >= SIM_MS(100) : gap < SIM_MS(1), "outer release %lld us after the inner",
+                              (long long)gap);
+                pairs++;
+                inner_done = -1;
+            }
+        }
+        ck_assert_int_gt(pairs, 2);
+        ck_assert_int_eq(r.checks.verdict[SCN_INV_MUTEX], CHECK_HELD);
         done(&h, &r, &s);
     }
 }
@@ -298,6 +336,7 @@ Suite *workload_suite(void)
     tcase_add_test(t, addpermits_lends_and_takes_back);
     tcase_add_test(t, switch_is_refused_without_sides);
     tcase_add_test(t, reentry_is_refused_where_not_claimed);
+    tcase_add_test(t, nested_holds_the_outer_section);
     tcase_add_test(t, swarm_settings_are_refused_without_their_protocol);
     suite_add_tcase(s, t);
     return s;
