@@ -393,6 +393,14 @@ static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
         finish(c, &fail_reply_error, CL_ERR_REPLY);
         return;
     }
+    if (wait && wait->type == SIM_REPLY_ERR) {
+        /* The batch fails with its WAIT's error (a master demoted while the
+         * WAIT blocked answers UNBLOCKED): an error, not NoSyncedSlaves,
+         * so no rollback runs (CommandAsyncService.syncedEval, 4.7.0). */
+        cl_trace(p, p->name, "WAIT failed: %s", wait->str);
+        finish(c, wait, CL_ERR_REPLY);
+        return;
+    }
     if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->set.nosync_unchecked) {
         cl_trace(p, p->name, "NoSyncedSlavesException: no replica of %d acknowledged", c->want_wait);
         finish(c, r, CL_ERR_NOSYNC);

@@ -250,7 +250,15 @@ static void unblock(world *w, world_conn *c)
     }
 }
 
-static void finish_wait(world *w, wnode *n, wwait *x)
+#define UNBLOCKED_ERR "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+
+/* Ends WAIT x on node n: the replicas that acknowledged, or, on a node no
+ * longer a master (demoted: Sentinel's REPLICAOF), Redis's
+ * disconnectAllBlockedClients: an UNBLOCKED error, and the connection
+ * closed after it (CLIENT_CLOSE_AFTER_REPLY; what queued behind the WAIT
+ * is not run). A client that took the error for the count would call the
+ * script before it replicated when it was lost with the failover. */
+static void finish_wait(world *w, wnode *n, wwait *x, int demoted)
 {
     int found = 0;
     for (wwait **pp = &n->waits; *pp; pp = &(*pp)->next) {
@@ -262,8 +270,14 @@ static void finish_wait(world *w, wnode *n, wwait *x)
     sim_assert(found && x->c->blocked && x->c->node == n->index);
     sim_timer_cancel(w->ctx, &x->timer);
     world_conn *c = x->c;
-    world_reply(c, x->req_id, sim_reply_int(acked_count(w, c->node, c->woff)));
+    uint64_t req = x->req_id;
     sim_xfree(x);
+    if (demoted) {
+        world_reply(c, req, sim_reply_err(UNBLOCKED_ERR));
+        world_conn_reset(c);
+        return;
+    }
+    world_reply(c, req, sim_reply_int(acked_count(w, c->node, c->woff)));
     unblock(w, c);
 }
 
@@ -278,7 +292,7 @@ static void on_wait_timeout(sim_ctx *ctx, void *arg)
         x->expired = 1;
         return;
     }
-    finish_wait(w, n, x);
+    finish_wait(w, n, x, n->master >= 0);
 }
 
 void repl_resumed(world *w, int node)
@@ -287,7 +301,7 @@ void repl_resumed(world *w, int node)
     sim_assert(n->up && !n->paused);
     for (wwait *x = n->waits, *next; x; x = next) {
         next = x->next;
-        if (x->expired) finish_wait(w, n, x);
+        if (x->expired) finish_wait(w, n, x, n->master >= 0);
     }
 }
 
@@ -333,7 +347,7 @@ static void recheck_waits(world *w, int master)
     wnode *n = &w->nodes[master];
     for (wwait *x = n->waits, *next; x; x = next) {
         next = x->next;
-        if (acked_count(w, master, x->c->woff) >= x->want) finish_wait(w, n, x);
+        if (acked_count(w, master, x->c->woff) >= x->want) finish_wait(w, n, x, 0);
     }
 }
 
@@ -493,15 +507,16 @@ int world_failover(world *w, int group)
               (unsigned long long)w->nodes[old].offset);
     for (size_t i = 0; i < w->nlinks; i++)
         if (w->links[i].master == old) w->links[i].alive = 0;
-    /* WAITs blocked on the old master end now, with what it had; a paused
-     * one answers when it runs again. */
+    /* WAITs blocked on the old master end now, unblocked with an error as
+     * REPLICAOF demotes it; a paused one when it runs again (a replica by
+     * then). */
     if (w->nodes[old].paused) {
         for (wwait *x = w->nodes[old].waits; x; x = x->next) {
             sim_timer_cancel(w->ctx, &x->timer);
             x->expired = 1;
         }
     } else {
-        while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits);
+        while (w->nodes[old].waits) finish_wait(w, &w->nodes[old], w->nodes[old].waits, 1);
     }
     make_master(w, best);
     g->master = best;

@@ -250,6 +250,34 @@ START_TEST(lost_open_fails_the_connect)
 }
 END_TEST
 
+/* A forced failover demotes the master while a client blocks in WAIT:
+ * the WAIT is answered UNBLOCKED, an error (not a count of 0), the
+ * connection is closed after it, and the command queued behind the WAIT
+ * never runs (Redis's disconnectAllBlockedClients on REPLICAOF). */
+START_TEST(failover_unblocks_wait_with_an_error)
+{
+    wf_run R;
+    wf_start(&R, 1, 0, "", 4);
+    sim_ctx *ctx = R.ctx;
+    world *w = R.w;
+    wf_rec r = {0};
+    world_conn *c = wf_connect(w, &r);
+    wf_send(c, 1, "SET", "k", "v");
+    wf_send(c, 2, "WAIT", "1", "5000");
+    wf_send(c, 3, "INCR", "n", NULL);
+    sim_run(ctx, SIM_MS(5)); /* run, not yet replicated (lag 10..20 ms) */
+    ck_assert_int_eq(r.replies, 1);
+    ck_assert(world_failover(w, 0) == 1);
+    sim_run(ctx, SIM_MS(50));
+    ck_assert_int_eq(r.replies, 2);
+    ck_assert_msg(strstr(r.last, "UNBLOCKED force unblock") != NULL, "got %s", r.last);
+    ck_assert_int_eq(r.resets, 1);
+    world_peek_result pk;
+    ck_assert(!world_peek(w, 0, "n", 1, &pk)); /* the INCR behind it never ran */
+    wf_end(&R);
+}
+END_TEST
+
 Suite *world_suite(void)
 {
     Suite *s = suite_create("world");
@@ -261,6 +289,7 @@ Suite *world_suite(void)
     tcase_add_test(core, failover_loses_unreplicated_writes);
     tcase_add_test(core, policy_drops_and_delays);
     tcase_add_test(core, lost_open_fails_the_connect);
+    tcase_add_test(core, failover_unblocks_wait_with_an_error);
     suite_add_tcase(s, core);
     return s;
 }
