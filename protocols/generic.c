@@ -56,6 +56,8 @@ typedef struct gen_op {
     int local_waiting;
     int reentry;            /* a re-entry counted in Redis: the hold's owner value, past its local lock */
     int between;            /* its attempt is the release after a failed try (release-between) */
+    int armed;              /* a broadcast wait's registration is out (cl_sub_arm) */
+    uint64_t arm_gen;
     gen_attempt *att;       /* the attempt in flight, or NULL */
     struct gen_op *next;    /* in the local lock's waiters */
 } gen_op;
@@ -384,18 +386,29 @@ static void wait_and_retry(cl_proc *p, gen_op *op, int64_t ttl_ms)
     cl_timer_arm(p, &op->base.timer, sleep_us, "poll", on_sleep_done, op);
 }
 
+/* The attempt after a subscription or a wake-up double-checks the lock:
+ * with a broadcast message (Spring's RedisPubSubLock.subscribeLock), the
+ * waiter registers first, so a message that comes before the answer
+ * wakes its next wait ("//DCL": subscribeLock, then obtainLock). */
+static void recheck(cl_proc *p, gen_op *op)
+{
+    if (pol_of(p)->message_all && op->base.sub && !op->armed) {
+        op->arm_gen = cl_sub_arm(op->base.sub);
+        op->armed = 1;
+    }
+    try_acquire(op);
+}
+
 static void on_subscribed(cl_proc *p, void *ud, int ok)
 {
-    (void)p;
     (void)ok; /* subscribed or not, the next attempt goes; waits are timed */
-    try_acquire(ud);
+    recheck(p, ud);
 }
 
 static void on_message(cl_proc *p, void *ud, int got)
 {
-    (void)p;
     (void)got;
-    try_acquire(ud);
+    recheck(p, ud);
 }
 
 /* Pub/sub: subscribes before the first wait, then waits for a message or
@@ -487,6 +500,12 @@ static void on_acquire_decided(cl_proc *p, gen_op *op, gen_attempt *a)
     cl_timer_cancel(p, &op->base.timer);
     attempt_detach(p, op);
     if (pol->masters == 1) {
+        if (op->armed) {
+            int waits = for_ != 1 && !(error && strcmp(error, "not-owner") != 0) && pol->wait == POL_WAIT_PUBSUB &&
+                        op->wait_ms != 0;
+            op->armed = 0;
+            cl_sub_disarm(op->base.sub, op->arm_gen, waits);
+        }
         if (for_ == 1) acquired(op, token);
         else if (error && strcmp(error, "not-owner") != 0) not_acquired(op, error);
         else if (pol->wait == POL_WAIT_PUBSUB && op->wait_ms != 0) pubsub_wait(p, op, ttl);

@@ -315,6 +315,15 @@ void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void
 void cl_sub_wait_n(cl_proc *p, cl_sub *s, int64_t n, int64_t timeout_us, cl_wait_fn *fn, void *ud);
 /* latch.tryAcquire(n) without waiting: 1 when n permits were taken. */
 int cl_sub_try_take(cl_sub *s, int64_t n);
+/* A broadcast entry (Spring's unlock listener, a future per lock key):
+ * a waiter registers before the attempt that double-checks the lock, so
+ * that a message which comes before that attempt's answer is not lost:
+ * it leaves a permit for the waiter. cl_sub_arm returns the registration's
+ * generation; cl_sub_disarm ends it once the attempt is answered: 1 when
+ * a message came meanwhile (its permit is kept for the waiter's next wait
+ * when will_wait, else dropped), 0 when none did. */
+uint64_t cl_sub_arm(cl_sub *s);
+int cl_sub_disarm(cl_sub *s, uint64_t gen, int will_wait);
 /* entry.addListener(): the async API's wait. fn(p, ud, 1) runs when a
  * message runs this listener, fn(p, ud, 0) after timeout_us (< 0: never),
  * each as a posted event. A message runs the oldest listener (see

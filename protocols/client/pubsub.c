@@ -54,6 +54,8 @@ struct cl_sub {
     int open;              /* latch: the gate is open */
     int subscribed;
     int64_t permits;
+    int armed;             /* broadcast: waiters registered, not yet waiting */
+    uint64_t messages;     /* broadcast: messages so far (cl_sub_arm's generation) */
     int policy;            /* CL_SUB_* policy bits */
     sub_waiter *waiters;   /* FIFO */
     sub_waiter *listeners; /* FIFO: the async API's waits */
@@ -274,6 +276,25 @@ void cl_sub_wait(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void
     cl_sub_wait_n(p, s, 1, timeout_us, fn, ud);
 }
 
+uint64_t cl_sub_arm(cl_sub *s)
+{
+    sim_assert(s->kind == CL_SUB_BROADCAST && s->armed >= 0);
+    s->armed++;
+    return s->messages;
+}
+
+int cl_sub_disarm(cl_sub *s, uint64_t gen, int will_wait)
+{
+    sim_assert(s->kind == CL_SUB_BROADCAST && gen <= s->messages);
+    if (gen == s->messages) {
+        sim_assert(s->armed > 0);
+        s->armed--;
+        return 0;
+    }
+    if (!will_wait) cl_sub_try_take(s, 1); /* its permit: nobody takes it */
+    return 1;
+}
+
 int cl_sub_try_take(cl_sub *s, int64_t n)
 {
     if (s->permits < n) return 0;
@@ -406,6 +427,11 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
                           (payload->type == SIM_REPLY_STR && payload->len == 1 && payload->str[0] == '1');
         /* "0": one permit (one waiter may go); "1": one per waiting thread. */
         s->permits += read_unlock ? waiting(s) : 1;
+        if (s->kind == CL_SUB_BROADCAST) { /* registrations completed too */
+            s->permits += s->armed;
+            s->armed = 0;
+            s->messages++;
+        }
         cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting",
                  s->kind == CL_SUB_BROADCAST ? "*" : read_unlock ? "1" : "0", s->channel, (long long)s->permits,
                  (long long)waiting(s));
