@@ -336,6 +336,9 @@ static void run_seed(void *arg, size_t k, pool_result *res)
              * version may break a part of it too): the wanted invariants
              * the reference held are what it must go on holding. */
             if (h->want) ref = ref && (held = sig.invs & h->want->invs & ~broke) != 0;
+            /* An earlier violation the reference shares (not the wanted
+             * one) would set the run's window and kinds elsewhere. */
+            if (h->want && ref && (sig.inv < 0 || !((1u << sig.inv) & held))) hunt_run_sig_among(&r, held, &sig);
             else if (ref) only_invariants(&sig, &r, sig.invs & ~broke);
         }
         char rec[80];

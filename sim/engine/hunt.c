@@ -423,6 +423,24 @@ int hunt_run_sig(const run_result *r, hunt_sig *sig)
     return 1;
 }
 
+int hunt_run_sig_among(const run_result *r, unsigned mask, hunt_sig *sig)
+{
+    run_result f = *r; /* shallow: only its violations differ */
+    check_violation *v = sim_xcalloc(r->checks.nv + 1, sizeof *v);
+    size_t n = 0;
+    unsigned all = 0;
+    for (size_t i = 0; i < r->checks.nv; i++) {
+        all |= 1u << r->checks.v[i].inv;
+        if (mask & (1u << r->checks.v[i].inv)) v[n++] = r->checks.v[i];
+    }
+    f.checks.v = v;
+    f.checks.nv = n;
+    int ok = n > 0 && hunt_run_sig(&f, sig);
+    if (ok) sig->invs |= all;
+    sim_xfree(v);
+    return ok;
+}
+
 void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig)
 {
     sig->inv = k->last.inv;

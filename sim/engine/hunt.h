@@ -168,6 +168,12 @@ int hunt_unwanted_line(const scn_step *line, void *kinds);
  * when the violation's cause is a lease that ran out (it was set a lease
  * before, and what stopped its renewal came before that). */
 int hunt_run_sig(const run_result *r, hunt_sig *sig);
+/* hunt_run_sig as if r had broken only the invariants of mask (its
+ * earliest violation among them decides the window), its invs still
+ * every one r broke; 0 when r broke none of mask. A hunt for a known bug
+ * reads a run so when an earlier violation of another invariant (one the
+ * reference breaks as well) would set the window elsewhere. */
+int hunt_run_sig_among(const run_result *r, unsigned mask, hunt_sig *sig);
 /* The signature of a shrunk scenario: its failure's invariant, the kinds
  * of all its fault lines. */
 void hunt_shrunk_sig(const shrink_result *k, hunt_sig *sig);
