@@ -74,13 +74,22 @@ PY
     done
 fi
 
-if [ "${QUALITY_ONLY:-recall}" = recall ]; then
-    say "recall: hunt BUGGY --against FIXED --want BUG --seeds $rseeds (every fault drawn, as --want does)"
+# known_pairs: "bug fixed file buggy" for each known bug with a fixed
+# version (tools/known-bug-fixes.txt, but the shared ones), of
+# QUALITY_BUGS when set; buggy is the protocol its scenario pins.
+known_pairs() {
     grep -v '^#' tools/known-bug-fixes.txt | while read -r bug fixed shared; do
         [ -n "$bug" ] && [ -z "$shared" ] || continue
         case " ${QUALITY_BUGS:-$bug} " in *" $bug "*) ;; *) continue ;; esac
         f=scenarios/known-bugs/$bug.scn
         buggy=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
+        echo "$bug $fixed $f $buggy"
+    done
+}
+
+if [ "${QUALITY_ONLY:-recall}" = recall ]; then
+    say "recall: hunt BUGGY --against FIXED --want BUG --seeds $rseeds (every fault drawn, as --want does)"
+    known_pairs | while read -r bug fixed f buggy; do
         t0=$(date +%s)
         "$bin" hunt "$buggy" --against "$fixed" --want "$f" --seeds "$rseeds" --jobs "$jobs" --no-progress \
             --out "$out/recall" > "$out/logs/recall-$bug.txt" 2>&1
@@ -98,11 +107,7 @@ fi
 if [ "${QUALITY_ONLY:-}" = recall-open ]; then
     box=${RECALL_BOX:-300}
     say "open recall: hunt BUGGY --against FIXED --beyond-contract --seeds $rseeds in chunks, no --want (box $box s a bug)"
-    grep -v '^#' tools/known-bug-fixes.txt | while read -r bug fixed shared; do
-        [ -n "$bug" ] && [ -z "$shared" ] || continue
-        case " ${QUALITY_BUGS:-$bug} " in *" $bug "*) ;; *) continue ;; esac
-        f=scenarios/known-bugs/$bug.scn
-        buggy=$("$bin" replay "$f" --print-scenario | awk '/^\[protocol\]/{p=1; next} /^\[/{p=0} p && $1 == "name" {print $3; exit}')
+    known_pairs | while read -r bug fixed f buggy; do
         log="$out/logs/recall-open-$bug"
         # The known bug's signature: the first line of a --want hunt of one seed.
         want=$("$bin" hunt "$buggy" --against "$fixed" --want "$f" --seeds 1..1 --jobs 1 --no-progress \

@@ -159,7 +159,7 @@ static void margin_of(state *st)
 {
     const check_input *in = st->in;
     const scenario *s = in->s;
-    int64_t reply = in->reply_wait_us > 0 ? in->reply_wait_us : s ? s->timeout_us : 0;
+    int64_t reply = check_reply_wait_us(in), retry = check_retry_delay_us(in);
     int64_t latency = 0, delay = 0, pause = 0;
     if (s) {
         latency = s->latency.kind == SCN_DIST_CONST ? s->latency.a_us
@@ -168,11 +168,11 @@ static void margin_of(state *st)
         longest(s->steps, s->nsteps, &delay, &pause);
     }
     longest(in->generated, in->ngenerated, &delay, &pause);
-    st->margin_us = reply + in->retry_delay_us + 2 * latency + delay + pause;
+    st->margin_us = reply + retry + 2 * latency + delay + pause;
     char a[32], b[32], c[32], d[32], e[32], m[32];
     snprintf(st->margin_text, sizeof st->margin_text,
              "margin %s = reply wait %s + retry delay %s + round trip %s + delay %s + node pause %s",
-             dur(st->margin_us, m, sizeof m), dur(reply, a, sizeof a), dur(in->retry_delay_us, b, sizeof b),
+             dur(st->margin_us, m, sizeof m), dur(reply, a, sizeof a), dur(retry, b, sizeof b),
              dur(2 * latency, c, sizeof c), dur(delay, d, sizeof d), dur(pause, e, sizeof e));
 }
 

@@ -172,10 +172,8 @@ static int64_t resend_grace(const history *hi, size_t k, const check_input *in, 
     int64_t grace = check_resend_grace(in);
     if (grace == 0) return 0;
     const hist_event *e = &hi->ev[k];
-    /* Only what it sent in its own wait: an impairment that ended before
-     * its await began lost nothing of it. */
-    int64_t since = from - grace > e->t_us ? from - grace : e->t_us;
-    int after = from > from0 || check_impaired_within(in->impaired, e->client, e->lock, since, from, NULL) > 0;
+    /* Only what it sent in its own wait (check_impaired_in_grace). */
+    int after = from > from0 || check_impaired_in_grace(in->impaired, e->client, e->lock, e->t_us, from, grace);
     if (!after || on_gate_at(hi, k, from)) return 0;
     return grace;
 }

@@ -378,7 +378,7 @@ static int64_t resend_grace(const history *hi, const check_input *in, const hist
     /* Only what it sent in its own wait: an impairment that ended before
      * its acquire began lost nothing of it. */
     int64_t since = a - grace > e->t_us ? a - grace : e->t_us;
-    int after = a > a0 || check_impaired_within(in->impaired, e->client, e->lock, since, a, NULL) > 0 ||
+    int after = a > a0 || check_impaired_in_grace(in->impaired, e->client, e->lock, e->t_us, a, grace) ||
                 reply_lost_within(hi, e, since, a);
     if (!after || parked_at(hi, e, a)) return 0;
     return grace;

@@ -15,13 +15,21 @@ static inline int check_same_thread(const check_span *a, const check_span *b)
 
 /* grace.c: how long a command a waiter sent into an impairment may stay
  * undecided before the client sends it again: its reply wait
- * (in->reply_wait_us, cl_reply_wait_us: the reply timeout, and WAIT's
- * timeout where the lock's scripts are synced; the scenario's reply
- * timeout when 0) and the longest retry delay after it
- * (cl_retry_delay_max_us; none without a scenario). Every
- * checker that excuses a waiter after its impaired periods gives it this
- * grace; each decides when (only after an impairment of that waiter). */
+ * (check_reply_wait_us: in->reply_wait_us, cl_reply_wait_us: the reply
+ * timeout, and WAIT's timeout where the lock's scripts are synced; the
+ * scenario's reply timeout when 0) and the longest retry delay after it
+ * (check_retry_delay_us: in->retry_delay_us, else cl_retry_delay_max_us
+ * of the scenario; none without one). Every checker that excuses a waiter
+ * after its impaired periods gives it this grace; each decides when (only
+ * after an impairment of that waiter during its wait). */
+int64_t check_reply_wait_us(const check_input *in);
+int64_t check_retry_delay_us(const check_input *in);
 int64_t check_resend_grace(const check_input *in);
+/* Was the waiter (client, lock) whose wait began at wait_from impaired
+ * within grace before t, during that wait (an impairment that ended
+ * before the wait began lost nothing of it)? */
+int check_impaired_in_grace(const check_impaired *im, int client, int lock, int64_t wait_from, int64_t t,
+                            int64_t grace);
 
 /* No two threads (of any processes) believe they hold the same lock at the
  * same true time (the CHECK_HOLDS_DEPTH holds): one violation per pair,

@@ -155,15 +155,12 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
     world_verdict v = {0, 0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, m->reply, &v);
     world_conn *down = m->c && WORLD_IS_CLIENT(m->to) ? m->c : NULL;
-    if (down && (m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET) && !down->closed &&
-        ((v.drop && v.hold_until_us > sim_now(w->ctx)) || (!v.drop && down->held_head))) {
-        if (!v.drop) release(down); /* the partition is over: what it held goes first */
-        if (v.drop || down->held_head) {
-            hold(down, m, v.drop ? v.hold_until_us : INT64_MAX);
-            return;
-        }
-    } else if (down && !v.drop && down->held_head) {
-        release(down); /* TCP order: the held pushes go before this one */
+    /* TCP order: what a partition held goes before anything that passes. */
+    if (down && !v.drop && down->held_head) release(down);
+    int holdable = down && (m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET) && !down->closed;
+    if (holdable && (v.drop ? v.hold_until_us > sim_now(w->ctx) : down->held_head != NULL)) {
+        hold(down, m, v.drop ? v.hold_until_us : INT64_MAX); /* cut off, or behind one held again */
+        return;
     }
     if (v.drop) {
         sim_trace(w->ctx, "net", "drop %s %s", kind_labels[m->kind], lat);

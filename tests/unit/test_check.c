@@ -235,6 +235,16 @@ static int64_t wait_5s(const void *ud, int64_t wait_us)
     return MS(5000);
 }
 
+/* c1 holds until 2 s; c3 queues at 0.1 s (place 1), c2 behind it (place 2). */
+static void hold_and_queue(history *h)
+{
+    store(h, 0, 1, 1, 2000);
+    ev(h, 100, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
+    ev(h, 100, HIST_INFO, HOP_QUEUED, 3, 1, 1, 0);
+    ev(h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
+    ev(h, 200, HIST_INFO, HOP_QUEUED, 2, 1, 2, 0);
+}
+
 START_TEST(liveness_dead_waiter_keeps_its_turn)
 {
     static const struct {
@@ -254,11 +264,7 @@ START_TEST(liveness_dead_waiter_keeps_its_turn)
         check_result r;
         hist_init(&h);
         check_result_init(&r);
-        store(&h, 0, 1, 1, 2000); /* c1 holds until 2 s */
-        ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
-        ev(&h, 100, HIST_INFO, HOP_QUEUED, 3, 1, 1, 0);
-        ev(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
-        ev(&h, 200, HIST_INFO, HOP_QUEUED, 2, 1, 2, 0);
+        hold_and_queue(&h);
         if (cases[i].fails) ev(&h, 500, HIST_FAIL, HOP_ACQUIRE, 3, 1, 0, 0);
         else ev(&h, 500, HIST_INFO, HOP_CRASH, 3, 0, 0, 0);
         store(&h, 1000, 0, 0, 0); /* c1 unlocks */
@@ -289,11 +295,7 @@ START_TEST(liveness_kept_turns_out_of_order)
     check_result r;
     hist_init(&h);
     check_result_init(&r);
-    store(&h, 0, 1, 1, 2000); /* c1 holds until 2 s */
-    ev(&h, 100, HIST_INVOKE, HOP_ACQUIRE, 3, 1, 0, 0);
-    ev(&h, 100, HIST_INFO, HOP_QUEUED, 3, 1, 1, 0);
-    ev(&h, 200, HIST_INVOKE, HOP_ACQUIRE, 2, 1, 0, 0);
-    ev(&h, 200, HIST_INFO, HOP_QUEUED, 2, 1, 2, 0);
+    hold_and_queue(&h);
     ev(&h, 300, HIST_INVOKE, HOP_ACQUIRE, 4, 1, 0, 0);
     ev(&h, 300, HIST_INFO, HOP_QUEUED, 4, 1, 3, 0);
     ev(&h, 500, HIST_INFO, HOP_CRASH, 3, 0, 0, 0);
