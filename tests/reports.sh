@@ -207,7 +207,7 @@ mapfile -t files < <(grep -o '[^ ]*\.scn$' "$tmp/hunt.txt")
 for i in "${!files[@]}"; do
     f=${files[$i]}
     d=$rep/$(printf 'sig-%02d' $((i + 1)))
-    sig=$(grep -F "$f" "$tmp/hunt.txt" | sed -E 's/^  (.*[^ ]) +[0-9]+ seeds? \(first.*/\1/')
+    sig=$(grep -F "$f" "$tmp/hunt.txt" | sed -E 's/^  (.*[^ ]) +[0-9]+ seeds? +\(first.*/\1/')
     grep -qF ">$((i + 1)). $sig</h2>" "$rep/index.html" || fail "no section for signature $((i + 1)) ($sig)"
     cmp -s "$f" "$d/$(basename "$f")" || fail "$d does not hold a copy of $f"
     grep -qF "href=\"$(basename "$d")/$(basename "$f")\"" "$rep/index.html" || fail "no link to $d/$(basename "$f")"

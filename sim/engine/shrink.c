@@ -372,6 +372,27 @@ static size_t ddmin(shrinker *k, scenario *cur, step_pred *pred)
     return before - after;
 }
 
+/* The lines of cur that pred picks, each tried alone without it, the
+ * last first: a pass that keeps what ddmin left 1-minimal after other
+ * steps made some line unneeded (len(lines) runs, where ddmin would
+ * run its subsets again). Returns how many lines went. */
+static size_t drop_each(shrinker *k, scenario *cur, step_pred *pred)
+{
+    size_t gone = 0;
+    for (size_t i = cur->nsteps; i-- > 0;) {
+        if (i >= cur->nsteps || !pred(&cur->steps[i])) continue;
+        size_t before = cur->nsteps;
+        cand c;
+        start(k, cur, &c);
+        unsigned char *drop = sim_xcalloc(c.s.nsteps + 1, 1);
+        drop[i] = 1;
+        drop_steps(k, &c, drop);
+        sim_xfree(drop);
+        if (try_candidate(k, cur, &c)) gone += before - cur->nsteps;
+    }
+    return gone;
+}
+
 /* ----------------------------------------------------------- clients */
 
 /* In a comma list of endpoints, is client c named? Renumbers the clients
@@ -461,18 +482,47 @@ static int try_duration(shrinker *k, scenario *cur, int64_t d)
     return try_candidate(k, cur, &c);
 }
 
+/* Just past the first violation of the last failure kept, in whole
+ * seconds; INT64_MAX when it has none (an expectation missed). */
+static int64_t cut_after_violation(const shrinker *k)
+{
+    return k->last.at_us >= 0 ? (k->last.at_us / SIM_SEC(1) + 1) * SIM_SEC(1) : INT64_MAX;
+}
+/* How far past the first violation the shrink's first cut ends the run:
+ * a candidate whose failure a removal moved a few seconds later still
+ * counts (cut just past it, ddmin kept more clients and faults: the
+ * failure of a candidate could not move), and every candidate runs only
+ * about as long as it must. */
+#define SHRINK_CUT_SLACK_US SIM_SEC(5)
+
+static int64_t cut_early(const shrinker *k)
+{
+    int64_t at = k->last.at_us;
+    return at >= 0 ? ((at + SHRINK_CUT_SLACK_US) / SIM_SEC(1) + 1) * SIM_SEC(1) : INT64_MAX;
+}
+
 static void shrink_duration(shrinker *k, scenario *cur)
 {
     while (cur->duration_us >= SIM_MS(2) && try_duration(k, cur, cur->duration_us / 2)) {
     }
-    /* Just past the first violation, in whole seconds. */
-    if (k->last.at_us >= 0) {
-        int64_t cut = (k->last.at_us / SIM_SEC(1) + 1) * SIM_SEC(1);
-        if (cut < cur->duration_us) try_duration(k, cur, cut);
-    }
+    int64_t cut = cut_after_violation(k);
+    if (cut < cur->duration_us) try_duration(k, cur, cut);
 }
 
 /* ----------------------------------------------------- distributions */
+
+/* cur with the distributions at offsets offs[0..n) made constant (a..b
+ * -> a, exp(m) -> m). */
+static int try_consts(shrinker *k, scenario *cur, const size_t *offs, size_t n)
+{
+    cand c;
+    start(k, cur, &c);
+    for (size_t i = 0; i < n; i++) {
+        scn_dist *d = (scn_dist *)((char *)&c.s + offs[i]);
+        *d = (scn_dist){SCN_DIST_CONST, d->a_us, d->a_us};
+    }
+    return try_candidate(k, cur, &c);
+}
 
 static int shrink_dists(shrinker *k, scenario *cur)
 {
@@ -481,17 +531,17 @@ static int shrink_dists(shrinker *k, scenario *cur)
                      offsetof(scenario, start),            offsetof(scenario, acquire_permits),
                      offsetof(scenario, lend_permits),     offsetof(scenario, nemesis_interval),
                      offsetof(scenario, nemesis_duration), offsetof(scenario, nemesis_jump)};
-    int made = 0;
-    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+    size_t n = sizeof offs / sizeof offs[0], todo[sizeof offs / sizeof offs[0]], m = 0;
+    for (size_t i = 0; i < n; i++) {
         const scn_dist *d = (const scn_dist *)((const char *)cur + offs[i]);
-        if (d->kind == SCN_DIST_CONST || (offs[i] >= offsetof(scenario, nemesis_interval) && !cur->nemesis))
-            continue;
-        cand c;
-        start(k, cur, &c);
-        scn_dist *cd = (scn_dist *)((char *)&c.s + offs[i]);
-        *cd = (scn_dist){SCN_DIST_CONST, cd->a_us, cd->a_us};
-        made += try_candidate(k, cur, &c);
+        if (d->kind != SCN_DIST_CONST && !(offs[i] >= offsetof(scenario, nemesis_interval) && !cur->nemesis))
+            todo[m++] = offs[i];
     }
+    /* All at once first (one run, where that fails the same way), then
+     * one at a time. */
+    if (m > 1 && try_consts(k, cur, todo, m)) return (int)m;
+    int made = 0;
+    for (size_t i = 0; i < m; i++) made += try_consts(k, cur, &todo[i], 1);
     return made;
 }
 
@@ -519,35 +569,61 @@ int shrink_clients_of(const scenario *s)
     return max_client(s);
 }
 
-/* a. The nemesis's faults as [faults] lines; those after the end of the
- * run (restarts in the drain) cannot be written and go. */
-static int make_explicit(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, size_t *late)
+/* cur with the nemesis's faults gen[0..ngen) as [faults] lines (ids[i]
+ * the id of gen[i]), those after until_us left out and the run ended
+ * there when it is earlier than cur's end. */
+static int try_explicit(shrinker *k, scenario *cur, const scn_step *gen, const size_t *ids, size_t ngen,
+                        int64_t until_us)
 {
-    *late = 0;
-    if (!cur->nemesis) return 0;
     cand c;
     start(k, cur, &c);
     scenario *s = &c.s;
     s->nemesis = 0;
+    if (until_us < s->duration_us) s->duration_us = until_us;
     c.ids = sim_xrealloc(c.ids, (s->nsteps + ngen + 1) * sizeof *c.ids);
     for (size_t i = 0; i < ngen; i++) {
-        if (gen[i].at_us > s->duration_us) {
-            (*late)++;
-            continue;
-        }
+        if (gen[i].at_us > s->duration_us) continue;
         if (s->nsteps == s->steps_cap) {
             s->steps_cap = s->steps_cap ? s->steps_cap * 2 : 16;
             s->steps = sim_xrealloc(s->steps, s->steps_cap * sizeof *s->steps);
         }
-        c.ids[s->nsteps] = new_id(k);
+        c.ids[s->nsteps] = ids[i];
         scn_step *st = &s->steps[s->nsteps++];
         *st = gen[i];
         st->generated = 0;
         st->line = 0;
     }
+    unsigned char *drop = sim_xcalloc(s->nsteps + 1, 1); /* the steps after the cut, and what they anchor */
+    for (size_t i = 0; i < s->nsteps; i++) drop[i] = s->steps[i].at_us > s->duration_us;
+    drop_steps(k, &c, drop);
+    sim_xfree(drop);
     return try_candidate(k, cur, &c);
 }
 
+/* a. The nemesis's faults as [faults] lines; those after the end of the
+ * run (restarts in the drain) cannot be written and go. Tried first with
+ * the run cut just past the first violation (what comes after it cannot
+ * have caused it): every later candidate then runs only as long as it
+ * must. 1 when the explicit lines fail the same way. */
+static int make_explicit(shrinker *k, scenario *cur, const scn_step *gen, size_t ngen, size_t *late)
+{
+    *late = 0;
+    if (!cur->nemesis) return 0;
+    size_t *ids = sim_xcalloc(ngen + 1, sizeof *ids);
+    for (size_t i = 0; i < ngen; i++) {
+        if (gen[i].at_us > cur->duration_us) (*late)++;
+        else ids[i] = new_id(k);
+    }
+    /* Not while it has lines the caller cannot use before the violation:
+     * without them it may fail later, and need lines after the cut. */
+    int64_t cut = cut_early(k);
+    for (size_t i = 0; i < ngen && cut < INT64_MAX; i++)
+        if (k->o->unwanted && gen[i].at_us <= k->last.at_us && k->o->unwanted(&gen[i], k->o->admit_arg)) cut = INT64_MAX;
+    int ok = (cut < cur->duration_us && try_explicit(k, cur, gen, ids, ngen, cut)) ||
+             try_explicit(k, cur, gen, ids, ngen, INT64_MAX);
+    sim_xfree(ids);
+    return ok;
+}
 
 /* The first run of the input: 1 when it fails (how in k->want), 0 when
  * not, -1 when it cannot run (err). The nemesis's faults go to *gen. */
@@ -613,13 +689,22 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->duration0_us = cur->duration_us;
     st->generated = ngen;
     st->explicit_ok = make_explicit(k, cur, gen, ngen, &st->late);
+    /* A scenario of explicit lines is cut as the nemesis's is above. */
+    if (!st->had_nemesis && cut_early(k) < cur->duration_us) try_duration(k, cur, cut_early(k));
     st->faults_a = count(cur, is_fault);
     /* Lines the caller cannot use all go first if they can (ddmin may
      * take a path that keeps some of them needed); else after the rounds. */
-    if (keeps_unwanted(k, cur)) without_unwanted(k, cur);
-    /* Fewer clients can make more lines unneeded: again, a few rounds. */
+    if (keeps_unwanted(k, cur) && without_unwanted(k, cur) && cut_early(k) < cur->duration_us)
+        try_duration(k, cur, cut_early(k));
+    /* Clients first: a client that goes takes its lines with it, and
+     * every later candidate runs fewer clients. Then ddmin over the
+     * fault and step lines; fewer clients can make more lines unneeded:
+     * again, a few rounds, each line tried alone (ddmin's subsets were
+     * tried in the first). */
+    shrink_clients(k, cur);
     for (int round = 0; round < 3; round++) {
-        size_t f = ddmin(k, cur, is_fault), o = ddmin(k, cur, is_op);
+        size_t f = round ? drop_each(k, cur, is_fault) : ddmin(k, cur, is_fault);
+        size_t o = round ? drop_each(k, cur, is_op) : ddmin(k, cur, is_op);
         int c = shrink_clients(k, cur), t = shrink_threads(k, cur);
         if (f + o + (size_t)c + (size_t)t == 0) break;
     }
@@ -635,6 +720,12 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     shrink_duration(k, cur);
     st->duration1_us = cur->duration_us;
     st->dists = shrink_dists(k, cur);
+    /* Constant distributions draw other holds and latencies: a line
+     * needed before may not be now (each tried alone once more). */
+    if (st->dists && drop_each(k, cur, is_fault) + drop_each(k, cur, is_op) > 0) {
+        st->faults1 = count(cur, is_fault);
+        st->ops1 = count(cur, is_op);
+    }
 }
 
 static int shrink_drawn(const scenario *s, uint64_t seed, const shrink_opts *o, shrink_result *out, scn_error *err);

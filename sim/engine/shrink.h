@@ -2,11 +2,15 @@
  * the smallest scenario that still fails the same way with the same seed.
  * Each step is kept only if a run of the result (written as text and
  * parsed back, exactly what a file of it holds) fails the same way:
- *   a. the nemesis's faults become [faults] lines, [nemesis] goes;
- *   b. ddmin (Zeller) over the fault lines;
+ *   a. the nemesis's faults become [faults] lines, [nemesis] goes, and
+ *      the run ends 5 s past the first violation (every later candidate
+ *      runs only about as long as it must);
+ *   b. whole clients, then ddmin (Zeller) over the fault lines;
  *   c. ddmin over the [steps] lines, then whole clients, then threads;
+ *      b and c again while they remove anything, each line tried alone;
  *   d. the duration halved while it fails, then cut after the violation;
- *   e. distributions made constant (a..b -> a, exp(m) -> m).
+ *   e. distributions made constant (a..b -> a, exp(m) -> m), all at
+ *      once where that fails the same way, else one at a time.
  * Removing anything moves the draws of the PRNG streams, so nothing is
  * assumed: every candidate is run. The seed never changes.
  * Each unlock step of the input is anchored to the lock step it releases
