@@ -99,6 +99,9 @@ bash "$here/guard.sh" "$bin" || { echo "FAIL: guard"; exit 1; }
 stage "swarm testing and hunt: draws from the seed, plain scenarios, a known bug found"
 bash "$here/hunt.sh" "$bin" || { echo "FAIL: hunt"; exit 1; }
 
+stage "hunt in shards: --shard (flag, Kubernetes and Slurm environment, GNU parallel) and merge, as one process"
+bash "$here/hunt_shard.sh" "$bin" || { echo "FAIL: hunt shards"; exit 1; }
+
 stage "determinism: same seed, same trace hash"
 det_seeds="1 2 3"
 [ "$san" = 1 ] && det_seeds="1 2"

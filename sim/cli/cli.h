@@ -17,6 +17,8 @@ int cli_merge(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_shrink(int argc, char **argv);
 int cli_hunt(int argc, char **argv);
+/* locksim merge of partial hunts (hunt --shard): the hunt finished (cmd_hunt.c). */
+int cli_hunt_merge(int argc, char **argv);
 int cli_new(int argc, char **argv);
 /* locksim sweep SCENARIO... --KEY V1,V2,..: contention curves. */
 int cli_sweep(int argc, char **argv);

@@ -19,6 +19,7 @@
 #include "protocols/protocol.h"
 #include "reports/report.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/hunt_part.h"
 #include "sim/engine/hunt.h"
 #include "sim/engine/pool.h"
 #include "faults/fault.h"
@@ -36,6 +37,7 @@ typedef struct hunt_args {
     const char *target, *want_path, *out_dir;
     const char *against;  /* --against REF: count only what REF holds on the same seed */
     const char *report_dir; /* --report DIR: the page of the signatures */
+    const char *shard;    /* --shard I/N: run a slice of the seeds into a partial hunt (hunt_part.h) */
     uint64_t seed_a, seed_b;
     unsigned jobs, max_shrinks;
     int progress, print_base, verbose;
@@ -82,6 +84,12 @@ typedef struct hunt {
     scenario base;
     const hunt_sig *want; /* --want: the signature hunted (its fault kinds kept by every shrink) */
     uint64_t chunk0;     /* the first seed of the chunk running */
+    uint64_t step;       /* between two seeds of it: 1, or a shard's N */
+    unsigned shard_i, shard_n; /* a shard of a hunt (--shard, or the environment): its partial hunt */
+    int sharded;
+    FILE *part;
+    const hunt_parts *merged; /* locksim merge: the shards' records stand for the runs */
+    size_t next_rec;     /* the first of merged's records not taken */
     failure *fails;
     size_t nfails, cap;
     uint64_t runs;
@@ -97,7 +105,8 @@ static int usage(const char *fmt, const char *v)
 {
     return cli_usage_error("hunt", "locksim hunt PROTOCOL[@VERSION] | LOCK-FILE | SCENARIO --seeds A..B "
                                    "[--against REF] [--beyond-contract] [--json] [--jobs N] [--out DIR] "
-                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--report DIR] [--verbose] [--print-base]",
+                                   "[--max-shrinks K] [--want KNOWN-BUG.scn] [--report DIR] [--shard I/N] [--verbose] "
+                                   "[--print-base]",
                            fmt, v);
 }
 
@@ -133,6 +142,9 @@ static int parse_args(int argc, char **argv, hunt_args *a)
             i++;
         } else if (!strcmp(o, "--against") && v) {
             a->against = v;
+            i++;
+        } else if (!strcmp(o, "--shard") && v) {
+            a->shard = v;
             i++;
         } else if (!strcmp(o, "--beyond-contract")) {
             a->beyond = 1;
@@ -300,10 +312,16 @@ static void only_invariants(hunt_sig *sig, const run_result *r, unsigned keep)
     sig->invs = keep;
 }
 
+/* The seed of item k of the range running (a shard's: every N-th). */
+static uint64_t seed_of(const hunt *h, size_t k)
+{
+    return h->chunk0 + (uint64_t)k * h->step;
+}
+
 static void run_seed(void *arg, size_t k, pool_result *res)
 {
     hunt *h = arg;
-    uint64_t seed = h->chunk0 + k;
+    uint64_t seed = seed_of(h, k);
     history hist;
     run_result r;
     scn_error err;
@@ -354,19 +372,21 @@ static void run_seed(void *arg, size_t k, pool_result *res)
 static void label_seed(void *arg, size_t k, char *buf, size_t cap)
 {
     const hunt *h = arg;
-    snprintf(buf, cap, "%s seed %llu", h->base.path, (unsigned long long)(h->chunk0 + k));
+    snprintf(buf, cap, "%s seed %llu", h->base.path, (unsigned long long)seed_of(h, k));
 }
 
-static void on_result(void *arg, size_t k, const pool_result *res)
+/* The result of seed's run, taken in seed order: from the pool, or with
+ * locksim merge from a shard's record of it. */
+static void take(hunt *h, uint64_t seed, const pool_result *res)
 {
-    hunt *h = arg;
     if (res->status == 0 && res->rec_len == strlen(UNRUN) && !memcmp(res->rec, UNRUN, res->rec_len)) {
         h->unrun++;
         return;
     }
     h->runs++;
     if (res->status != 1 || res->rec == NULL) return;
-    failure f = {.seed = h->chunk0 + k};
+    if (h->part) hunt_part_seed(h->part, seed, res->rec, res->rec_len); /* the merge takes it as here */
+    failure f = {.seed = seed};
     int ref;
     if (sscanf(res->rec, REC_FMT, &f.sig.inv, &f.sig.invs, &f.sig.kinds, &f.sig.beyond, &ref, &f.held) != 6) return;
     if (ref == 0) { /* the reference broke it too: no difference */
@@ -380,15 +400,56 @@ static void on_result(void *arg, size_t k, const pool_result *res)
     h->fails[h->nfails++] = f;
 }
 
-/* Runs seeds [a, b] in the pool; the failures join h->fails. Returns 0,
- * 2 when a run could not run, 130 when interrupted. */
+static void on_result(void *arg, size_t k, const pool_result *res)
+{
+    hunt *h = arg;
+    take(h, seed_of(h, k), res);
+}
+
+/* locksim merge: seeds [a, b] as the shards ran them. A seed the draw
+ * skips (--want) is skipped here too (a draw, no run); every other seed
+ * ran in some shard, which recorded it if it failed. */
+static void replay_range(hunt *h, uint64_t a, uint64_t b)
+{
+    const hunt_parts *p = h->merged;
+    unsigned need = h->want ? h->want->kinds & HUNT_DRAWN_KINDS : 0;
+    for (uint64_t seed = a;; seed++) {
+        pool_result res = {0};
+        while (h->next_rec < p->nrecs && p->recs[h->next_rec].seed < seed) h->next_rec++;
+        if (need && (need & ~hunt_seed_kinds(&h->base, seed))) {
+            res.rec = (char *)UNRUN;
+            res.rec_len = strlen(UNRUN);
+        } else if (h->next_rec < p->nrecs && p->recs[h->next_rec].seed == seed) {
+            res.status = 1;
+            res.rec = p->recs[h->next_rec].rec;
+            res.rec_len = strlen(res.rec);
+        }
+        take(h, seed, &res);
+        if (seed == b) break;
+    }
+}
+
+/* Runs seeds [a, b] in the pool (a shard: its own of them); the failures
+ * join h->fails. Returns 0, 2 when a run could not run, 130 when
+ * interrupted. */
 static int run_range(hunt *h, uint64_t a, uint64_t b)
 {
+    if (h->merged) {
+        replay_range(h, a, b);
+        return 0;
+    }
     pool_opts po = {.jobs = h->a->jobs, .progress = pool_progress_wanted(h->a->progress), .on_result = on_result,
                     .on_result_arg = h};
-    uint64_t runs = 0, failed = 0;
+    uint64_t runs = 0, failed = 0, n = b - a + 1;
     h->chunk0 = a;
-    int status = pool_run(&po, (size_t)(b - a + 1), run_seed, label_seed, h, &runs, &failed);
+    h->step = 1;
+    if (h->sharded) { /* seeds a + i, a + i + N, ...: a shard of every part of the range */
+        uint64_t off = (h->shard_i + h->shard_n - (a - h->a->seed_a) % h->shard_n) % h->shard_n;
+        h->chunk0 = a + off;
+        h->step = h->shard_n;
+        n = off >= n ? 0 : (n - 1 - off) / h->shard_n + 1;
+    }
+    int status = n ? pool_run(&po, (size_t)n, run_seed, label_seed, h, &runs, &failed) : 0;
     if (pool_interrupted()) return 130;
     return status == 2 ? 2 : 0;
 }
@@ -902,6 +963,11 @@ static int hunt_all(hunt *h)
     const hunt_args *a = h->a;
     int status = run_range(h, a->seed_a, a->seed_b);
     if (status != 0 && status != 130) return status;
+    if (h->merged && h->runs != h->merged->runs) { /* another build, or other arguments, drew the shards' seeds */
+        fprintf(stderr, "locksim merge: the shards ran %llu seeds where this hunt runs %llu: partial hunts of another "
+                        "locksim build?\n", (unsigned long long)h->merged->runs, (unsigned long long)h->runs);
+        return 2;
+    }
     found *v = NULL;
     size_t n = 0;
     for (size_t i = 0; i < h->nfails; i++) {
@@ -984,9 +1050,10 @@ static const char *unrun_text(const hunt *h, char *buf, size_t cap)
     return buf;
 }
 
-/* With --want FILE: the signature of FILE shrunk; seeds in chunks until
- * a failure shrinks to it. */
-static int hunt_want(hunt *h)
+/* --want FILE: the signature hunted, FILE's shrunk (into *target, which
+ * h->want then points to), judged by FILE's own bounds; said in a line
+ * unless quiet. 0, or 2 (printed). */
+static int want_setup(hunt *h, hunt_sig *target, int quiet)
 {
     const hunt_args *a = h->a;
     scenario want;
@@ -1004,22 +1071,32 @@ static int hunt_want(hunt *h)
         scn_free(&want);
         return 2;
     }
-    hunt_sig target;
-    hunt_shrunk_sig(&k, &target);
+    hunt_shrunk_sig(&k, target);
     /* The same signature is judged the same way: by the known bug's own
      * bounds, and a run that breaks what the known bug holds fails some
      * other way. */
     for (int i = 0; i < SCN_INV_COUNT; i++)
-        if (want.expect[i] == SCN_EXPECT_HELD) target.held |= 1u << i;
+        if (want.expect[i] == SCN_EXPECT_HELD) target->held |= 1u << i;
     h->base.liveness_bound_us = want.liveness_bound_us;
     h->base.starvation_bound = want.starvation_bound;
-    h->want = &target;
+    h->want = target;
     char sig[256];
-    hunt_sig_text(&target, sig, sizeof sig);
-    printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,
-           shrink_fault_lines(&k.out), shrink_fault_lines(&k.out) == 1 ? "" : "s");
+    hunt_sig_text(target, sig, sizeof sig);
+    if (!quiet)
+        printf("hunt %s for %s: %s (it shrinks to %zu fault%s)\n", a->target, a->want_path, sig,
+               shrink_fault_lines(&k.out), shrink_fault_lines(&k.out) == 1 ? "" : "s");
     shrink_result_free(&k);
     scn_free(&want);
+    return 0;
+}
+
+/* With --want FILE: the signature of FILE shrunk; seeds in chunks until
+ * a failure shrinks to it. */
+static int hunt_want(hunt *h)
+{
+    const hunt_args *a = h->a;
+    hunt_sig target;
+    if (want_setup(h, &target, 0) != 0) return 2;
     /* Each chunk's candidates are shrunk in two passes: first the runs
      * that break nothing the known bug holds, then the others (their
      * other faults may shrink away); --max-shrinks caps each pass of each
@@ -1075,11 +1152,79 @@ static int hunt_want(hunt *h)
     return status == 130 ? 130 : 1;
 }
 
+/* --shard I/N (or the environment): the shard's seeds run, their failing
+ * records written to the partial hunt DIR/TARGET--shard-I-of-N.hunt
+ * (hunt_part.h) for locksim merge; no shrinks. argv: the hunt's
+ * arguments, which the file keeps (--shard taken out). 0, 2 or 130. */
+static int hunt_shard(hunt *h, int argc, char **argv)
+{
+    const hunt_args *a = h->a;
+    hunt_sig target;
+    if (a->want_path && want_setup(h, &target, 1) != 0) return 2;
+    char stem[400], path[512], tmp[520];
+    file_stem(h, stem, sizeof stem);
+    snprintf(path, sizeof path, "%s--shard-%u-of-%u.hunt", stem, h->shard_i + 1, h->shard_n);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    make_dirs(a->out_dir);
+    char **args = sim_xcalloc((size_t)argc + 1, sizeof *args);
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--shard")) i++;
+        else args[n++] = argv[i];
+    }
+    const scn_override *patch = cli_scripts_override();
+    h->part = fopen(tmp, "w");
+    int status = 0;
+    if (h->part == NULL) {
+        fprintf(stderr, "locksim hunt: cannot write %s: %s\n", tmp, strerror(errno));
+        status = 2;
+    } else if (hunt_part_begin(h->part, n, args, patch ? patch->value : NULL, h->shard_i, h->shard_n) != 0) {
+        fprintf(stderr, "locksim hunt: --shard: an argument with a tab or a newline cannot go in a partial hunt\n");
+        status = 2;
+    }
+    sim_xfree(args);
+    if (status == 0) status = run_range(h, a->seed_a, a->seed_b);
+    if (h->part) {
+        if (status == 0) hunt_part_end(h->part, h->runs);
+        if (fclose(h->part) != 0 && status == 0) {
+            fprintf(stderr, "locksim hunt: cannot write %s: %s\n", tmp, strerror(errno));
+            status = 2;
+        }
+        h->part = NULL;
+        /* Whole or not at all: a shard stopped leaves no partial hunt. */
+        if (status == 0 && rename(tmp, path) != 0) {
+            fprintf(stderr, "locksim hunt: cannot write %s: %s\n", path, strerror(errno));
+            status = 2;
+        }
+        if (status != 0) remove(tmp);
+    }
+    if (status == 0 && a->json) {
+        printf("{\"partial\":");
+        report_json_str(stdout, path);
+        printf(",\"shard\":%u,\"shards\":%u,\"runs\":%llu,\"failed\":%zu}\n", h->shard_i + 1, h->shard_n,
+               (unsigned long long)h->runs, h->nfails);
+    } else if (status == 0) {
+        printf("hunt %s: shard %u/%u of seeds %llu..%llu: %llu runs, %zu failed; partial hunt %s (locksim merge "
+               "every shard's to finish the hunt)\n",
+               a->target, h->shard_i + 1, h->shard_n, (unsigned long long)a->seed_a, (unsigned long long)a->seed_b,
+               (unsigned long long)h->runs, h->nfails, path);
+    }
+    return status;
+}
+
 int cli_hunt(int argc, char **argv)
 {
     hunt_args a = {0};
     if (parse_args(argc, argv, &a) != 0) return 2;
     hunt h = {.a = &a};
+    const char *from = NULL;
+    char why[200];
+    if (pool_shard(a.shard, &h.shard_i, &h.shard_n, &from, why, sizeof why) != 0) {
+        fprintf(stderr, "locksim hunt: %s\n", why);
+        return 2;
+    }
+    h.sharded = a.shard != NULL || h.shard_n > 1;
+    if (h.sharded && a.report_dir) return usage("--report is for the merge of the shards' partial hunts%s", NULL);
     if (load_base(&a, &h, &h.base) != 0) return 2;
     report_outdir probe; /* a --report folder we may not write is refused before the hunt */
     if (a.report_dir && report_outdir_begin(&probe, a.report_dir, "locksim hunt") != 0) {
@@ -1093,9 +1238,92 @@ int cli_hunt(int argc, char **argv)
         return rc == 0 ? 0 : 2;
     }
     pool_hold_stops(1); /* a signal while shrinking stops the hunt, which says what it ran */
-    int status = a.want_path ? hunt_want(&h) : hunt_all(&h);
+    int status = h.sharded ? hunt_shard(&h, argc, argv) : a.want_path ? hunt_want(&h) : hunt_all(&h);
     pool_hold_stops(0);
     sim_xfree(h.fails);
     scn_free(&h.base);
+    return status;
+}
+
+/* locksim merge PARTIAL-HUNT...: the hunt of the shards' arguments,
+ * finished here: their records stand for the runs, the groups, shrinks
+ * (in --jobs workers) and table are what one process over all the seeds
+ * makes. The merge's --jobs, --out, --report, --json, --verbose and
+ * --progress are its own (--out and --json default to the shards'). */
+int cli_hunt_merge(int argc, char **argv)
+{
+    hunt_args own = {0};
+    int jobs = 0, json = 0, verbose = 0, progress = 0, nfiles = 0;
+    const char *out = NULL, *report = NULL;
+    char **files = sim_xcalloc((size_t)argc + 1, sizeof *files);
+    int status = 0;
+    for (int i = 1; i < argc && status == 0; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--jobs") && v) {
+            status = cli_parse_jobs("locksim merge", v, &own.jobs) != 0 ? 2 : 0;
+            jobs = 1;
+            i++;
+        } else if (!strcmp(o, "--out") && v) {
+            out = v, i++;
+        } else if (!strcmp(o, "--report") && v) {
+            report = v, i++;
+        } else if (!strcmp(o, "--json")) {
+            json = 1;
+        } else if (!strcmp(o, "--verbose")) {
+            verbose = 1;
+        } else if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
+            progress = !strcmp(o, "--progress") ? 1 : -1;
+        } else if (o[0] == '-' && o[1] != '\0') {
+            fprintf(stderr, "locksim merge: unknown or incomplete option \"%s\" for partial hunts (--jobs N, --out DIR, "
+                            "--report DIR, --json, --verbose)\n", o);
+            status = 2;
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    hunt_parts parts;
+    if (status == 0 && hunt_parts_read(files, nfiles, &parts) != 0) status = 2;
+    sim_xfree(files);
+    if (status != 0) return status;
+    const scn_override *patch = cli_scripts_override();
+    if ((parts.scripts != NULL) != (patch != NULL) || (patch && strcmp(parts.scripts, patch->value) != 0)) {
+        fprintf(stderr, "locksim merge: the shards ran %s%s: give merge the same --scripts\n",
+                parts.scripts ? "with --scripts " : "without --scripts", parts.scripts ? parts.scripts : "");
+        hunt_parts_free(&parts);
+        return 2;
+    }
+    /* The hunt's own arguments, as the shards parsed them. */
+    char *line = sim_xstrdup(parts.args), *save = NULL;
+    char **hargv = sim_xcalloc(strlen(line) + 2, sizeof *hargv);
+    int hargc = 0;
+    hargv[hargc++] = (char *)"hunt";
+    for (char *t = strtok_r(line, "\t", &save); t; t = strtok_r(NULL, "\t", &save)) hargv[hargc++] = t;
+    hunt_args a = {0};
+    if (parse_args(hargc, hargv, &a) != 0) status = 2;
+    if (jobs) a.jobs = own.jobs;
+    if (out) a.out_dir = out;
+    if (report) a.report_dir = report;
+    a.json |= json;
+    a.verbose |= verbose;
+    if (progress) a.progress = progress;
+    a.shard = NULL;
+    if (status == 0 && a.report_dir && a.want_path) status = usage("--report is for a hunt without --want%s", NULL);
+    hunt h = {.a = &a, .merged = &parts};
+    if (status == 0 && load_base(&a, &h, &h.base) != 0) status = 2;
+    if (status == 0) {
+        report_outdir probe;
+        if (a.report_dir && report_outdir_begin(&probe, a.report_dir, "locksim merge") != 0) status = 2;
+        else if (a.report_dir) report_outdir_abort(&probe);
+        if (status == 0) {
+            pool_hold_stops(1);
+            status = a.want_path ? hunt_want(&h) : hunt_all(&h);
+            pool_hold_stops(0);
+        }
+        scn_free(&h.base);
+    }
+    sim_xfree(h.fails);
+    sim_xfree(hargv);
+    sim_xfree(line);
+    hunt_parts_free(&parts);
     return status;
 }

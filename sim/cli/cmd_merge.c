@@ -5,7 +5,8 @@
  * not"; or TAP, and a JUnit file, as `run` writes them. Every line of
  * every file is checked before anything is printed; a (scenario, seed,
  * backend) seen twice is an error, since it would be counted twice.
- * Exit 0, 1, 2. */
+ * Exit 0, 1, 2. Partial hunts (`hunt --shard I/N`) are the hunt's own to
+ * finish: cmd_hunt.c's cli_hunt_merge. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "reports/report.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/hunt_part.h"
 #include "sim/kernel/ut.h"
 
 /* One run read back; key is "scenario\nseed\nbackend", for duplicates. */
@@ -129,6 +131,11 @@ static int report(const merge_set *ms, int tap, const char *junit_path)
 
 int cli_merge(int argc, char **argv)
 {
+    /* Partial hunts (hunt --shard) are finished as the hunt they are. */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--junit")) i++;
+        else if (argv[i][0] != '-' && hunt_part_is(argv[i])) return cli_hunt_merge(argc, argv);
+    }
     merge_set ms = {0};
     int status = 0, tap = 0, files = 0;
     const char *junit = NULL;

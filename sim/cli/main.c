@@ -21,13 +21,15 @@ static void usage(FILE *to)
           "  sweep SCENARIO... --KEY V1,V2,.. [--protocol P1,P2,..] [--seeds A..B] [--jobs N]\n"
           "      [--json] [--report DIR]      contention curves: a scenario key swept, seeds averaged\n"
           "  merge FILE... [--junit FILE] [--tap]   the summary of run --json outputs (shards)\n"
+          "  merge PARTIAL.hunt... [--jobs N] [--out DIR] [--json] [--report DIR]\n"
+          "                                   a hunt's shards (hunt --shard I/N) finished as one hunt\n"
           "  check SCENARIO [--depth D] [--branch B] [--faults K] [--seed N] [--max-runs N]\n"
           "        [--horizon D] [--max-seconds S] [--all]   explore every choice within the bounds\n"
           "  replay SCENARIO [--seed N] [--choices STR] [--horizon D] [--around T|violation] [--window D]\n"
           "                                   one seed's trace as a timeline, violations marked\n"
           "  shrink SCENARIO --seed N -o FILE [--swarm]   the smallest scenario failing the same way\n"
           "  hunt PROTOCOL[@V] | SCENARIO --seeds A..B [--jobs N] [--out DIR] [--want KNOWN-BUG.scn]\n"
-          "                                   swarm testing: failures grouped by signature, each shrunk\n"
+          "       [--against REF] [--shard I/N]   swarm testing: failures grouped by signature, each shrunk\n"
           "  list                             protocols, faults, invariants\n"
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n"
@@ -97,11 +99,12 @@ static int take_scripts_dir(int *argc, char **argv)
     *argc = n;
     argv[n] = NULL;
     if (dir == NULL) return 0;
-    static const char *const takers[] = {"run", "replay", "shrink", "check", "sweep", "hunt"};
+    static const char *const takers[] = {"run", "replay", "shrink", "check", "sweep", "hunt", "merge"};
     int takes = 0;
     for (size_t i = 0; i < sizeof takers / sizeof takers[0]; i++) takes |= n > 1 && !strcmp(argv[1], takers[i]);
     if (!takes) {
-        fprintf(stderr, "locksim: --scripts is an option of run, replay, shrink, check, sweep and hunt\n");
+        fprintf(stderr, "locksim: --scripts is an option of run, replay, shrink, check, sweep and hunt (and of the merge of "
+                        "partial hunts)\n");
         return -1;
     }
     struct stat st;
