@@ -136,6 +136,10 @@ int cli_merge(int argc, char **argv)
         if (!strcmp(argv[i], "--junit")) i++;
         else if (argv[i][0] != '-' && hunt_part_is(argv[i])) return cli_hunt_merge(argc, argv);
     }
+    if (cli_scripts_override()) {
+        fprintf(stderr, "locksim merge: --scripts is for partial hunts (hunt --shard), not for run --json outputs\n");
+        return 2;
+    }
     merge_set ms = {0};
     int status = 0, tap = 0, files = 0;
     const char *junit = NULL;
