@@ -956,8 +956,79 @@ static int write_report(const hunt *h, const found *v, size_t m)
     return rc == 0 ? 0 : 2;
 }
 
-/* Without --want: every seed, then one shrink per run signature, the
- * groups merged by their shrunk signature. */
+/* The k-th (0-based) failing seed whose run signature is run: 1, or 0
+ * when the group has no more. */
+static int nth_seed(const hunt *h, const hunt_sig *run, size_t k, uint64_t *seed)
+{
+    for (size_t i = 0; i < h->nfails; i++)
+        if (hunt_sig_equal(&h->fails[i].sig, run) && k-- == 0) {
+            *seed = h->fails[i].seed;
+            return 1;
+        }
+    return 0;
+}
+
+/* How many more seeds of one group a hunt shrinks, at most. */
+#define HUNT_REPICKS 2
+
+/* Is item f a within-contract group's shrink that says nothing of the
+ * group's other seeds? Its run was within the contract and it shrank
+ * beyond it: the faults it needs were outside the run's window, and the
+ * group's other seeds, which ran alike, may fail by the lock's own fault. */
+static int unexplained(const found *f)
+{
+    return f->shrunk == 1 && f->run.beyond == 0 && f->final.beyond != 0;
+}
+
+/* More seeds of the within-contract groups v[0..nv) whose shrunk seed
+ * is unexplained, one each a round (HUNT_REPICKS rounds), while *budget
+ * lasts: each is an item of its own (1 seed, taken from its group) in
+ * *out, shrunk here. Returns how many; *status as shrink_batch's. */
+static size_t repick(hunt *h, found *v, size_t nv, found **out, size_t *budget, size_t *shrinks, int *status)
+{
+    found *x = NULL;
+    size_t nx = 0, *owner = NULL, *picked = sim_xcalloc(nv + 1, sizeof *picked);
+    unsigned char *open = sim_xcalloc(nv + 1, 1);
+    for (size_t j = 0; j < nv; j++) open[j] = unexplained(&v[j]), picked[j] = 1;
+    for (int round = 0; round < HUNT_REPICKS && *budget > 0 && *status == 0; round++) {
+        size_t start = nx;
+        for (size_t j = 0; j < nv && *budget > 0; j++) {
+            uint64_t seed;
+            if (!open[j] || !nth_seed(h, &v[j].run, picked[j], &seed)) continue;
+            picked[j]++;
+            x = sim_xrealloc(x, (nx + 1) * sizeof *x);
+            owner = sim_xrealloc(owner, (nx + 1) * sizeof *owner);
+            memset(&x[nx], 0, sizeof x[nx]);
+            x[nx].run = v[j].run;
+            x[nx].first_seed = seed;
+            x[nx].seeds = 1;
+            owner[nx++] = j;
+            v[j].seeds--;
+            (*budget)--;
+        }
+        if (nx == start) break;
+        size_t done, none;
+        *status = shrink_batch(h, x + start, nx - start, 0, &done, &none);
+        *shrinks += done;
+        for (size_t k = start; k < nx; k++) open[owner[k]] = unexplained(&x[k]);
+    }
+    /* An item not shrunk (a stop signal) goes back to its group. */
+    size_t kept = 0;
+    for (size_t k = 0; k < nx; k++) {
+        if (x[k].shrunk) x[kept++] = x[k];
+        else v[owner[k]].seeds++;
+    }
+    sim_xfree(open);
+    sim_xfree(picked);
+    sim_xfree(owner);
+    *out = x;
+    return kept;
+}
+
+/* Without --want: every seed, then one shrink per run signature (within
+ * the contract first; then, of a within-contract group whose shrink went
+ * beyond the contract, its next seeds: repick), the groups merged by
+ * their shrunk signature. */
 static int hunt_all(hunt *h)
 {
     const hunt_args *a = h->a;
@@ -986,8 +1057,25 @@ static int hunt_all(hunt *h)
      * under --max-shrinks), then the biggest groups: the commonest
      * failures get shrunk. */
     if (n > 1) qsort(v, n, sizeof *v, by_size);
-    size_t shrinks = 0, none;
-    if (status == 0) status = shrink_batch(h, v, n < a->max_shrinks ? n : a->max_shrinks, 0, &shrinks, &none);
+    size_t within = 0, budget = a->max_shrinks, shrinks = 0, done, none, nx = 0;
+    while (within < n && v[within].run.beyond == 0) within++;
+    size_t first = within < budget ? within : budget;
+    if (status == 0) status = shrink_batch(h, v, first, 0, &shrinks, &none);
+    budget -= first;
+    found *x = NULL;
+    if (status == 0) nx = repick(h, v, first, &x, &budget, &shrinks, &status);
+    size_t rest = n - within < budget ? n - within : budget;
+    if (status == 0 && rest) {
+        status = shrink_batch(h, v + within, rest, 0, &done, &none);
+        shrinks += done;
+    }
+    if (nx) { /* the within groups, their seeds shrunk again, the groups beyond */
+        v = sim_xrealloc(v, (n + nx) * sizeof *v);
+        memmove(v + within + nx, v + within, (n - within) * sizeof *v);
+        memcpy(v + within, x, nx * sizeof *v);
+        n += nx;
+    }
+    sim_xfree(x);
     /* Groups that shrank to the same signature are one bug. */
     size_t m = 0;
     for (size_t j = 0; j < n; j++) {
@@ -1004,7 +1092,11 @@ static int hunt_all(hunt *h)
     size_t shown = 0;
     uint64_t rest_seeds = 0;
     for (size_t j = 0; j < m; j++) shown += v[j].shrunk;
-    if (!a->json)
+    if (!a->json && nx)
+        printf("%zu signature%s from %zu shrunk run signature%s and %zu more seed%s of within-contract groups whose "
+               "first shrank beyond the contract:\n",
+               shown, shown == 1 ? "" : "s", shrinks - nx, shrinks - nx == 1 ? "" : "s", nx, nx == 1 ? "" : "s");
+    else if (!a->json)
         printf("%zu signature%s from %zu shrunk run signature%s:\n", shown, shown == 1 ? "" : "s", shrinks,
                shrinks == 1 ? "" : "s");
     /* Within the contract first: what the lock claims and does not keep. */
@@ -1029,7 +1121,7 @@ static int hunt_all(hunt *h)
     for (size_t j = 0; j < m; j++)
         if (!v[j].shrunk && (v[j].run.beyond != 0)) rest_seeds += v[j].seeds;
     if (a->json) {
-        print_summary_json(h, n, m - shown, rest_seeds, status == 130);
+        print_summary_json(h, n - nx, m - shown, rest_seeds, status == 130);
     } else {
         if (m > shown)
             printf("  and %zu run signature%s of %llu seed%s not shrunk (raise --max-shrinks)\n", m - shown,
