@@ -67,11 +67,15 @@
  * synced lock, above).
  *
  * delay link=A-B by=D: while the delays in force on the link of the client
- * and the master add up to D each way, a wake-up crosses it three times
- * more slowly (the message, the acquire, its reply): when 3D is at least
- * the liveness bound the link is impaired, from the stretch's start to 2D
- * after its end (what was sent in it lands by then); under that, the
- * delay is part of the wait the bound allows.
+ * and the master add up to D each way, what the waiter must do crosses it
+ * D more slowly each time: a waiter that was subscribed crosses it three
+ * times after the release (the message, the acquire, its reply), one
+ * whose wait began in the stretch five (its first attempt's reply, the
+ * subscription's round trip, the attempt again after it: Redisson's locks,
+ * semaphores and latches all subscribe, then try again). When 5D is at
+ * least the liveness bound the link is impaired, from the stretch's start
+ * to 2D after its end (what was sent in it lands by then); under that,
+ * the delay is part of the wait the bound allows.
  *
  * Which node is a group's master follows the node lines (node 0 of each
  * group first). Where the fake promotes the most up-to-date of several
@@ -356,10 +360,14 @@ typedef struct slow {
     int64_t from, to, by;
 } slow;
 
+/* The crossings of a slowed link a waiter may need after the release:
+ * five for a wait that began in the stretch (above). */
+#define WAKE_CROSSINGS 5
+
 /* Adds to s the delay periods of one client and group: where the delays
- * in force add up to D each way and a wake-up's three crossings (the
- * message, the acquire and its reply) add 3D of at least the bound, the
- * link is impaired, and stays so 2D after (what was sent before lands). */
+ * in force add up to D each way and a waiter's crossings add
+ * WAKE_CROSSINGS x D of at least the bound, the link is impaired, and
+ * stays so 2D after (what was sent before lands). */
 static void add_delays(pset *s, const slow *v, size_t n, int64_t bound_us)
 {
     for (size_t i = 0; i < n; i++) {
@@ -374,7 +382,7 @@ static void add_delays(pset *s, const slow *v, size_t n, int64_t bound_us)
                 if (v[j].to > a && v[j].to < b) b = v[j].to;
                 if (v[j].from <= a && v[j].to > a) d += v[j].by;
             }
-            if (d > 0 && 3 * d >= bound_us) pset_add(s, a, plus(b, 2 * d), kind_bit(SCN_FAULT_DELAY));
+            if (d > 0 && WAKE_CROSSINGS * d >= bound_us) pset_add(s, a, plus(b, 2 * d), kind_bit(SCN_FAULT_DELAY));
         }
     }
 }

@@ -64,14 +64,16 @@ END_TEST
 START_TEST(delay_counts_beyond_the_bound)
 {
     scenario sc;
-    /* 3 x 1.3 s is over the 1 s bound: slow until 2 x 1.3 s after it ends;
-     * 3 x 0.2 s is not; two rules of 200 ms add up to 400 ms (1.2 s). */
+    /* 5 x 1.3 s is over the 1 s bound: slow until 2 x 1.3 s after it ends;
+     * 5 x 0.15 s is not; two rules of 150 ms add up to 300 ms (1.5 s);
+     * 5 x 0.2 s is the bound (a waiter whose wait began in the stretch
+     * subscribes and tries again: five crossings). */
     load(&sc, "nodes = 1",
-         "at = 1s delay link=c1-redis0 by=1300ms for=15s\nat = 30s delay link=c2-redis0 by=200ms for=10s\n"
-         "at = 35s delay link=c2-redis0 by=200ms for=2s\n");
+         "at = 1s delay link=c1-redis0 by=1300ms for=15s\nat = 30s delay link=c2-redis0 by=150ms for=10s\n"
+         "at = 35s delay link=c2-redis0 by=150ms for=2s\nat = 45s delay link=c2-redis0 by=200ms for=2s\n");
     check_impaired *im = build(&sc, MS(7000));
     expect_periods(im, 1, (const int64_t[]){1000, 18600}, 1, CHECK_IMP_DELAY);
-    expect_periods(im, 2, (const int64_t[]){35000, 37800}, 1, CHECK_IMP_DELAY);
+    expect_periods(im, 2, (const int64_t[]){35000, 37600, 45000, 47400}, 2, CHECK_IMP_DELAY);
     check_impaired_free(im);
     scn_free(&sc);
 }
