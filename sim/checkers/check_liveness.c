@@ -32,8 +32,10 @@
  * process's threads queue on it before the store) is not free to a waiter
  * while a sibling thread of its process holds it, from the sibling's
  * acquire until its last release returns (the local lock is let go after
- * the store's answer): the bound runs over the stretches between such
- * holds.
+ * the store's answer), nor while an acquire a sibling began first is
+ * under way (it tries the store with the local lock taken, the waiter
+ * queued behind it; a sibling kept there by a lost command is judged on
+ * its own wait): the bound runs over the stretches between such spans.
  * Not free either: a lock whose wait queue keeps the place of a thread
  * that cannot take its turn (its process died, its acquire failed and
  * left the place behind, or it is impaired toward the master as above),
@@ -384,35 +386,71 @@ static int64_t resend_grace(const history *hi, const check_input *in, const hist
     return grace;
 }
 
-/* The longest part of [a, b) outside the holds of e's sibling threads
- * (same client and incarnation, another thread, the same lock), each
- * from its acquire to the return of its last release (ends: the ends of
- * the history's operations); 0 when none is left. */
+/* A span of the local lock taken by a sibling thread. */
+typedef struct taken {
+    int64_t from, to;
+} taken;
+
+/* The spans in which e's sibling threads (same client and incarnation,
+ * another thread, the same lock) have its local lock, or are ahead of e
+ * for it: each hold from its acquire to the return of its last release
+ * (ends: the ends of the history's operations), and each acquire a
+ * sibling began before e's, from its call to its end (the sibling tries
+ * the store with the local lock taken; e queues behind it). *n: how
+ * many; malloc'd. */
+static taken *sibling_spans(const history *hi, const check_holds *hs, const size_t *ends, int64_t end_us,
+                            const hist_event *e, size_t *n)
+{
+    const check_spans *d = &hs->rule[CHECK_HOLDS_DEPTH];
+    taken *v = NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const check_span *h = &d->v[i];
+        if (h->client != e->client || h->inc != e->inc || h->thread == e->thread || h->lock != e->lock) continue;
+        int64_t h_to = h->to_us;
+        if (h->end == CHECK_END_RELEASE) {
+            size_t done = h->to_k < hi->n ? ends[h->to_k] : (size_t)-1;
+            h_to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
+        }
+        v = sim_xrealloc(v, (m + 1) * sizeof *v);
+        v[m++] = (taken){h->from_us, h_to};
+    }
+    for (size_t k = 0; k < (size_t)(e - hi->ev); k++) { /* the history is in time order */
+        const hist_event *x = &hi->ev[k];
+        if (x->op != HOP_ACQUIRE || x->kind != HIST_INVOKE || x->client != e->client || x->inc != e->inc ||
+            x->thread == e->thread || x->lock != e->lock)
+            continue;
+        size_t done = ends[k];
+        v = sim_xrealloc(v, (m + 1) * sizeof *v);
+        v[m++] = (taken){x->t_us, done == (size_t)-1 ? end_us : hi->ev[done].t_us};
+    }
+    *n = m;
+    return v;
+}
+
+/* The longest part of [a, b) outside the spans in which e's sibling
+ * threads have the local lock or are ahead of e for it (sibling_spans);
+ * 0 when none is left. */
 static int unheld_by_siblings(const history *hi, const check_holds *hs, const size_t *ends, int64_t end_us,
                               const hist_event *e, int64_t *a, int64_t *b)
 {
-    const check_spans *d = &hs->rule[CHECK_HOLDS_DEPTH];
+    size_t n;
+    taken *v = sibling_spans(hi, hs, ends, end_us, e, &n);
     int64_t best_a = 0, best_b = 0, t = *a;
     for (;;) {
-        /* The next sibling hold that covers t or starts after it. */
+        /* The next sibling span that covers t or starts after it. */
         int64_t from = *b, to = *b;
-        for (size_t i = 0; i < d->n; i++) {
-            const check_span *h = &d->v[i];
-            if (h->client != e->client || h->inc != e->inc || h->thread == e->thread || h->lock != e->lock) continue;
-            int64_t h_to = h->to_us;
-            if (h->end == CHECK_END_RELEASE) {
-                size_t done = h->to_k < hi->n ? ends[h->to_k] : (size_t)-1;
-                h_to = done == (size_t)-1 ? end_us : hi->ev[done].t_us;
-            }
-            if (h_to <= t || h->from_us >= from) continue;
-            from = h->from_us > t ? h->from_us : t;
-            to = h_to;
+        for (size_t i = 0; i < n; i++) {
+            if (v[i].to <= t || v[i].from >= from) continue;
+            from = v[i].from > t ? v[i].from : t;
+            to = v[i].to;
         }
         if (from - t > best_b - best_a) best_a = t, best_b = from;
         if (from >= *b) break;
         t = to;
         if (t >= *b) break;
     }
+    sim_xfree(v);
     *a = best_a;
     *b = best_b;
     return best_b > best_a;
