@@ -1304,6 +1304,29 @@ static int hunt_shard(hunt *h, int argc, char **argv)
     return status;
 }
 
+/* Loads h's base and runs the hunt its arguments ask for: a shard's
+ * runs, a --want hunt, or the whole hunt (who names the command in
+ * messages). */
+static int hunt_run(hunt *h, const char *who, int argc, char **argv)
+{
+    const hunt_args *a = h->a;
+    if (load_base(a, h, &h->base) != 0) return 2;
+    int status = 0;
+    report_outdir probe; /* a --report folder we may not write is refused before the hunt */
+    if (a->report_dir && report_outdir_begin(&probe, a->report_dir, who) != 0) status = 2;
+    else if (a->report_dir) report_outdir_abort(&probe);
+    if (status == 0 && a->print_base) { /* the scenario every seed draws from, to edit and hunt with */
+        status = scn_write(stdout, &h->base) == 0 ? 0 : 2;
+    } else if (status == 0) {
+        pool_hold_stops(1); /* a signal while shrinking stops the hunt, which says what it ran */
+        status = h->sharded ? hunt_shard(h, argc, argv) : a->want_path ? hunt_want(h) : hunt_all(h);
+        pool_hold_stops(0);
+    }
+    sim_xfree(h->fails);
+    scn_free(&h->base);
+    return status;
+}
+
 int cli_hunt(int argc, char **argv)
 {
     hunt_args a = {0};
@@ -1317,24 +1340,24 @@ int cli_hunt(int argc, char **argv)
     }
     h.sharded = a.shard != NULL || h.shard_n > 1;
     if (h.sharded && a.report_dir) return usage("--report is for the merge of the shards' partial hunts%s", NULL);
-    if (load_base(&a, &h, &h.base) != 0) return 2;
-    report_outdir probe; /* a --report folder we may not write is refused before the hunt */
-    if (a.report_dir && report_outdir_begin(&probe, a.report_dir, "locksim hunt") != 0) {
-        scn_free(&h.base);
-        return 2;
+    return hunt_run(&h, "locksim hunt", argc, argv);
+}
+
+/* The shards' arguments (tab-separated, hunt_part.h) as an argv after
+ * "hunt", empty ones kept; line is cut up in place. */
+static char **split_args(char *line, int *argc)
+{
+    char **v = sim_xcalloc(strlen(line) + 3, sizeof *v);
+    int n = 0;
+    v[n++] = (char *)"hunt";
+    for (char *t = line; *line != '\0' && t != NULL;) {
+        char *tab = strchr(t, '\t');
+        v[n++] = t;
+        if (tab) *tab = '\0';
+        t = tab ? tab + 1 : NULL;
     }
-    if (a.report_dir) report_outdir_abort(&probe);
-    if (a.print_base) { /* the scenario every seed draws from, to edit and hunt with */
-        int rc = scn_write(stdout, &h.base);
-        scn_free(&h.base);
-        return rc == 0 ? 0 : 2;
-    }
-    pool_hold_stops(1); /* a signal while shrinking stops the hunt, which says what it ran */
-    int status = h.sharded ? hunt_shard(&h, argc, argv) : a.want_path ? hunt_want(&h) : hunt_all(&h);
-    pool_hold_stops(0);
-    sim_xfree(h.fails);
-    scn_free(&h.base);
-    return status;
+    *argc = n;
+    return v;
 }
 
 /* locksim merge PARTIAL-HUNT...: the hunt of the shards' arguments,
@@ -1344,27 +1367,24 @@ int cli_hunt(int argc, char **argv)
  * --progress are its own (--out and --json default to the shards'). */
 int cli_hunt_merge(int argc, char **argv)
 {
-    hunt_args own = {0};
-    int jobs = 0, json = 0, verbose = 0, progress = 0, nfiles = 0;
-    const char *out = NULL, *report = NULL;
+    hunt_args own = {0}; /* the merge's options: jobs 0, out_dir NULL, ... where not given */
+    int nfiles = 0, status = 0;
     char **files = sim_xcalloc((size_t)argc + 1, sizeof *files);
-    int status = 0;
     for (int i = 1; i < argc && status == 0; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "--jobs") && v) {
             status = cli_parse_jobs("locksim merge", v, &own.jobs) != 0 ? 2 : 0;
-            jobs = 1;
             i++;
         } else if (!strcmp(o, "--out") && v) {
-            out = v, i++;
+            own.out_dir = v, i++;
         } else if (!strcmp(o, "--report") && v) {
-            report = v, i++;
+            own.report_dir = v, i++;
         } else if (!strcmp(o, "--json")) {
-            json = 1;
+            own.json = 1;
         } else if (!strcmp(o, "--verbose")) {
-            verbose = 1;
+            own.verbose = 1;
         } else if (!strcmp(o, "--progress") || !strcmp(o, "--no-progress")) {
-            progress = !strcmp(o, "--progress") ? 1 : -1;
+            own.progress = !strcmp(o, "--progress") ? 1 : -1;
         } else if (o[0] == '-' && o[1] != '\0') {
             fprintf(stderr, "locksim merge: unknown or incomplete option \"%s\" for partial hunts (--jobs N, --out DIR, "
                             "--report DIR, --json, --verbose)\n", o);
@@ -1384,36 +1404,20 @@ int cli_hunt_merge(int argc, char **argv)
         hunt_parts_free(&parts);
         return 2;
     }
-    /* The hunt's own arguments, as the shards parsed them. */
-    char *line = sim_xstrdup(parts.args), *save = NULL;
-    char **hargv = sim_xcalloc(strlen(line) + 2, sizeof *hargv);
-    int hargc = 0;
-    hargv[hargc++] = (char *)"hunt";
-    for (char *t = strtok_r(line, "\t", &save); t; t = strtok_r(NULL, "\t", &save)) hargv[hargc++] = t;
+    char *line = sim_xstrdup(parts.args);
+    int hargc;
+    char **hargv = split_args(line, &hargc);
     hunt_args a = {0};
     if (parse_args(hargc, hargv, &a) != 0) status = 2;
-    if (jobs) a.jobs = own.jobs;
-    if (out) a.out_dir = out;
-    if (report) a.report_dir = report;
-    a.json |= json;
-    a.verbose |= verbose;
-    if (progress) a.progress = progress;
-    a.shard = NULL;
+    if (own.jobs) a.jobs = own.jobs;
+    if (own.out_dir) a.out_dir = own.out_dir;
+    if (own.report_dir) a.report_dir = own.report_dir;
+    a.json |= own.json;
+    a.verbose |= own.verbose;
+    if (own.progress) a.progress = own.progress;
     if (status == 0 && a.report_dir && a.want_path) status = usage("--report is for a hunt without --want%s", NULL);
     hunt h = {.a = &a, .merged = &parts};
-    if (status == 0 && load_base(&a, &h, &h.base) != 0) status = 2;
-    if (status == 0) {
-        report_outdir probe;
-        if (a.report_dir && report_outdir_begin(&probe, a.report_dir, "locksim merge") != 0) status = 2;
-        else if (a.report_dir) report_outdir_abort(&probe);
-        if (status == 0) {
-            pool_hold_stops(1);
-            status = a.want_path ? hunt_want(&h) : hunt_all(&h);
-            pool_hold_stops(0);
-        }
-        scn_free(&h.base);
-    }
-    sim_xfree(h.fails);
+    if (status == 0) status = hunt_run(&h, "locksim merge", hargc, hargv);
     sim_xfree(hargv);
     sim_xfree(line);
     hunt_parts_free(&parts);

@@ -470,24 +470,24 @@ static int shrink_threads(shrinker *k, scenario *cur)
 
 /* ---------------------------------------------------------- duration */
 
+/* Ends c's run at d: its steps after d go (and what they anchor). */
+static void end_at(const shrinker *k, cand *c, int64_t d)
+{
+    c->s.duration_us = d;
+    unsigned char *drop = sim_xcalloc(c->s.nsteps + 1, 1);
+    for (size_t i = 0; i < c->s.nsteps; i++) drop[i] = c->s.steps[i].at_us > d;
+    drop_steps(k, c, drop);
+    sim_xfree(drop);
+}
+
 static int try_duration(shrinker *k, scenario *cur, int64_t d)
 {
     cand c;
     start(k, cur, &c);
-    c.s.duration_us = d;
-    unsigned char *drop = sim_xcalloc(c.s.nsteps + 1, 1);
-    for (size_t i = 0; i < c.s.nsteps; i++) drop[i] = c.s.steps[i].at_us > d;
-    drop_steps(k, &c, drop);
-    sim_xfree(drop);
+    end_at(k, &c, d);
     return try_candidate(k, cur, &c);
 }
 
-/* Just past the first violation of the last failure kept, in whole
- * seconds; INT64_MAX when it has none (an expectation missed). */
-static int64_t cut_after_violation(const shrinker *k)
-{
-    return k->last.at_us >= 0 ? (k->last.at_us / SIM_SEC(1) + 1) * SIM_SEC(1) : INT64_MAX;
-}
 /* How far past the first violation the shrink's first cut ends the run:
  * a candidate whose failure a removal moved a few seconds later still
  * counts (cut just past it, ddmin kept more clients and faults: the
@@ -495,17 +495,28 @@ static int64_t cut_after_violation(const shrinker *k)
  * about as long as it must. */
 #define SHRINK_CUT_SLACK_US SIM_SEC(5)
 
-static int64_t cut_early(const shrinker *k)
+/* slack past the first violation of the last failure kept, rounded up to
+ * the next whole second; INT64_MAX when it has none (an expectation
+ * missed). */
+static int64_t cut_past(const shrinker *k, int64_t slack_us)
 {
     int64_t at = k->last.at_us;
-    return at >= 0 ? ((at + SHRINK_CUT_SLACK_US) / SIM_SEC(1) + 1) * SIM_SEC(1) : INT64_MAX;
+    return at >= 0 ? ((at + slack_us) / SIM_SEC(1) + 1) * SIM_SEC(1) : INT64_MAX;
+}
+
+/* The early cut (SHRINK_CUT_SLACK_US past the violation), where it ends
+ * cur sooner: 1 when that still fails the same way. */
+static int try_early_cut(shrinker *k, scenario *cur)
+{
+    int64_t cut = cut_past(k, SHRINK_CUT_SLACK_US);
+    return cut < cur->duration_us && try_duration(k, cur, cut);
 }
 
 static void shrink_duration(shrinker *k, scenario *cur)
 {
     while (cur->duration_us >= SIM_MS(2) && try_duration(k, cur, cur->duration_us / 2)) {
     }
-    int64_t cut = cut_after_violation(k);
+    int64_t cut = cut_past(k, 0);
     if (cut < cur->duration_us) try_duration(k, cur, cut);
 }
 
@@ -531,17 +542,17 @@ static int shrink_dists(shrinker *k, scenario *cur)
                      offsetof(scenario, start),            offsetof(scenario, acquire_permits),
                      offsetof(scenario, lend_permits),     offsetof(scenario, nemesis_interval),
                      offsetof(scenario, nemesis_duration), offsetof(scenario, nemesis_jump)};
-    size_t n = sizeof offs / sizeof offs[0], todo[sizeof offs / sizeof offs[0]], m = 0;
+    size_t n = sizeof offs / sizeof offs[0], loose[sizeof offs / sizeof offs[0]], m = 0;
     for (size_t i = 0; i < n; i++) {
         const scn_dist *d = (const scn_dist *)((const char *)cur + offs[i]);
         if (d->kind != SCN_DIST_CONST && !(offs[i] >= offsetof(scenario, nemesis_interval) && !cur->nemesis))
-            todo[m++] = offs[i];
+            loose[m++] = offs[i];
     }
     /* All at once first (one run, where that fails the same way), then
      * one at a time. */
-    if (m > 1 && try_consts(k, cur, todo, m)) return (int)m;
+    if (m > 1 && try_consts(k, cur, loose, m)) return (int)m;
     int made = 0;
-    for (size_t i = 0; i < m; i++) made += try_consts(k, cur, &todo[i], 1);
+    for (size_t i = 0; i < m; i++) made += try_consts(k, cur, &loose[i], 1);
     return made;
 }
 
@@ -569,6 +580,22 @@ int shrink_clients_of(const scenario *s)
     return max_client(s);
 }
 
+/* Is one of v[0..n) a fault line the caller cannot use (shrink_opts.
+ * unwanted) that starts no later than the first violation (a later one,
+ * the duration's cut may still drop)? keeps_unwanted: of cur's lines. */
+static int unwanted_before(const shrinker *k, const scn_step *v, size_t n)
+{
+    int64_t by = k->last.at_us >= 0 ? k->last.at_us : INT64_MAX;
+    for (size_t i = 0; k->o->unwanted && i < n; i++)
+        if (is_fault(&v[i]) && v[i].at_us <= by && k->o->unwanted(&v[i], k->o->admit_arg)) return 1;
+    return 0;
+}
+
+static int keeps_unwanted(const shrinker *k, const scenario *cur)
+{
+    return unwanted_before(k, cur->steps, cur->nsteps);
+}
+
 /* cur with the nemesis's faults gen[0..ngen) as [faults] lines (ids[i]
  * the id of gen[i]), those after until_us left out and the run ended
  * there when it is earlier than cur's end. */
@@ -579,10 +606,10 @@ static int try_explicit(shrinker *k, scenario *cur, const scn_step *gen, const s
     start(k, cur, &c);
     scenario *s = &c.s;
     s->nemesis = 0;
-    if (until_us < s->duration_us) s->duration_us = until_us;
+    int64_t end = until_us < s->duration_us ? until_us : s->duration_us;
     c.ids = sim_xrealloc(c.ids, (s->nsteps + ngen + 1) * sizeof *c.ids);
     for (size_t i = 0; i < ngen; i++) {
-        if (gen[i].at_us > s->duration_us) continue;
+        if (gen[i].at_us > end) continue;
         if (s->nsteps == s->steps_cap) {
             s->steps_cap = s->steps_cap ? s->steps_cap * 2 : 16;
             s->steps = sim_xrealloc(s->steps, s->steps_cap * sizeof *s->steps);
@@ -593,10 +620,7 @@ static int try_explicit(shrinker *k, scenario *cur, const scn_step *gen, const s
         st->generated = 0;
         st->line = 0;
     }
-    unsigned char *drop = sim_xcalloc(s->nsteps + 1, 1); /* the steps after the cut, and what they anchor */
-    for (size_t i = 0; i < s->nsteps; i++) drop[i] = s->steps[i].at_us > s->duration_us;
-    drop_steps(k, &c, drop);
-    sim_xfree(drop);
+    end_at(k, &c, end);
     return try_candidate(k, cur, &c);
 }
 
@@ -616,9 +640,7 @@ static int make_explicit(shrinker *k, scenario *cur, const scn_step *gen, size_t
     }
     /* Not while it has lines the caller cannot use before the violation:
      * without them it may fail later, and need lines after the cut. */
-    int64_t cut = cut_early(k);
-    for (size_t i = 0; i < ngen && cut < INT64_MAX; i++)
-        if (k->o->unwanted && gen[i].at_us <= k->last.at_us && k->o->unwanted(&gen[i], k->o->admit_arg)) cut = INT64_MAX;
+    int64_t cut = unwanted_before(k, gen, ngen) ? INT64_MAX : cut_past(k, SHRINK_CUT_SLACK_US);
     int ok = (cut < cur->duration_us && try_explicit(k, cur, gen, ids, ngen, cut)) ||
              try_explicit(k, cur, gen, ids, ngen, INT64_MAX);
     sim_xfree(ids);
@@ -650,17 +672,6 @@ static int first_run(shrinker *k, const scenario *s, size_t *ngen, scn_step **ge
     return fails;
 }
 
-/* Does cur keep a fault line the caller cannot use (shrink_opts.unwanted)
- * that starts no later than the first violation (a later one, the
- * duration's cut may still drop)? */
-static int keeps_unwanted(const shrinker *k, const scenario *cur)
-{
-    int64_t by = k->last.at_us >= 0 ? k->last.at_us : INT64_MAX;
-    for (size_t i = 0; k->o->unwanted && i < cur->nsteps; i++)
-        if (is_fault(&cur->steps[i]) && cur->steps[i].at_us <= by && k->o->unwanted(&cur->steps[i], k->o->admit_arg))
-            return 1;
-    return 0;
-}
 
 /* cur without every fault line the caller cannot use (shrink_opts.
  * unwanted), all at once: 1 when that still fails the same way (cur is
@@ -690,12 +701,11 @@ static void shrink_all(shrinker *k, scenario *cur, const scn_step *gen, size_t n
     st->generated = ngen;
     st->explicit_ok = make_explicit(k, cur, gen, ngen, &st->late);
     /* A scenario of explicit lines is cut as the nemesis's is above. */
-    if (!st->had_nemesis && cut_early(k) < cur->duration_us) try_duration(k, cur, cut_early(k));
+    if (!st->had_nemesis) try_early_cut(k, cur);
     st->faults_a = count(cur, is_fault);
     /* Lines the caller cannot use all go first if they can (ddmin may
      * take a path that keeps some of them needed); else after the rounds. */
-    if (keeps_unwanted(k, cur) && without_unwanted(k, cur) && cut_early(k) < cur->duration_us)
-        try_duration(k, cur, cut_early(k));
+    if (keeps_unwanted(k, cur) && without_unwanted(k, cur)) try_early_cut(k, cur);
     /* Clients first: a client that goes takes its lines with it, and
      * every later candidate runs fewer clients. Then ddmin over the
      * fault and step lines; fewer clients can make more lines unneeded:
