@@ -268,7 +268,7 @@ def baseline_multiples(old):
     return floor_multiples(dict(fig)) if "floor" in fig else {}
 
 
-def targets(fig, old):
+def targets(fig, then):
     """Every target of issue 16 with its figure, said plainly."""
     c = fig["simulator"]["bench: contended reentrant lock"]
     bare_us = 1e6 / fig["evals"]["reentrant"]["fake"]
@@ -284,7 +284,7 @@ def targets(fig, old):
              "ge")]
     # Against the baseline: floor multiples only (a figure of this run over
     # this run's floor, against the same of the baseline's run).
-    now, then = fig["floor_multiples"], baseline_multiples(old)
+    now = fig["floor_multiples"]
     for label, target in (("fair, 100 clients: virtual s per wall s", TARGETS["speedup_vs_baseline"]),
                           ("semaphore, 1000 clients: virtual s / wall s", TARGETS["speedup_vs_baseline"]),
                           ("check states/s", 1.0)):
@@ -304,13 +304,13 @@ def targets(fig, old):
         print("  %-58s %10.2f  target %7.2f  %s" % (label, value, target, "met" if met else "NOT MET"))
 
 
-def compare(fig, old):
+def compare(fig, old, then):
     if not old:
         return
     print("\nagainst the baseline in %s (commit %s, %s), as multiples of each run's own floor" % (
         BASELINE, old["machine"]["commit"], old["machine"]["date"]))
     print("  (a rate times the floor's us per eval, a time over it; higher is better for a rate, lower for a time)")
-    now, then = fig["floor_multiples"], baseline_multiples(old)
+    now = fig["floor_multiples"]
     for label, _, kind in FLOOR_FIGURES:
         if label in now and then.get(label):
             print("  %-50s %12.4f now, %12.4f then (%.2fx%s)" % (label, now[label], then[label], now[label] / then[label],
@@ -334,8 +334,9 @@ def main():
     seeds(fig)
     hunts(fig)
     floor_multiples(fig)
-    targets(fig, old)
-    compare(fig, old)
+    then = baseline_multiples(old)
+    targets(fig, then)
+    compare(fig, old, then)
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS + ".tmp", "w") as f:
         json.dump({"machine": m, "figures": fig}, f, indent=1, sort_keys=True)
