@@ -170,6 +170,8 @@ static void describe(const scenario *s, const scenario *c, int focused, int idle
                               (long long)c->acquire_permits.b_us);
     if (s->swarm_rearm_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " rearm=%d%%", c->rearm_ppm / 10000);
     if (s->swarm_nested_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " nested=%s", c->nested ? "yes" : "no");
+    if ((s->swarm_listener_gap.a_us > 0 || s->swarm_listener_gap.b_us > 0) && n < cap)
+        n += put_dur(desc + n, cap - n, "listener-gap", &c->listener_gap);
     if (s->swarm_single_ppm > 0 && n < cap) {
         n += (size_t)snprintf(desc + n, cap - n, " single=%s", single ? "yes" : "no");
         if (c->lend_permits.a_us > 0 && n < cap)
@@ -419,6 +421,19 @@ static int draw_nested(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* [swarm] listener-gap, after nested: half of the seeds draws a range
+ * within it for [clients] listener-gap, the time an async wait takes from
+ * its latch check to its addListener (the future's callback runs on
+ * another thread), where a message runs no listener. Drawn for every
+ * seed, used by the async waits only. */
+static int draw_listener_gap(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (s->swarm_listener_gap.a_us <= 0 && s->swarm_listener_gap.b_us <= 0) return 0;
+    if (!chance(r, SCN_PPM / 2)) return 0;
+    c->listener_gap = range_within(r, &s->swarm_listener_gap);
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -482,6 +497,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     int single = draw_single(&r, s, c);
     draw_rearm(&r, s, c);
     draw_nested(&r, s, c);
+    draw_listener_gap(&r, s, c);
     fault_contract_draw(s, c); /* draws nothing: the seed's other draws stay */
 
     c->swarm = c->swarm_section = 0;

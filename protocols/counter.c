@@ -93,6 +93,15 @@ void counter_client_at(int v, cl_defaults *d)
     d->nosync_unchecked = v < PROTO_V(3, 20, 0);
     d->nosync_no_retry = v < PROTO_V(3, 20, 1);
     d->readonly_retry = v >= PROTO_V(3, 27, 1);
+    d->written_final = v < PROTO_V(3, 10, 0);  /* 1a08db75b */
+    d->sub_no_timeout = v < PROTO_V(3, 2, 1);  /* 835dfeaa8 */
+}
+
+int counter_msg_policy(int v)
+{
+    /* SemaphorePubSub: listeners take permits (3.0.0 .. 3.7.0), all run
+     * (3.7.1, 8d347ad22), one runs (3.7.2, eb36207f9). */
+    return v < PROTO_V(3, 7, 1) ? CL_SUB_TAKERS : v < PROTO_V(3, 7, 2) ? CL_SUB_RUN_ALL : 0;
 }
 
 /* ------------------------------------------------- a waiting acquire */
@@ -128,7 +137,9 @@ void counter_acq_subscribe(counter_acq *a, cl_proc *p, int policy)
     char channel[192];
     proto_brace_name("redisson_sc:", name, channel, sizeof channel);
     a->state = COUNTER_SUBSCRIBING;
-    int64_t deadline = a->w.wait_ms >= 0 ? SIM_MS(a->w.rem_ms) : SIM_MS(SUBSCRIBE_TIMEOUT_MS);
+    int64_t deadline = a->w.wait_ms >= 0                                   ? SIM_MS(a->w.rem_ms)
+                       : cl_world_settings(cl_proc_world(p))->sub_no_timeout ? -1
+                                                                          : SIM_MS(SUBSCRIBE_TIMEOUT_MS);
     a->base.sub = cl_sub_acquire(p, counter_node_of(cl_proc_world(p), a->base.lock), name, channel, deadline,
                                  acq_on_subscribed, a);
     cl_sub_kind(a->base.sub, CL_SUB_SEMAPHORE);

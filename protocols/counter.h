@@ -67,6 +67,9 @@ int counter_acq_nosync(counter_acq *a, cl_proc *p);
  * before), WAIT for replicas since 3.21.0 (semaphores: issue #4977), its
  * answer acted on since 3.20. counter_current are 4.7's. */
 void counter_client_at(int v, cl_defaults *d);
+/* How a semaphore message runs async listeners at release v (cl_sub_policy
+ * bits: CL_SUB_TAKERS, CL_SUB_RUN_ALL or none). */
+int counter_msg_policy(int v);
 extern const cl_defaults counter_current;
 
 /* The exception a failed command raises (NULL: a usable reply). */

@@ -33,7 +33,8 @@
 
 #include "protocols/expirable.h"
 
-static const psem_cfg psem_current = {.multi = 1, .release_checks = 1, .tr = CL_NORESEND, .recheck = 1};
+static const psem_cfg psem_current = {.multi = 1, .release_checks = 1, .tr = CL_NORESEND, .recheck = 1,
+                                      .has_update = 1};
 
 const psem_cfg *psem_cfg_of(const cl_thread *t)
 {
@@ -151,7 +152,8 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     }
     const psem_cfg *c = psem_cfg_of(op->a.base.t);
     if (op->a.state == COUNTER_FIRST) {
-        counter_acq_subscribe(&op->a, p, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0));
+        counter_acq_subscribe(&op->a, p, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0) |
+                                                     c->msg_policy);
         return;
     }
     /* A message, the nearest deadline or the rest of a bounded wait,
@@ -235,6 +237,8 @@ static void psem_at_version(int v, void *cfg, cl_defaults *d)
     c->adds_count = v < PROTO_V(3, 15, 6);
     c->latch_n = v < PROTO_V(3, 51, 0);
     c->recheck = v >= PROTO_V(3, 28, 0);
+    c->msg_policy = counter_msg_policy(v);
+    c->has_update = v >= PROTO_V(3, 8, 2);
     counter_client_at(v, d);
 }
 
@@ -259,10 +263,11 @@ const proto_def proto_expirable_semaphore = {
                "lock = acquire(n, lease), trylock = tryAcquire(n, wait, lease), unlock = release of the "
                "thread's oldest permits (with none: the last ones again); api=async; steps addpermits, "
                "trysetpermits, availablepermits, updatelease",
-    .versions = "@3.11 .. @4.7 (a message adds v latch permits before 3.15.6; scripts resent before 3.16.4; "
-                "release checks the lease since 3.17.0; WAIT since 3.21.0; n ids per acquire since 3.23.4; "
-                "listener re-check since 3.28.0; waits take one latch permit since 3.51.0)",
-    .min_version = 31100,
+    .versions = "@3.0 .. @4.7 (a message adds v latch permits before 3.15.6; a written script never resent "
+                "before 3.10.0, resent 3.10.0-3.16.3; updateLeaseTime since 3.8.2; release checks the lease since "
+                "3.17.0; WAIT since 3.21.0; n ids per acquire since 3.23.4; async listeners as the semaphore's; "
+                "waits take one latch permit since 3.51.0)",
+    .min_version = 30000,
     .at_version = psem_at_version,
     .cfg_size = sizeof(psem_cfg),
     .scripts = psem_scripts,

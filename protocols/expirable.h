@@ -18,6 +18,8 @@ typedef struct psem_cfg {
     int adds_count;     /* a message adds v latch permits (before 3.15.6) */
     int latch_n;        /* waits take n latch permits (before 3.51.0, issue #6664) */
     int recheck;        /* a new listener looks at the latch (3.28.0) */
+    int msg_policy;     /* how a message runs listeners (counter_msg_policy) */
+    int has_update;     /* updateLeaseTime (3.8.2, 862b689f9) */
 } psem_cfg;
 
 /* One acquire's permits, held by a thread: its number (the process's

@@ -160,6 +160,10 @@ static void update_next(lease_op *op)
 
 static void update_lease(cl_thread *t, int lock, int64_t lease_us, cl_done_fn *done)
 {
+    if (!psem_cfg_of(t)->has_update) {
+        done(t, 0, 0, "RPermitExpirableSemaphore.updateLeaseTime exists since Redisson 3.8.2");
+        return;
+    }
     psem_grant *g = psem_state(t)->held[psem_slot(t, lock)];
     if (g == NULL) {
         done(t, 0, 0, "the thread holds no permit to update");

@@ -14,6 +14,11 @@ void fair_keys(const char *name, char *queue, char *deadlines)
     proto_prefix_name("redisson_lock_timeout", name, deadlines, 192);
 }
 
+void fair_place_key(const cl_thread *t, const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "redisson_lock_thread:{%.120s}:%.63s", name, cl_thread_lock_name(t));
+}
+
 /* Entry "<id>:<name>:<t>", channel "redisson_lock__channel:{name}:<id>:<t>":
  * one per thread, so the unlock message wakes only the head's thread. */
 void fair_entry(const cl_thread *t, int lock, char *entry, char *channel)

@@ -13,10 +13,18 @@ typedef struct fair_cfg {
     const char *dequeue;     /* acquireFailed's script */
     int64_t thread_wait_ms;  /* default threadWaitTime */
     int wait_is_queue_wait;  /* 3.13.3: tryLock's waitTime > 0 is the queue wait */
+    int stays_queued;        /* before 3.2.4 (1b9ec19cb): no acquireFailed, a tryLock that gives
+                                up keeps its place until its deadline */
+    int place_keys;          /* before 3.2.0 (2b8d524b1): a waiter's place is a key of its own
+                                with its deadline as TTL, not a member of a deadline zset; and
+                                unlockAsync runs the plain lock's unlock */
 } fair_cfg;
 
 /* The queue and deadline keys of lock name (caps: 192). */
 void fair_keys(const char *name, char *queue, char *deadlines);
+/* Before 3.2.0: t's place key "redisson_lock_thread:{<name>}:<lockName>"
+ * (cap: 256). */
+void fair_place_key(const cl_thread *t, const char *name, char *buf, size_t cap);
 /* The per-thread entry and channel of t for lock (caps: 192). */
 void fair_entry(const cl_thread *t, int lock, char *entry, char *channel);
 /* waitMs of an acquire with tryLock wait wait_ms (-1: lock()): the wait

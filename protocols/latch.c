@@ -245,9 +245,9 @@ const proto_def proto_latch = {
                "await [wait=D] [api=async], getcount, trysetcount count=N; random workload: t1 of each client "
                "counts down, the others await ([clients] async = yes: awaitAsync; [clients] rearm = P: that "
                "share of t1's cycles calls trySetCount(count) instead, arming an open latch again)",
-    .versions = "@3.11 .. @4.7 (awaitAsync from 3.11.6; ZERO runs one async listener up to 3.23.5, all "
-                "since 3.24.0; countDown resent before 3.16.4)",
-    .min_version = 31100,
+    .versions = "@3.0 .. @4.7 (awaitAsync from 3.11.6; ZERO runs one async listener up to 3.23.5, all "
+                "since 3.24.0; countDown never resent before 3.10.0, resent 3.10.0-3.16.3)",
+    .min_version = 30000,
     .at_version = latch_at_version,
     .cfg_size = sizeof(latch_cfg),
     .scripts = latch_scripts,

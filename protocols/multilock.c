@@ -10,14 +10,23 @@
  *
  *  redisson.multilock  all or nothing: a failed member releases what was
  *                      taken and restarts (while the wait lasts); unlock
- *                      stops at the first member that fails.
+ *                      stops at the first member that fails (3.27.2+;
+ *                      before, it sends every member's unlock and then
+ *                      throws the first failure).
  *  redisson.redlock    a quorum n/2 + 1; per-member wait max(remain/n, 1);
  *                      unlock releases every member, ignoring errors.
  *
  * tryLock(wait, lease) follows §8 step by step (sequential member calls,
  * remain accounted on the client's clock, EXPIRE_MULTI of the lease at the
  * end); lock(lease) repeats tryLock(w, lease) with w = n·1500 ms (or a
- * draw from the lease). The history and the checkers see the composite. */
+ * draw from the lease). The history and the checkers see the composite.
+ *
+ * api=async (RedissonMultiLock.tryLockAsync / lockAsync / unlockAsync,
+ * 4.7.0): the members are tried in the same order, each member's
+ * tryLockAsync waiting as a listener of its entry (rlock.c); unlockAsync
+ * unlocks every member (unlockInnerAsync) and fails when one of them did
+ * (CompletableFuture.allOf), for RedLock too, whose blocking unlock()
+ * ignores the errors. */
 #include <stdio.h>
 #include <string.h>
 
@@ -49,8 +58,14 @@ typedef struct ml_op {
     int cursor;             /* unlock / expire / release progress */
     int then_restart;       /* ML_UNLOCK_ALL: restart rather than fail */
     int any_ok;             /* forceUnlock: some member was held */
-    const char *err;        /* unlock(): the first member error */
+    char err[128];          /* unlockAsync(): the first member error */
+    int failed;             /* unlockAsync(): a member's unlock failed */
 } ml_op;
+
+static const rlock_cfg *cfg(const cl_proc *p)
+{
+    return cl_world_cfg(cl_proc_world(p));
+}
 
 /* RedLock (a quorum), not MultiLock (all members)? */
 static int is_red(const cl_proc *p)
@@ -110,6 +125,14 @@ static void ml_end(ml_op *op, int ok, const char *err)
     cl_op_end(op, ok, 0, err);
 }
 
+/* unlock() or unlockAsync() unlocks every member, whatever fails: the
+ * async API, RedLock, and MultiLock before 3.27.2. */
+static int unlocks_all(cl_thread *t)
+{
+    const rlock_cfg *c = cl_world_cfg(cl_proc_world(cl_thread_proc(t)));
+    return cl_thread_async(t) || c->quorum || c->ml_unlock_all;
+}
+
 static void try_member(ml_op *op);
 static void unlock_next(ml_op *op);
 
@@ -121,7 +144,7 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
     int n = members(cl_proc_world(p));
     switch (op->phase) {
     case ML_TRY:
-        if (!ok && err && strncmp(err, "RedisResponseTimeout", 20) == 0) {
+        if (!ok && err && strncmp(err, "RedisResponseTimeout", 20) == 0 && !cfg(p)->ml_keeps_orphan) {
             /* The member may have been taken after all: unlock it,
              * ignoring errors, and count it as failed. */
             op->phase = ML_UNLOCK_ONE;
@@ -135,9 +158,15 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
         break;
     case ML_UNLOCK_ALL:
     case ML_RELEASE:
-        if (!ok && op->phase == ML_RELEASE && !is_red(p)) {
+        if (!ok && op->phase == ML_RELEASE && !is_red(p) && !unlocks_all(t)) {
             ml_end(op, 0, err); /* MultiLock stops at the first failure */
             return;
+        }
+        if (!ok && op->phase == ML_RELEASE && !op->failed && (cl_thread_async(t) || !is_red(p))) {
+            /* unlockAsync: allOf the members' futures fails; unlock()
+             * before 3.27.2 throws the first failure once all are sent. */
+            op->failed = 1;
+            snprintf(op->err, sizeof op->err, "%s", err ? err : "a member's unlock failed");
         }
         op->cursor++;
         unlock_next(op);
@@ -190,6 +219,7 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
 }
 
 static void start_try(ml_op *op);
+static void next_round(ml_op *op);
 
 /* Unlocks acquired[cursor..] one by one (waited for, errors ignored), or
  * every member for unlock(). */
@@ -202,7 +232,7 @@ static void unlock_next(ml_op *op)
             rlock_release(t, member_at(p, op->base.lock, op->cursor), on_member);
             return;
         }
-        ml_end(op, 1, NULL);
+        ml_end(op, !op->failed, op->failed ? op->err : NULL);
         return;
     }
     if (op->cursor < op->nacq) {
@@ -211,7 +241,7 @@ static void unlock_next(ml_op *op)
     }
     op->nacq = 0;
     if (!op->then_restart) {
-        if (op->lock_loop) start_try(op); /* lock(): the next tryLock */
+        if (op->lock_loop) next_round(op); /* lock(): the next tryLock */
         else ml_end(op, 0, NULL);
         return;
     }
@@ -223,7 +253,7 @@ static void unlock_next(ml_op *op)
         op->remain_ms -= now - op->mark_ms;
         op->mark_ms = now;
         if (op->remain_ms <= 0) {
-            if (op->lock_loop) start_try(op);
+            if (op->lock_loop) next_round(op);
             else ml_end(op, 0, NULL);
             return;
         }
@@ -288,9 +318,9 @@ static void start_try(ml_op *op)
         op->new_lease_ms = -2;
     op->remain_ms = wait > 0 ? wait : -1;
     op->mark_ms = cl_now_ms(p);
-    if (is_red(p)) {
-        int64_t w = op->remain_ms / n;
-        op->lock_wait_ms = w > 1 ? w : 1;
+    if (is_red(p) && cfg(p)->ml_member_wait != 2) {
+        int64_t w = op->remain_ms / n, floor = cfg(p)->ml_member_wait == 1 ? 1000 : 1;
+        op->lock_wait_ms = w > floor ? w : floor;
     } else {
         op->lock_wait_ms = op->remain_ms;
     }
@@ -308,6 +338,30 @@ static ml_op *ml_new(cl_thread *t, int lock, cl_done_fn *done)
     return op;
 }
 
+/* lock(lease)'s wait for its next tryLock(w, lease): the base n * 1500 ms
+ * (5000 before 3.5.7) with no lease, else drawn within [lease/2, lease)
+ * up to the base and [base, lease) past it; 2000 ms for a lease up to
+ * 2000 where the version draws once (ml_lock_wait). */
+static int64_t lock_wait(cl_proc *p, int64_t l)
+{
+    int rule = cfg(p)->ml_lock_wait;
+    int64_t base = rule == 2 ? 5000 : (int64_t)members(cl_proc_world(p)) * 1500;
+    if (l <= 0) return base;
+    if (rule != 0 && l <= 2000) return 2000;
+    if (l <= base) return l / 2 + (int64_t)cl_choose(p, (uint64_t)(l - l / 2), "multilock wait");
+    return base + (int64_t)cl_choose(p, (uint64_t)(l - base), "multilock wait");
+}
+
+/* The next round of lock(): its wait is drawn again since 3.17.0 (the
+ * blocking call; lockAsync draws once). */
+static void next_round(ml_op *op)
+{
+    cl_thread *t = op->base.t;
+    cl_proc *p = cl_thread_proc(t);
+    if (cfg(p)->ml_lock_wait == 0 && !cl_thread_async(t)) op->wait_ms = lock_wait(p, op->lease_ms);
+    start_try(op);
+}
+
 static void ml_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us, cl_done_fn *done)
 {
     cl_proc *p = cl_thread_proc(t);
@@ -317,11 +371,8 @@ static void ml_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_us
         op->wait_ms = wait_us / 1000;
     } else {
         /* lock(lease): tryLock(w, lease) until it succeeds. */
-        int64_t base = (int64_t)members(cl_proc_world(p)) * 1500, l = op->lease_ms;
         op->lock_loop = 1;
-        if (l <= 0) op->wait_ms = base;
-        else if (l <= base) op->wait_ms = l / 2 + (int64_t)cl_choose(p, (uint64_t)(l - l / 2), "multilock wait");
-        else op->wait_ms = base + (int64_t)cl_choose(p, (uint64_t)(l - base), "multilock wait");
+        op->wait_ms = lock_wait(p, op->lease_ms);
     }
     start_try(op);
 }
@@ -375,11 +426,18 @@ static const cl_defaults ml_defaults = {
         .name = nm, .summary = sum, .contract = ct,                                                \
         .options = "[protocol] members = N (1..7, member i on group (i-1) mod [redis] nodes), "     \
                    "member-rotate = yes|no",                                                       \
-        .versions = "@3.10 .. @4.7 (the members' release)", .min_version = 31000,                  \
+        .versions = "@3.0 .. @4.7 (the members' release)", .min_version = 30000,                    \
         .history = "member lease 3.10-3.11.0: tryLock(-1, lease) passes 2*waitTime = -2 ms to each member, " \
                    "whose PEXPIRE deletes the key it just set: every caller gets the lock (changelog " \
                    "3.11.1: could be acquired by multiple threads if waitTime == -1 and leaseTime != -1); " \
-                   "3.11.1+: the lease. A trylock with wait=0 is tryLock(-1, lease)",                 \
+                   "3.11.1+: the lease. A trylock with wait=0 is tryLock(-1, lease). MultiLock unlock() up " \
+                   "to 3.27.1 sends every member's unlock, then throws the first failure; 3.27.2+ unlocks " \
+                   "member by member and stops at the first failure (RedLock ignores failures); "         \
+                   "unlockAsync unlocks every member and fails if one did. RedLock's wait per member: "  \
+                   "all that remains up to 3.5.6, max(remain/n, 1000) to 3.6.2, max(remain/n, 1) since " \
+                   "3.6.3; lock(lease)'s wait: base 5000 ms up to 3.5.6, n*1500 since, drawn once with a " \
+                   "2000 ms floor up to 3.16.x (and by lockAsync), again every round since 3.17.0 (issue " \
+                   "#4050); a member whose tryLock timed out is left held up to 3.8.1, unlocked since 3.8.2",  \
         .impl = {.cfg = c, .defaults = &ml_defaults, .script = proto_script_find,                  \
                  .proc_init = rlock_proc_init, .proc_free = rlock_proc_free, .acquire = ml_acquire, \
                  .release = ml_release, .force_unlock = ml_force_unlock, .query = ml_query,        \
@@ -387,7 +445,7 @@ static const cl_defaults ml_defaults = {
                  .refuse = ml_refuse, .reentry = CL_REENTRY_REDIS, /* each member's hash */       \
                  .invariants = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) |            \
                                PROTO_INV(SCN_INV_DEADLOCK)},                                       \
-        .scripts = rlock_scripts,                                                                  \
+        .scripts = rlock_scripts, .steps = PROTO_ASYNC,                                            \
     }
 
 ML_DEF(proto_multilock, "redisson.multilock",

@@ -290,6 +290,19 @@ static int refuse_huge(const proto_def *pd, const scenario *s, scn_error *err)
     return 1;
 }
 
+/* ", which X, Y and Z have": the catalogue's protocols with an async API. */
+static void async_ones(char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, " (the async API is in");
+    const char *sep = " ";
+    for (size_t i = 0; proto_all[i] && n < cap; i++) {
+        if (!(proto_all[i]->steps & PROTO_ASYNC) || strchr(proto_all[i]->name, '@')) continue;
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, proto_all[i]->name);
+        sep = ", ";
+    }
+    if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
 /* A [steps] line the protocol cannot run: its line and why, in err. */
 static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn_error *err)
 {
@@ -302,18 +315,22 @@ static const proto_def *refuse_steps(const proto_def *pd, const scenario *s, scn
         else if (st->async && !(pd->steps & PROTO_ASYNC))
             why = "has no async API (api=async) in";
         if (why == NULL) continue;
+        char which[256] = "";
+        if (st->async && !(pd->steps & PROTO_ASYNC)) async_ones(which, sizeof which);
         err->line = st->line;
-        snprintf(err->msg, sizeof err->msg, "'%s' %s %s", scn_op_name(st->op), why, pd->name);
+        snprintf(err->msg, sizeof err->msg, "'%.32s' %.40s %.100s%.255s", scn_op_name(st->op), why, pd->name, which);
         return NULL;
     }
+    char which[256];
+    async_ones(which, sizeof which);
     if (s->async && !(pd->steps & PROTO_ASYNC)) {
         err->line = 0;
-        snprintf(err->msg, sizeof err->msg, "[clients] async = yes: %s has no async API", pd->name);
+        snprintf(err->msg, sizeof err->msg, "[clients] async = yes: %.100s has no async API%.255s", pd->name, which);
         return NULL;
     }
     if (s->swarm && s->swarm_async_ppm > 0 && !(pd->steps & PROTO_ASYNC)) {
         err->line = 0;
-        snprintf(err->msg, sizeof err->msg, "[swarm] async: %s has no async API", pd->name);
+        snprintf(err->msg, sizeof err->msg, "[swarm] async: %.100s has no async API%.255s", pd->name, which);
         return NULL;
     }
     return pd;

@@ -37,16 +37,23 @@ static const cl_defaults v2019_defaults = {
              .force_unlock = rlock_force_unlock, .query = rlock_query,          \
              .observe = rlock_observe, .node_of = rlock_node_of, .token = tok,  \
              .reentry = CL_REENTRY_REDIS, __VA_ARGS__},                          \
-    .scripts = rlock_scripts
+    .scripts = rlock_scripts, .steps = PROTO_ASYNC
 
 static const proto_def rlock_cur_def = {
     .name = "redisson.lock",
     .summary = "RedissonLock, current (4.7.x): merged acquire, unlock latch, batched watchdog",
-    .versions = "@3.10 .. @4.7 (any release; @2019 = 3.11)", .min_version = 31000, .options = LOCK_OPTIONS,
-    .history = WATCHDOG_HISTORY ". NoSyncedSlaves (\"None of slaves were synced\") fails the call in "
+    .versions = "@3.0 .. @4.7 (any release; @2019 = 3.11)", .min_version = 30000, .options = LOCK_OPTIONS,
+    .history = "3.0.0-3.9.1: a command written to the socket is never sent again, its reply timeout fails "
+               "the call (3.10.0 resends while attempts are left); lock() waits for its subscription for ever "
+               "up to 3.2.0 (7.5 s since 3.2.1); an unlock that fails leaves the watchdog running up to 3.8.0 "
+               "(3.8.1 cancels it); unlocking a lock that is gone answers 1 up to 3.10.5 (nil since 3.10.6). "
+               WATCHDOG_HISTORY ". NoSyncedSlaves (\"None of slaves were synced\") fails the call in "
                "3.20.0 and is retried from 3.20.1; an unlock's retry in 3.24-3.51 runs under a fresh request "
                "id, so the latch of the run that released does not answer it and the hold is decremented "
-               "again; 3.52.0+: one id per unlock() call",
+               "again; 3.52.0+: one id per unlock() call. Async waits (lockAsync, tryLockAsync; the fair and "
+               "read/write locks alike): an unlock message between the latch check and addListener is lost up to "
+               "3.27.2; 3.28.0+: addListener runs a listener on the permit it left; a message lets listeners "
+               "take its permits up to 3.7.0, runs every one in 3.7.1, one since 3.7.2",
     RLOCK_IMPL(&rlock_current, &cur_defaults, NULL),
 };
 static const proto_def rlock_2019_def = {
@@ -77,9 +84,14 @@ static const proto_def fair_cur_def = {
     .name = "redisson.fairlock",
     .contract = &proto_contract_client_time,
     .summary = "RedissonFairLock, current (4.7.x): FIFO queue with client-clock deadlines, a channel per thread",
-    .options = FAIR_OPTIONS, .versions = "@3.10 .. @4.7 (queue wait, scripts, latch as the release)",
-    .min_version = 31000,
-    .history = "queue 3.10-3.11.0: a new or retrying waiter's deadline is the HEAD's deadline + waitMs "
+    .options = FAIR_OPTIONS, .versions = "@3.0 .. @4.7 (queue wait, scripts, latch as the release)",
+    .min_version = 30000,
+    .history = "3.0.0-3.1.x: a waiter's place is a key whose TTL is its deadline; unlock never pops expired "
+               "heads, unlockAsync runs the plain lock's unlock (no fair waiter is woken), forceUnlock pops "
+               "them from 3.1.0; 3.2.0: the deadline zset. acquireFailed: none up to 3.2.3 (a tryLock that "
+               "gives up keeps its place), leaves the queue from 3.2.4, and from 3.5.5 to 3.11.0 the head's "
+               "leave takes threadWaitTime off every deadline. "
+               "queue 3.2.0-3.11.0: a new or retrying waiter's deadline is the HEAD's deadline + waitMs "
                "(the lock's PTTL for the head), rewritten by every retry; leaving the queue gives nothing "
                "back (issue #2099 timeout drift, fixed by PR #2100 in 3.11.1). 3.11.1-3.31: the LAST "
                "waiter's deadline + waitMs, written once; an acquirer or a waiter that gives up gives waitMs "

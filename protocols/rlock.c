@@ -124,7 +124,8 @@ static void channel_name(const cl_proc *p, const char *name, char *buf, size_t c
 static void side_name(const cl_thread *t, int read, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s", cl_thread_lock_name(t));
-    if (cfg_of(cl_thread_proc(t))->read_acquire && !read) snprintf(buf + strlen(buf), cap - strlen(buf), ":write");
+    const rlock_cfg *c = cfg_of(cl_thread_proc(t));
+    if (c->read_acquire && !read && !c->rw_shared_name) snprintf(buf + strlen(buf), cap - strlen(buf), ":write");
 }
 
 /* The read side's key prefix "{name}" (name itself when it has a '{')
@@ -151,7 +152,12 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
     side_name(t, read, lname, sizeof lname);
     channel_name(p, name, channel, sizeof channel);
     sim_fmt_i64(lease, *lease_of(p, lock, read));
-    if (read) {
+    if (read && c->rw_no_timeouts) {
+        /* Before 3.3.2: no timeout keys; a hold left gets this lease. */
+        const char *keys[] = {name, channel};
+        const char *args[] = {"0", lease, lname};
+        cl_eval(p, node, script(p, c->read_unlock), 2, keys, 3, args, fl, cl_thread_op(t), fn, ud);
+    } else if (read) {
         char kprefix[192], tprefix[192];
         rw_prefixes(t, lock, kprefix, tprefix, sizeof kprefix);
         const char *keys[] = {name, channel, tprefix, kprefix, latch};
@@ -159,6 +165,19 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         int latched = c->unlock_latch != 0; /* before 3.24: no latch key, no command, no TTL */
         cl_eval(p, node, script(p, c->read_unlock), latched ? 5 : 4, keys, latched ? 4 : 2, args, fl, cl_thread_op(t),
                 fn, ud);
+    } else if (is_fair(c) && c->fair.place_keys && cl_thread_async(t)) {
+        /* Before 3.2.0 unlockAsync is RedissonLock's: the plain script on
+         * the plain channel, which no fair waiter listens to. */
+        const char *keys[] = {name, channel};
+        const char *args[] = {"0", lease, lname};
+        cl_eval(p, node, script(p, "lock2018_unlock"), 2, keys, 3, args, fl, cl_thread_op(t), fn, ud);
+    } else if (is_fair(c) && c->fair.place_keys) {
+        /* Before 3.2.0: no purge, the head of the queue woken. */
+        char queue[192], deadlines[192];
+        fair_keys(name, queue, deadlines);
+        const char *keys[] = {name, channel, queue};
+        const char *args[] = {"0", lease, lname};
+        cl_eval(p, node, script(p, c->unlock), 3, keys, 3, args, fl, cl_thread_op(t), fn, ud);
     } else if (is_fair(c)) {
         /* The fair unlock also purges the queue with the client's now and
          * wakes the head's own channel. */
@@ -176,7 +195,7 @@ static void unlock_eval(cl_thread *t, int lock, int read, const char *latch, con
         cl_eval(p, node, script(p, c->unlock), 3, keys, 5, args, fl, cl_thread_op(t), fn, ud);
     } else {
         const char *keys[] = {name, channel};
-        const char *args[] = {c->read_acquire ? "1" : "0", lease, lname};
+        const char *args[] = {c->read_acquire && !c->rw_write_msg0 ? "1" : "0", lease, lname};
         cl_eval(p, node, script(p, c->unlock), 2, keys, 3, args, fl, cl_thread_op(t), fn, ud);
     }
 }
@@ -210,6 +229,12 @@ static void acq_end(acq_op *op, int ok, const char *err)
     cl_op_end(op, ok, 0, err);
 }
 
+/* The operation waits as a listener of the entry (the async API). */
+static int listens(const acq_op *op)
+{
+    return cl_thread_async(op->base.t) || cfg_of(cl_thread_proc(op->base.t))->fenced;
+}
+
 static void on_dequeued(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     (void)p;
@@ -222,7 +247,7 @@ static void on_dequeued(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 static void acq_failed(acq_op *op)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
-    if (!is_fair(cfg_of(p))) {
+    if (!is_fair(cfg_of(p)) || cfg_of(p)->fair.stays_queued) {
         acq_end(op, 0, NULL);
         return;
     }
@@ -345,11 +370,14 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
         return;
     }
     if (err == CL_ERR_TIMEOUT) {
-        /* Since 4.7.0 a timeout inside tryLock's loop means false; lock()
-         * and the first attempt raise RedisResponseTimeoutException. The
+        /* Since 4.7.0 a timeout inside tryLock's loop means false; lock(),
+         * the first attempt and tryLockAsync (which completes its future
+         * exceptionally) raise RedisResponseTimeoutException. The
          * fenced lock's token acquire has a loop of its own that passes
          * every error on (RedissonFencedLock.tryLockAsync, 4.7.0). */
-        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails && !c->fenced) acq_failed(op);
+        if (op->state == ACQ_LOOP && op->wait_ms >= 0 && c->try_timeout_fails && !c->fenced &&
+            !cl_thread_async(op->base.t))
+            acq_failed(op);
         else acq_end(op, 0, cl_err_exception(err));
         return;
     }
@@ -393,21 +421,36 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
             channel_name(p, lock_key(op->base.t, op->base.lock), channel, sizeof channel);
         }
         op->state = ACQ_SUBSCRIBING;
-        int64_t deadline = op->wait_ms >= 0 ? SIM_MS(op->rem_ms) : SIM_MS(7500);
+        /* lock(): syncSubscription's 7500 ms since 3.2.1, for ever before. */
+        int64_t deadline = op->wait_ms >= 0                                  ? SIM_MS(op->rem_ms)
+                           : cl_world_settings(cl_proc_world(p))->sub_no_timeout ? -1
+                                                                              : SIM_MS(7500);
         op->base.sub = cl_sub_acquire(p, rlock_node_of(cl_proc_world(p), op->base.lock), entry, channel, deadline,
                                       on_subscribed, op);
+        cl_sub_policy(op->base.sub, c->sub_msg_policy | (c->listen_recheck ? CL_SUB_RECHECK : 0));
         return;
     }
     /* The ttl-bounded wait: a message, or the holder's lease running out. */
     int64_t wait_us;
     if (op->wait_ms >= 0) wait_us = SIM_MS(ttl >= 0 && ttl < op->rem_ms ? ttl : op->rem_ms);
     else wait_us = ttl >= 0 ? SIM_MS(ttl) : -1;
+    /* lockAsync / tryLockAsync: a permit a message left in the entry's
+     * latch sends the attempt again at once (latch.tryAcquire()); else a
+     * listener of the entry, which a message runs, with a timer of the
+     * same wait (RedissonLock.lockAsync, 3.10.0 .. 4.7.0). The fenced
+     * lock's blocking calls are its async ones (RedissonFencedLock.
+     * lockAndGetToken = get(lockAndGetTokenAsync()), 4.7.0). */
+    if (listens(op) && cl_sub_try_take(op->base.sub, 1)) {
+        on_wait(p, op, 1);
+        return;
+    }
     if (wait_us < 0) { /* only a message ends it: the checkers tell such a waiter */
         sim_assert(!op->parked); /* on_wait ends a park before the next reply */
         op->parked = 1;
         cl_hist(p, op->base.t, HIST_INFO, HOP_PARK, op->base.lock, 1, 0, NULL);
     }
-    cl_sub_wait(p, op->base.sub, wait_us, on_wait, op);
+    if (listens(op)) cl_sub_listen(p, op->base.sub, wait_us, on_wait, op);
+    else cl_sub_wait(p, op->base.sub, wait_us, on_wait, op);
 }
 
 static void acq_send(acq_op *op)
@@ -431,9 +474,12 @@ static void acq_send(acq_op *op)
         return;
     }
     if (is_fair(c)) {
-        /* FAIR_ACQUIRE_Q: waitMs and the client's now go along. */
-        char queue[192], deadlines[192], wait[24], now[24];
+        /* FAIR_ACQUIRE_Q: waitMs and the client's now go along (before
+         * 3.2.0 the thread's place key instead of the deadline zset, and
+         * threadWaitTime alone). */
+        char queue[192], deadlines[256], wait[24], now[24];
         fair_keys(lock_key(op->base.t, op->base.lock), queue, deadlines);
+        if (c->fair.place_keys) fair_place_key(op->base.t, lock_key(op->base.t, op->base.lock), deadlines, sizeof deadlines);
         sim_fmt_i64(wait, fair_wait_ms(&c->fair, p, op->wait_ms));
         sim_fmt_i64(now, op->mark_ms);
         const char *keys[] = {lock_key(op->base.t, op->base.lock), queue, deadlines};
@@ -513,12 +559,12 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
         return;
     }
     if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
-        cancel_renewal(op, 0);
+        if (!c->unlock_error_keeps) cancel_renewal(op, 0);
         rel_end(op, 0, cl_err_exception(err));
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
-        cancel_renewal(op, 0);
+        if (!c->unlock_error_keeps) cancel_renewal(op, 0);
         rel_end(op, 0, "script error");
         return;
     }
@@ -628,6 +674,15 @@ void rlock_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
     if (read) cl_watchdog_cancel_read(p, lock, 0);
     char channel[192];
     channel_name(p, lock_key(t, lock), channel, sizeof channel);
+    if (is_fair(c) && c->fair.place_keys) {
+        char queue[192], deadlines[192];
+        fair_keys(lock_key(t, lock), queue, deadlines);
+        const char *keys[] = {lock_key(t, lock), queue, channel};
+        const char *args[] = {"0"};
+        cl_eval(p, rlock_node_of(cl_proc_world(p), lock), script(p, c->force), 3, keys, 1, args,
+                cl_lock_flags(p, CL_RESEND), cl_thread_op(t), on_simple_reply, op);
+        return;
+    }
     if (is_fair(c)) {
         /* FAIR_FORCE_UNLOCK: purges with the client's now, wakes the head. */
         char queue[192], deadlines[192], now[24];
@@ -641,7 +696,7 @@ void rlock_force_unlock(cl_thread *t, int lock, cl_done_fn *done)
     }
     const char *keys[] = {lock_key(t, lock), channel};
     /* The rw write side publishes READ_UNLOCK (1). */
-    const char *args[] = {c->read_acquire && !read ? "1" : "0", "publish"};
+    const char *args[] = {c->read_acquire && !read && !c->rw_write_msg0 ? "1" : "0", "publish"};
     cl_eval(p, rlock_node_of(cl_proc_world(p), lock), script(p, read ? c->read_force : c->force), 2, keys,
             c->publish_arg ? 2 : 1, args, cl_lock_flags(p, CL_RESEND), cl_thread_op(t), on_simple_reply, op);
 }
@@ -701,8 +756,9 @@ size_t rlock_scripts(const void *cfg, const cl_defaults *d, const char **out, si
     size_t n = 0;
     names[n++] = c->acquire;
     if (c->read_acquire) names[n++] = c->read_acquire;
-    if (is_fair(c)) names[n++] = c->fair.dequeue;
+    if (is_fair(c) && !c->fair.stays_queued) names[n++] = c->fair.dequeue;
     names[n++] = c->unlock;
+    if (is_fair(c) && c->fair.place_keys) names[n++] = "lock2018_unlock"; /* unlockAsync's */
     if (c->read_unlock) names[n++] = c->read_unlock;
     names[n++] = c->force;
     if (c->read_force) names[n++] = c->read_force;
@@ -718,7 +774,7 @@ size_t rlock_scripts(const void *cfg, const cl_defaults *d, const char **out, si
 #define RLOCK_CURRENT_CLIENT                                                     \
     .unlock_latch = 1, .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND, \
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .try_timeout_fails = 1, \
-    .lease0_is_watchdog = 1
+    .lease0_is_watchdog = 1, .listen_recheck = 1
 #define RLOCK_SCRIPTS .unlock = "lock_unlock", .force = "lock_force_unlock"
 
 const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_SCRIPTS, RLOCK_CURRENT_CLIENT};

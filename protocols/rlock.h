@@ -20,6 +20,17 @@ typedef struct rlock_cfg {
     int try_timeout_fails;   /* 4.7.0: a timeout in tryLock's loop = false */
     int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
     int fenced;              /* RFencedLock: the acquire also draws a token */
+    int listen_recheck;      /* 3.28.0: addListener runs a listener on a latch permit (async waits) */
+    int unlock_error_keeps;  /* before 3.8.1 (f5e3618b3): an unlock that fails with an error or a
+                                timeout leaves the lock's renewal running */
+    int sub_msg_policy;      /* how a lock message runs async listeners: CL_SUB_TAKERS up to 3.7.0,
+                                CL_SUB_RUN_ALL in 3.7.1 (8d347ad22), 0 since 3.7.2 (eb36207f9) */
+    int rw_shared_name;      /* before 3.2.4 (0ffc2ca1e): read and write holds share the field
+                                "<id>:<t>" (no ":write"), and a writer cannot read (no downgrade) */
+    int rw_no_timeouts;      /* before 3.3.2 (ccda1ee99): no read timeout keys; an unlock that
+                                leaves a hold sets the hash TTL to the thread's lease */
+    int rw_write_msg0;       /* before 3.8.2 (f3e3b56ea): a write unlock publishes 0 (one waiter
+                                of a process wakes), not READ_UNLOCK (1, every one) */
     /* RedissonReadWriteLock (PROTOCOLS.md §5): the scripts above are the
      * write side's, these the read side's (NULL: not a read/write lock);
      * both sides share the channel redisson_rwlock:{name}. */
@@ -28,6 +39,17 @@ typedef struct rlock_cfg {
      * thread, acquireFailed = the dequeue script (fairlock.c). */
     fair_cfg fair;
     int quorum;              /* RedissonRedLock: a quorum of the members (multilock.c) */
+    int ml_unlock_all;       /* before 3.27.2: MultiLock.unlock() sends every member's unlockAsync, then
+                                throws the first failure (since 0f05a859f: locks.forEach(Lock::unlock)) */
+    int ml_member_wait;      /* RedLock's wait per member: 0 max(remain/n, 1) (3.6.3+, d095634e6);
+                                1 max(remain/n, 1000) (3.5.7-3.6.2, 27ade0529); 2 all that remains
+                                (before 3.5.7, as MultiLock's) */
+    int ml_lock_wait;        /* lock(lease)'s tryLock wait: 0 drawn again every round without a floor
+                                (3.17.0+, 52843b106, issue #4050); 1 drawn once, 2000 ms at least
+                                (3.5.7-3.16.x, and lockAsync); 2 as 1 with 5000 ms for n*1500
+                                (before 3.5.7) */
+    int ml_keeps_orphan;     /* before 3.8.2 (3de7f75b0, issue #1606): a member whose tryLock timed
+                                out is not unlocked, though it may be held */
     int ml_lease_from_wait;  /* before 3.11.1: MultiLock gives members 2*waitTime as their lease
                                 even without a wait (-2 ms: the key is deleted) */
 } rlock_cfg;

@@ -65,6 +65,10 @@ void rwlock_observe(cl_world *cw, int group, int lock, hist_store *out)
     rw_walk w = {0};
     if (!walk(cw, group, lock, &w, out)) return;
     out->mode = w.mode;
+    if (!w.writer[0] && w.mode == SCN_RW_WRITE && w.reader[0]) { /* before 3.2.4: one field name */
+        snprintf(w.writer, sizeof w.writer, "%s", w.reader);
+        w.writes = w.reads;
+    }
     if (w.writer[0]) {
         snprintf(out->owner, sizeof out->owner, "%s", w.writer);
         out->count = w.writes;
@@ -109,11 +113,19 @@ const proto_def proto_rwlock = {
                       PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
     },
     .scripts = rlock_scripts,
-    .versions = "@3.10 .. @4.7 (read acquire, unlock latch, client as redisson.lock)", .min_version = 31000,
-    .history = "read acquire 3.10-3.11.0: a reader joining a held lock sets the hash TTL to its own lease, "
+    .steps = PROTO_ASYNC,
+    .versions = "@3.0 .. @4.7 (read acquire and unlocks, write re-entry, client as redisson.lock)",
+    .min_version = 30000,
+    .history = "3.0.0-3.2.3: one field name for both sides and no downgrade (a writer that asks to read "
+               "waits for itself); before 3.3.2 no read timeout keys, a hold left gets the thread's lease "
+               "(3.3.1's shared timeout keys are not modelled: it runs 3.2.4's scripts); 3.3.2-3.4.2: a "
+               "nested read unlock deletes the thread's own write hold (issue #891); before 3.5.5 a write "
+               "re-entry sets the TTL to its lease (issue #1110), from 3.5.5 it adds the lease to the time "
+               "left; before 3.8.2 a write unlock publishes 0, one waiter per process (issue #1542). "
+               "read acquire 3.0.0-3.11.0: a reader joining a held lock sets the hash TTL to its own lease, "
                "which can shorten it under the other readers (issue #2144, changelog 3.11.1); 3.11.1+: "
-               "max(ttl, lease). Unlock: no latch and resent before 3.24 (a missing lock answers 1 until "
-               "3.44). Read holds are renewed by the batched read task in every release here",
+               "max(ttl, lease). Unlock: no latch before 3.24 (resent from 3.10.0; a missing lock answers 1 "
+               "until 3.44). Read holds are renewed by the batched read task in every release here",
     .options = "each lock/trylock/unlock takes a side: [steps] mode=read|write (none: write); the "
                "random workload draws it from [clients] read-ratio (0: all write), its re-entries the "
                "other side with [clients] switch, released oldest first with release-fifo. A thread "

@@ -45,6 +45,7 @@ typedef struct sem_cfg {
     int add_publishes; /* addPermits publishes the new count (3.16.2) */
     int tr;            /* CL_RESEND before 3.16.4, CL_NORESEND since */
     int recheck;       /* addListener looks at the latch (3.28.0) */
+    int msg_policy;    /* how a message runs listeners (counter_msg_policy) */
 } sem_cfg;
 
 static const sem_cfg sem_current = {.has_add = 1, .add_publishes = 1, .tr = CL_NORESEND, .recheck = 1};
@@ -133,7 +134,8 @@ static void on_try_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     }
     const sem_cfg *c = cfg_of(op->a.base.t);
     if (op->a.state == COUNTER_FIRST) {
-        counter_acq_subscribe(&op->a, p, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0));
+        counter_acq_subscribe(&op->a, p, (c->adds_count ? CL_SUB_ADDS_COUNT : 0) | (c->recheck ? CL_SUB_RECHECK : 0) |
+                                                     c->msg_policy);
         return;
     }
     /* No ttl to bound it: a message, or the rest of the wait (or for ever).
@@ -236,6 +238,7 @@ static void sem_at_version(int v, void *cfg, cl_defaults *d)
     c->add_publishes = v >= PROTO_V(3, 16, 2);
     c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
     c->recheck = v >= PROTO_V(3, 28, 0);
+    c->msg_policy = counter_msg_policy(v);
     counter_client_at(v, d);
 }
 
@@ -259,10 +262,11 @@ const proto_def proto_semaphore = {
                "n from permits=N on a step or [clients] permits = A..B (default 1); api=async on a step "
                "or [clients] async = yes: acquireAsync / tryAcquireAsync; steps addpermits, trysetpermits, "
                "drainpermits, availablepermits",
-    .versions = "@3.11 .. @4.7 (a message adds v latch permits before 3.15.6; addPermits from 3.12.0, "
-                "publishing from 3.16.2; scripts resent before 3.16.4; WAIT since 3.21.0; listener "
-                "re-check since 3.28.0)",
-    .min_version = 31100,
+    .versions = "@3.0 .. @4.7 (a message adds v latch permits before 3.15.6; addPermits from 3.12.0, "
+                "publishing from 3.16.2; a written script never resent before 3.10.0, resent 3.10.0-3.16.3; "
+                "WAIT since 3.21.0; async listeners take a message's permits up to 3.7.0, all run in 3.7.1, "
+                "one since 3.7.2, re-check since 3.28.0; acquire() waits for its subscription for ever up to 3.2.0)",
+    .min_version = 30000,
     .at_version = sem_at_version,
     .cfg_size = sizeof(sem_cfg),
     .scripts = sem_scripts,

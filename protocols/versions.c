@@ -54,24 +54,55 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
          * thread since 3.32; the unlock latch since 3.24; threadWaitTime
          * 5000 and no queue wait from tryLock up to 3.13.2. */
         c->acquire = v >= V(3, 32, 0) ? "fair_acquire" : early ? "fair2018_acquire" : "fair2019_acquire";
-        c->fair.dequeue = early ? "fair2018_dequeue" : "fair_dequeue"; /* PR #2100 (3.11.1) */
+        /* acquireFailed: none before 3.2.4 (1b9ec19cb), the head's leave
+         * takes threadWaitTime off every deadline 3.5.5-3.11.0 (3c63f97f2),
+         * waitMs given back to those behind since 3.11.1 (PR #2100). */
+        c->fair.dequeue = !early ? "fair_dequeue" : v >= V(3, 5, 5) ? "fair2017_dequeue" : "fair2018_dequeue";
+        c->fair.stays_queued = v < V(3, 2, 4);
         c->unlock = latch ? "fair_unlock" : "fair2019_unlock";
         c->force = latch ? "fair_force_unlock" : "fair2019_force_unlock";
         c->fair.thread_wait_ms = v >= V(3, 13, 3) ? 300000 : 5000;
         c->fair.wait_is_queue_wait = v >= V(3, 13, 3);
+        /* Before 3.2.0 (2b8d524b1) a place is a key with its deadline as
+         * TTL; forceUnlock pops expired heads from 3.1.0 (93d4c8ee2). */
+        c->fair.place_keys = v < V(3, 2, 0);
+        if (c->fair.place_keys) {
+            c->acquire = "fair300_acquire";
+            c->unlock = "fair300_unlock";
+            c->force = v < V(3, 1, 0) ? "fair300_force_unlock" : "fair310_force_unlock";
+        }
     } else if (c->read_acquire) {
         /* The read/write lock: a joining reader's TTL is max(ttl, lease)
          * since 3.11.1 (issue #2144); the unlocks have the latch since
          * 3.24, and answer nil for a missing lock since 3.44 (1ce49b7a2;
-         * 1 before). Its acquire and force scripts are the same in every
-         * one. */
+         * 1 before). Its force scripts are the same in every one. */
         int rw_nil = v >= V(3, 44, 0);
         c->read_acquire = early ? "rw2018_read_acquire" : "rw_read_acquire";
-        c->read_unlock = !latch ? "rw2019_read_unlock" : rw_nil ? "rw_read_unlock" : "rw2023_read_unlock";
+        /* 3.3.2-3.4.2: a nested read unlock deletes the thread's own write
+         * hold (issue #891, 48ddec70e); before 3.5.5 a write re-entry sets
+         * the TTL to its lease (issue #1110, cbda17c68). */
+        c->read_unlock = !latch                ? (v < V(3, 4, 3) ? "rw2017_read_unlock" : "rw2019_read_unlock")
+                         : rw_nil ? "rw_read_unlock" : "rw2023_read_unlock";
+        c->acquire = v < V(3, 5, 5) ? "rw2016_write_acquire" : "rw_write_acquire";
+        /* Before 3.3.2 no read timeout keys (ccda1ee99); before 3.2.4 one
+         * field name for both sides and no downgrade (0ffc2ca1e). 3.3.1's
+         * shared timeout keys (141236de7) are not modelled: 3.3.1 runs
+         * 3.2.4's scripts. */
+        c->rw_no_timeouts = v < V(3, 3, 2);
+        c->rw_shared_name = v < V(3, 2, 4);
+        if (c->rw_shared_name) {
+            c->read_acquire = "rw300_read_acquire";
+            c->read_unlock = "rw300_read_unlock";
+            c->unlock = "rw300_write_unlock";
+        } else if (c->rw_no_timeouts) {
+            c->read_acquire = "rw324_read_acquire";
+            c->read_unlock = "rw324_read_unlock";
+        }
         c->unlock = !latch ? "rw2019_write_unlock" : rw_nil ? "rw_write_unlock" : "rw2023_write_unlock";
     } else {
         if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
-        c->unlock = latch ? "lock_unlock" : "lock2019_unlock";
+        /* a lock that is gone answers 1 up to 3.10.5 (fc58dd0b2, 3.10.6) */
+        c->unlock = latch ? "lock_unlock" : v >= V(3, 10, 6) ? "lock2019_unlock" : "lock2018_unlock";
         c->force = latch ? "lock_force_unlock" : "lock2019_force_unlock";
     }
     c->unlock_latch = latch;
@@ -85,16 +116,26 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     c->acquire_tr = c->unlock_tr = v >= V(3, 37, 0) ? CL_NORESEND : CL_RESEND;
     c->watchdog_gen = v >= V(3, 44, 0) ? 2 : v >= V(3, 10, 5) ? 1 : 0;
     c->ml_lease_from_wait = early; /* changelog 3.11.1 */
+    c->ml_unlock_all = v < V(3, 27, 2); /* RedissonMultiLock.unlock, 0f05a859f */
+    c->ml_member_wait = v >= V(3, 6, 3) ? 0 : v >= V(3, 5, 7) ? 1 : 2;
+    c->ml_lock_wait = v >= V(3, 17, 0) ? 0 : v >= V(3, 5, 7) ? 1 : 2;
+    c->ml_keeps_orphan = v < V(3, 8, 2);
     c->retry_attempts = v >= V(3, 48, 0) ? 4 : 3;
     c->jitter = v >= V(3, 48, 0);
     c->try_timeout_fails = v >= V(4, 7, 0);
     c->lease0_is_watchdog = v >= V(3, 17, 1);
+    c->listen_recheck = v >= V(3, 28, 0); /* RedissonLockEntry.addListener, 2b6f2fda7 */
+    c->unlock_error_keeps = v < V(3, 8, 1); /* unlockAsync's cancelExpirationRenewal(threadId) on error */
+    c->rw_write_msg0 = v < V(3, 8, 2);
+    c->sub_msg_policy = v < V(3, 7, 1) ? CL_SUB_TAKERS : v < V(3, 7, 2) ? CL_SUB_RUN_ALL : 0;
     d->watchdog_gen = c->watchdog_gen;
     d->retry_attempts = c->retry_attempts;
     d->jitter = c->jitter;
     d->synced = v >= V(3, 12, 5);
     d->nosync_unchecked = v < V(3, 20, 0);
     d->nosync_no_retry = v < V(3, 20, 1); /* 65320f76f: execute() retries, 3.20.1 */
+    d->written_final = v < V(3, 10, 0);   /* 1a08db75b: a reply timeout resends, 3.10.0 */
+    d->sub_no_timeout = v < V(3, 2, 1);   /* 835dfeaa8: syncSubscription, 3.2.1 */
     /* RedisExecutor resends on RedisReadonlyException since 3.27.1 (a
      * write that reached a master Sentinel has demoted; 3.27.0 has no
      * such case). */

@@ -63,6 +63,10 @@ typedef struct cl_defaults {
     int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves the entry (before 3.16.1) */
     int nosync_no_retry;  /* "None of slaves were synced" fails at once (3.20.0: no
                              ServiceManager.execute retry before 3.20.1) */
+    int written_final;    /* a command that reached the socket is never sent again: its reply
+                             timeout fails the call (before 3.10.0; 1a08db75b resends) */
+    int sub_no_timeout;   /* lock() / acquire() wait for their subscription for ever (before
+                             3.2.1; 835dfeaa8: syncSubscription) */
 } cl_defaults;
 
 /* Whether a lock claims re-entry (a thread that holds it takes it again
@@ -178,6 +182,8 @@ typedef struct cl_settings {
     int wd_error_keeps;   /* generation 1: a renewal error leaves the entry (before 3.14.0) */
     int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves it (before 3.16.1) */
     int nosync_no_retry;  /* NoSyncedSlaves is not retried (3.20.0) */
+    int written_final;    /* nothing written is resent (before 3.10.0) */
+    int sub_no_timeout;   /* a blocking wait's subscription has no deadline (before 3.2.1) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
 /* How long after a connection is lost the client opens it again (for the
@@ -344,8 +350,11 @@ void cl_sub_kind(cl_sub *s, int kind);
 /* How messages of an entry act, by Redisson version (entries start with
  * none: the current rules). */
 #define CL_SUB_ADDS_COUNT 1 /* semaphore: a message adds v permits (before 3.15.6) */
-#define CL_SUB_RUN_ALL 2    /* latch: ZERO runs every listener (since 3.24.0) */
+#define CL_SUB_RUN_ALL 2    /* latch: ZERO runs every listener (since 3.24.0); lock, semaphore:
+                               every message does (3.7.1 only, 8d347ad22) */
 #define CL_SUB_RECHECK 4    /* a new listener runs at once on a latch permit (since 3.28.0) */
+#define CL_SUB_TAKERS 8     /* lock, semaphore: a message adds its permits first, then runs
+                               listeners while each can take one (3.0.0 .. 3.7.0) */
 void cl_sub_policy(cl_sub *s, int policy);
 
 /* ------------------------------------------------------------ watchdog */

@@ -173,13 +173,14 @@ static int64_t retry_delay(cl_proc *p, int attempt)
 }
 
 /* Retries the command, if it may be: `written` says whether the last
- * attempt reached the socket (NR commands then fail). */
+ * attempt reached the socket (NR commands then fail, and every command of
+ * a release before 3.10.0, written_final). */
 static void retry_or_fail(cl_cmd *c, int written, const char *why, cl_err err)
 {
     cl_proc *p = c->p;
     char what[64];
     snprintf(what, sizeof what, "%.*s", (int)(c->lens[0] < 40 ? c->lens[0] : 40), c->argv[0]);
-    int may = (c->flags & CL_NORESEND) == 0 || !written;
+    int may = ((c->flags & CL_NORESEND) == 0 && !p->cw->set.written_final) || !written;
     sim_assert(!c->done && c->attempt <= p->cw->set.retry_attempts);
     if (may && c->attempt < p->cw->set.retry_attempts) {
         c->attempt++;

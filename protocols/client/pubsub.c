@@ -10,8 +10,13 @@
  * (ZERO opens it for every wait, NEW_COUNT closes it).
  *
  * The async API waits as listeners instead: a message runs the oldest one
- * (a latch's ZERO: every one since 3.24.0) before it touches the latch;
- * permits it adds are not seen by listeners already waiting.
+ * (a lock's read-unlock "1" every one; a latch's ZERO every one since
+ * 3.24.0) before it touches the latch; permits it adds are not seen by
+ * listeners already waiting. An async wait checks the latch and then adds
+ * its listener; with [clients] listener-gap the listener comes that long
+ * after the check (the future's callback on another thread), and a
+ * message in between runs no listener: it only leaves its permit, which
+ * the listener looks at when it comes only since 3.28.0 (CL_SUB_RECHECK).
  *
  * Invariants (asserted): an entry's references never go below zero and
  * it is freed with its last; it stays on the node group it was made for;
@@ -31,6 +36,7 @@ typedef struct sub_waiter {
     cl_wait_fn *fn;
     void *ud;
     int64_t n;          /* latch permits it takes (a listener: none) */
+    int64_t timeout_us; /* a gapped listener's wait, armed once it listens */
     cl_timer timer;
     struct sub_waiter *next;
 } sub_waiter;
@@ -59,6 +65,7 @@ struct cl_sub {
     int policy;            /* CL_SUB_* policy bits */
     sub_waiter *waiters;   /* FIFO */
     sub_waiter *listeners; /* FIFO: the async API's waits */
+    sub_waiter *gapped;    /* async waits between their latch check and addListener */
     sub_pending *pending;  /* waiting for the subscription */
 };
 
@@ -159,6 +166,7 @@ static void sub_destroy(cl_proc *p, cl_sub *s)
     HASH_DEL(p->subs, s);
     free_waiters(p, &s->waiters);
     free_waiters(p, &s->listeners);
+    free_waiters(p, &s->gapped);
     while (s->pending) {
         sub_pending *w = s->pending;
         s->pending = w->next;
@@ -314,13 +322,41 @@ static int run_listener(cl_proc *p, cl_sub *s)
     return 1;
 }
 
+/* addListener: w joins the listeners, its wait starts, and since 3.28.0
+ * (RedissonLockEntry.addListener, 2b6f2fda7, issues #5761, #5762) a
+ * permit already in the latch runs a listener at once. */
+static void listen_now(cl_proc *p, cl_sub *s, sub_waiter *w)
+{
+    sub_waiter **tail = &s->listeners;
+    while (*tail) tail = &(*tail)->next;
+    w->next = NULL;
+    *tail = w;
+    if (w->timeout_us >= 0) cl_timer_arm(p, &w->timer, w->timeout_us, "listener timeout", on_wait_timeout, w);
+    if ((s->policy & CL_SUB_RECHECK) && cl_sub_try_take(s, 1)) run_listener(p, s);
+}
+
+static void on_gap_end(cl_proc *p, void *arg)
+{
+    sub_waiter *w = arg;
+    int found = unlink_waiter(&w->s->gapped, w);
+    sim_assert(found && w->s->p == p);
+    listen_now(p, w->s, w);
+}
+
 void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
 {
-    sub_waiter *w = enqueue(&s->listeners, s, 0, fn, ud);
-    if (timeout_us >= 0) cl_timer_arm(p, &w->timer, timeout_us, "listener timeout", on_wait_timeout, w);
-    /* RedissonLockEntry.addListener since 3.28.0 (issues #5761, #5762):
-     * a permit already in the latch runs a listener at once. */
-    if ((s->policy & CL_SUB_RECHECK) && cl_sub_try_take(s, 1)) run_listener(p, s);
+    sim_assert(s->refs > 0 && s->p == p);
+    const scn_dist *gap = &cl_world_scenario(p->cw)->listener_gap;
+    int64_t gap_us = gap->kind == SCN_DIST_CONST && gap->a_us == 0 ? 0 : scn_dist_draw(p->cw->ctx, gap, "listener gap");
+    if (gap_us <= 0) {
+        sub_waiter *w = sim_xcalloc(1, sizeof *w);
+        *w = (sub_waiter){.s = s, .fn = fn, .ud = ud, .timeout_us = timeout_us};
+        listen_now(p, s, w);
+        return;
+    }
+    sub_waiter *w = enqueue(&s->gapped, s, 0, fn, ud);
+    w->timeout_us = timeout_us;
+    cl_timer_arm(p, &w->timer, gap_us, "listener gap", on_gap_end, w);
 }
 
 int cl_sub_listen_late(const cl_sub *s)
@@ -356,6 +392,17 @@ static void run_listeners(cl_proc *p, cl_sub *s, int all, const char *num)
                  (long long)listening(s));
 }
 
+/* Up to 3.7.0 (LockPubSub, SemaphorePubSub before 8d347ad22): after the
+ * message's permits, listeners run while each takes one. */
+static void run_takers(cl_proc *p, cl_sub *s, const char *num)
+{
+    int64_t ran = 0;
+    while (s->listeners && cl_sub_try_take(s, 1) && run_listener(p, s)) ran++;
+    if (ran)
+        cl_trace(p, p->name, "message %s on %s ran %lld listener(s), %lld left", num, s->channel, (long long)ran,
+                 (long long)listening(s));
+}
+
 /* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
 static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
 {
@@ -365,7 +412,7 @@ static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
     num[n] = '\0';
     int64_t v = strtoll(num, NULL, 10);
     if (s->kind == CL_SUB_SEMAPHORE) {
-        run_listeners(p, s, 0, num);
+        if (!(s->policy & CL_SUB_TAKERS)) run_listeners(p, s, (s->policy & CL_SUB_RUN_ALL) != 0, num);
         int64_t add = (s->policy & CL_SUB_ADDS_COUNT) ? v : v < s->refs ? v : s->refs;
         if ((s->policy & CL_SUB_ADDS_COUNT) && add > 0 && s->permits + add > JAVA_INT_MAX) {
             /* java.util.concurrent.Semaphore.release(v) throws: the latch
@@ -375,6 +422,7 @@ static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
             return;
         }
         if (add > 0) s->permits += add;
+        if (s->policy & CL_SUB_TAKERS) run_takers(p, s, num);
         cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
                  (long long)s->permits, (long long)waiting(s));
         serve(p, s);
@@ -425,8 +473,12 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
         }
         int read_unlock = s->kind == CL_SUB_BROADCAST ||
                           (payload->type == SIM_REPLY_STR && payload->len == 1 && payload->str[0] == '1');
-        /* "0": one permit (one waiter may go); "1": one per waiting thread. */
+        /* LockPubSub.onMessage: "0" runs one listener, "1" every one, then
+         * "0" adds one permit (one waiter may go), "1" one per waiting thread. */
+        if (s->kind == CL_SUB_LOCK && !(s->policy & CL_SUB_TAKERS))
+            run_listeners(p, s, read_unlock || (s->policy & CL_SUB_RUN_ALL), read_unlock ? "1" : "0");
         s->permits += read_unlock ? waiting(s) : 1;
+        if (s->kind == CL_SUB_LOCK && (s->policy & CL_SUB_TAKERS)) run_takers(p, s, read_unlock ? "1" : "0");
         if (s->kind == CL_SUB_BROADCAST) { /* registrations completed too */
             s->permits += s->armed;
             s->armed = 0;

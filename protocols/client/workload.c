@@ -231,7 +231,8 @@ static void release_one(cl_thread *t)
 {
     t->phase = PH_RELEASE;
     t->release_mode = hold_pop(t);
-    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, 0);
+    /* [clients] async: unlockAsync too */
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, t->p->cw->s->async);
 }
 
 /* [clients] retry-unlock: a release that failed (a timeout, an error) is
@@ -246,7 +247,7 @@ static int retry_release(cl_thread *t)
     }
     t->release_retried = 1;
     t->depth[t->cycle_lock]++; /* the unlock below takes it again */
-    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, 0);
+    start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, t->p->cw->s->async);
     return 1;
 }
 

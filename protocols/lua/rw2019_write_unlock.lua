@@ -1,6 +1,7 @@
--- rw2019_write_unlock.lua: RedissonWriteLock unlock before the unlock latch
--- (3.24) and before 3.44's nil for a missing lock: a resent request runs
--- again, and unlocking a lock that is gone answers 1.
+-- rw2019_write_unlock.lua: RedissonWriteLock unlock from 3.2.4 (0ffc2ca1e:
+-- the write field "<id>:<t>:write", a downgrade left in read mode) to the
+-- unlock latch (3.24), before 3.44's nil for a missing lock: a resent
+-- request runs again, and unlocking a lock that is gone answers 1.
 -- KEYS: [1] rw hash, [2] rw channel. ARGV: [1] read-unlock message (1),
 -- [2] lease ms to restore while still held, [3] write lockName.
 -- Reply: nil = not the writer, 0 = still held, 1 = released (or no lock).

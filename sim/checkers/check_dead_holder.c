@@ -1,14 +1,19 @@
-/* check_dead_holder.c — a hold whose every holder crashed is let go within
- * the lease its holder asked for: the store frees a dead holder's lock or
- * read hold within that lease plus a stated margin, and never keeps a
- * hold longer than was asked.
+/* check_dead_holder.c — a hold whose every holder crashed, or let it go,
+ * is gone within the lease its holder asked for: the store frees a dead
+ * holder's lock or read hold within that lease plus a stated margin, as
+ * it frees one whose live holder's last operation on it returned with
+ * nothing held (a release, ok or failed; a failed acquire: the
+ * application was told it holds nothing), and never keeps a hold longer
+ * than was asked.
  *
  * Rules (dead-holder; it runs for protocols whose holds have a lease,
  * proto_has_lease, and reads the lease in force through
  * in->lease_in_force_us):
  *  1. A lock is held by the dead while the store's holder (HOP_STORE) is a
- *     thread whose process incarnation crashed and no live thread believes
- *     it holds the lock (its depth from its acquire oks and release
+ *     thread whose process incarnation crashed, or that let it go (alive,
+ *     holding nothing in its belief, no acquire or release of it running:
+ *     from the return of that operation on, in place of the crash), and
+ *     no live thread believes it holds the lock (its depth from its acquire oks and release
  *     invokes; a read/write lock's readers share, and the store names one
  *     of them). From then it must be free (the key gone, or expired: the
  *     store's aux) by D = the holder's crash + the lease in force of the
@@ -64,7 +69,10 @@ typedef struct holder {
     int acquiring;     /* an acquire invoked, not yet answered */
     int64_t lease_us;  /* its last acquire's lease, as asked */
     int asked;         /* it invoked an acquire of the lock */
+    int releasing;     /* a release invoked, not yet answered */
     int64_t crash_us;  /* INT64_MAX: alive */
+    int64_t let_go_us; /* alive: when its last operation on the lock returned with nothing
+                          held (INT64_MAX: it holds, or has not let go) */
 } holder;
 
 /* One lock as the store has it, and its stint held by the dead. */
@@ -74,6 +82,7 @@ typedef struct lock_state {
     int dead;                /* held by the dead now */
     int64_t due_us;          /* rule 1's D for the stint */
     int64_t since_us;        /* when the stint began */
+    int64_t gone_us;         /* when its holder died or let go */
     int64_t bound_us;        /* the dead believers' D (INT64_MIN: none) */
     size_t at;               /* the history index of the store's last change */
     size_t who;              /* the stint's holder (an index of state.v) */
@@ -101,7 +110,8 @@ static holder *find(state *st, int client, int inc, int thread, int lock, int ad
         st->v = sim_xrealloc(st->v, st->cap * sizeof *st->v);
     }
     holder *x = &st->v[st->n++];
-    *x = (holder){.client = client, .inc = inc, .thread = thread, .lock = lock, .crash_us = INT64_MAX};
+    *x = (holder){.client = client, .inc = inc, .thread = thread, .lock = lock, .crash_us = INT64_MAX,
+                  .let_go_us = INT64_MAX};
     return x;
 }
 
@@ -183,13 +193,24 @@ static int live_believers(const state *st, int lock)
     return 0;
 }
 
-/* The store's holder of lock, when it is named and dead (else NULL). */
+/* When x stopped holding: its crash, or (alive) the return of its last
+ * operation on the lock that left it holding nothing; INT64_MAX: it has
+ * not. */
+static int64_t gone_us(const holder *x)
+{
+    if (x->crash_us != INT64_MAX) return x->crash_us;
+    if (x->depth > 0 || x->acquiring || x->releasing) return INT64_MAX;
+    return x->let_go_us;
+}
+
+/* The store's holder of lock, when it is named and dead or let it go
+ * (else NULL). */
 static holder *dead_holder(state *st, int lock)
 {
     const lock_state *l = &st->l[lock];
     if (l->client <= 0) return NULL;
     holder *x = find(st, l->client, l->inc, l->thread, lock, 0);
-    if (x == NULL || x->crash_us == INT64_MAX || !x->asked) return NULL;
+    if (x == NULL || !x->asked || gone_us(x) == INT64_MAX) return NULL;
     return x;
 }
 
@@ -203,17 +224,22 @@ static void stint_end(state *st, int lock, int64_t t, size_t k, int at_end)
     int64_t freed = l->expire_us < t ? l->expire_us : t;
     if (freed <= l->due_us) return;
     const holder *x = &st->v[l->who];
-    char crash[32], due[32], asked[64], end[160], f[32], e[32];
+    char crash[32], due[32], asked[64], end[160], f[32], e[32], who[96];
     if (freed == t && at_end)
         snprintf(end, sizeof end, "still held at the end (%s), expiring %s", at(t, f, sizeof f),
                  l->expire_us == INT64_MAX ? "never" : at(l->expire_us, e, sizeof e));
     else snprintf(end, sizeof end, "held until %s", at(freed, f, sizeof f));
-    check_violation *v = check_violate(
-        st->r, SCN_INV_DEAD_HOLDER, l->due_us, at_end ? l->at : k,
-        "%s was held by the dead c%d.t%d (incarnation %d, crashed at %s), %s: due free by %s, the lease asked %s + %s",
-        st->in->names[lock], x->client, x->thread, x->inc, at(x->crash_us, crash, sizeof crash), end,
-        at(l->due_us, due, sizeof due), asked_text(st, x, asked, sizeof asked), st->margin_text);
-    if (v) v->from_us = x->crash_us < l->since_us ? x->crash_us : l->since_us;
+    if (l->gone_us == x->crash_us)
+        snprintf(who, sizeof who, "the dead c%d.t%d (incarnation %d, crashed at %s)", x->client, x->thread, x->inc,
+                 at(x->crash_us, crash, sizeof crash));
+    else
+        snprintf(who, sizeof who, "c%d.t%d (incarnation %d), which let it go at %s", x->client, x->thread, x->inc,
+                 at(l->gone_us, crash, sizeof crash));
+    check_violation *v = check_violate(st->r, SCN_INV_DEAD_HOLDER, l->due_us, at_end ? l->at : k,
+                                       "%s was held by %s, %s: due free by %s, the lease asked %s + %s",
+                                       st->in->names[lock], who, end, at(l->due_us, due, sizeof due),
+                                       asked_text(st, x, asked, sizeof asked), st->margin_text);
+    if (v) v->from_us = l->gone_us < l->since_us ? l->gone_us : l->since_us;
 }
 
 /* Re-judges whether lock is held by the dead at t; live_ended: the last
@@ -228,17 +254,18 @@ static void restate(state *st, int lock, int64_t t, size_t k, int live_ended)
         stint_end(st, lock, t, k, 0);
         return;
     }
-    if (l->dead && l->who == who) return;
+    if (l->dead && l->who == who && l->gone_us == gone_us(x)) return;
     stint_end(st, lock, t, k, 0);
     int64_t lease = lease_of(st, x);
     if (lease == INT64_MAX) return; /* a hold with no lease: not judged */
-    int64_t due = add_sat(add_sat(x->crash_us, lease), st->margin_us);
+    int64_t due = add_sat(add_sat(gone_us(x), lease), st->margin_us);
     if (l->bound_us > due) due = l->bound_us;
     if (live_ended && add_sat(t, st->margin_us) > due) due = add_sat(t, st->margin_us);
     l->dead = 1;
     l->who = who;
     l->due_us = due;
     l->since_us = t;
+    l->gone_us = gone_us(x);
 }
 
 /* Rule 2: is the expiry e sets (a change of the store's expiry of a held
@@ -367,6 +394,7 @@ static void on_client(state *st, const hist_event *e, size_t k)
             x->depth = e->value;
             judge_grant(st, x, e, k);
         }
+        if (x->depth == 0) x->let_go_us = e->t_us; /* an acquire that failed: nothing held */
         restate(st, e->lock, e->t_us, k, 0);
     } else if (e->op == HOP_QUERY && e->kind == HIST_INVOKE && e->aux == SCN_OP_UPDATELEASE) {
         holder *x = find(st, e->client, e->inc, e->thread, e->lock, 1); /* the lease it asks now */
@@ -377,7 +405,16 @@ static void on_client(state *st, const hist_event *e, size_t k)
         if (x == NULL) return;
         int64_t was = x->depth;
         x->depth = e->op == HOP_RELEASE ? e->value : 0;
+        x->releasing = e->op == HOP_RELEASE;
+        if (e->op == HOP_FORCE_UNLOCK && x->depth == 0) x->let_go_us = e->t_us;
         if (was > 0 && x->depth == 0) restate(st, e->lock, e->t_us, k, 1);
+    } else if (e->op == HOP_RELEASE && (e->kind == HIST_OK || e->kind == HIST_FAIL)) {
+        /* The release returned: with nothing left, the thread has let go. */
+        holder *x = find(st, e->client, e->inc, e->thread, e->lock, 0);
+        if (x == NULL || !x->releasing) return;
+        x->releasing = 0;
+        if (x->depth == 0) x->let_go_us = e->t_us;
+        restate(st, e->lock, e->t_us, k, 0);
     }
 }
 

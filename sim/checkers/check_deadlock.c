@@ -200,7 +200,8 @@ void check_deadlock(const history *hi, const check_holds *hs, const check_input 
         if (self) { /* its own hold: the application asked what the lock does not do */
             check_violation *v = check_violate(r, SCN_INV_DEADLOCK, end_us, x->at,
                                                "c%d.t%d waits for %s, which it holds itself (a re-entry the lock "
-                                               "does not grant: a read hold upgraded to write)",
+                                               "does not grant: a read hold upgraded to write, or before "
+                                               "Redisson 3.2.4 a write hold asking to read)",
                                                x->client, x->thread, names[x->lock]);
             if (v) v->cause |= CHECK_CAUSE_SELF;
         } else if (cycle)

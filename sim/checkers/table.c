@@ -32,7 +32,8 @@ static const check_row rows[] = {
     {"leases", INV(PERMITS) | INV(LIVENESS) | INV(DEADLOCK) | INV(LEASES), INV(LEASES), 0, 0, check_leases,
      "expirable semaphores: permits as above with leases; no release answered released past its lease or twice"},
     {"dead-holder", INV(DEAD_HOLDER), INV(DEAD_HOLDER), 0, 0, check_dead_holder,
-     "a hold whose holders all crashed is free within the lease asked (watchdog timeout) + margin; no lease longer than asked"},
+     "a hold whose holders all crashed or let it go is free within the lease asked (watchdog timeout) + margin; no lease "
+     "longer than asked"},
 };
 
 #define NROWS (sizeof rows / sizeof rows[0])

@@ -119,7 +119,10 @@ static void template_shapes(FILE *f, const declared *d, int beyond)
  *    of one count each, not mixed);
  *  - a wait queue with a deadline per waiter (fifo): its threadWaitTime
  *    within 5 s .. 20 min (how long a dead waiter holds the queue);
- *  - trySetCount: half the seeds arm a latch again once it opened. */
+ *  - trySetCount: half the seeds arm a latch again once it opened;
+ *  - an async API: half the seeds let an async wait's listener come up to
+ *    1 ms after its latch check (the future's callback on another
+ *    thread), where a message runs no listener. */
 static void template_protocol(FILE *f, const declared *d)
 {
     if (d->steps & PROTO_STEP(SCN_OP_ADDPERMITS)) fprintf(f, "addpermits = 33%%\n");
@@ -127,6 +130,7 @@ static void template_protocol(FILE *f, const declared *d)
     if (d->permit_counts) fprintf(f, "huge = 10%%\nsingle = 50%%\n");
     if (d->inv & PROTO_INV(SCN_INV_FIFO)) fprintf(f, "thread-wait-time = 5s..20m\n");
     if (d->steps & PROTO_STEP(SCN_OP_TRYSETCOUNT)) fprintf(f, "rearm = 50%%\n");
+    if (d->steps & PROTO_ASYNC) fprintf(f, "listener-gap = 10us..1ms\n");
 }
 
 /* The kind of object a protocol locks, for --against: two protocols of

@@ -541,11 +541,14 @@ static int shrink_dists(shrinker *k, scenario *cur)
                      offsetof(scenario, hold),             offsetof(scenario, think),
                      offsetof(scenario, start),            offsetof(scenario, acquire_permits),
                      offsetof(scenario, lend_permits),     offsetof(scenario, nemesis_interval),
-                     offsetof(scenario, nemesis_duration), offsetof(scenario, nemesis_jump)};
+                     offsetof(scenario, nemesis_duration), offsetof(scenario, nemesis_jump),
+                     offsetof(scenario, listener_gap)};
     size_t n = sizeof offs / sizeof offs[0], loose[sizeof offs / sizeof offs[0]], m = 0;
     for (size_t i = 0; i < n; i++) {
         const scn_dist *d = (const scn_dist *)((const char *)cur + offs[i]);
-        if (d->kind != SCN_DIST_CONST && !(offs[i] >= offsetof(scenario, nemesis_interval) && !cur->nemesis))
+        int nemesis = offs[i] == offsetof(scenario, nemesis_interval) || offs[i] == offsetof(scenario, nemesis_duration) ||
+                      offs[i] == offsetof(scenario, nemesis_jump);
+        if (d->kind != SCN_DIST_CONST && !(nemesis && !cur->nemesis))
             loose[m++] = offs[i];
     }
     /* All at once first (one run, where that fails the same way), then

@@ -63,6 +63,7 @@ static const key_def keys[] = {
     {"clients", "read-ratio", K_PROB, F(read_ppm), 0, 0},
     {"clients", "permits", K_COUNTS, F(acquire_permits), 0, 0},
     {"clients", "async", K_BOOL, F(async), 0, 0},
+    {"clients", "listener-gap", K_DIST, F(listener_gap), 0, 0},
     {"clients", "switch", K_PROB, F(switch_ppm), 0, 0},
     {"clients", "release-fifo", K_PROB, F(release_fifo_ppm), 0, 0},
     /* at least 1ms on average; unset is a constant 0 (scn_has_acquire_lease) */
@@ -112,6 +113,7 @@ static const key_def keys[] = {
     {"swarm", "single", K_PROB, F(swarm_single_ppm), 0, 0},
     {"swarm", "rearm", K_PROB, F(swarm_rearm_ppm), 0, 0},
     {"swarm", "nested", K_PROB, F(swarm_nested_ppm), 0, 0},
+    {"swarm", "listener-gap", K_DIST, F(swarm_listener_gap), 0, 0},
     {"swarm", "within-contract", K_BOOL, F(swarm_within), 0, 0},
     {"swarm", "reference", K_STR, F(swarm_reference), 0, 0},
     {"expect", "liveness-bound", K_DURATION, F(liveness_bound_us), 1, 0},

@@ -310,6 +310,7 @@ struct scenario {
     scn_dist lend_permits;     /* semaphore: permits each addpermits cycle lends (integer
                                   draw; unset: a_us 0, the cycle's own acquire count) */
     int async;                 /* the workload waits through the async API */
+    scn_dist listener_gap;     /* async waits: from the latch check to addListener (unset: 0) */
     int switch_ppm;            /* read/write lock: share of re-entries that take the other side */
     int switch_line;           /* where switch was set (0: not set), for a refusal */
     int release_fifo_ppm;      /* share of cycles that release first-in-first-out (else last-in-first-out) */
@@ -377,6 +378,7 @@ struct scenario {
     int swarm_addpermits_ppm;  /* this share of a semaphore's seeds lends permits ([clients] addpermits 20%) */
     scn_dist swarm_thread_wait;/* the fair lock's threadWaitTime drawn log-uniformly within (unset: a_us 0) */
     int swarm_focus_ppm;       /* this share of the seeds keeps 0, 1 or 2 of its drawn fault kinds */
+    scn_dist swarm_listener_gap; /* a half of the seeds draws [clients] listener-gap within it (unset: none) */
     int swarm_idle_ppm;        /* this share of the seeds draws its think range within 1s..10s */
     int swarm_slow_ppm;        /* this share of the seeds draws its hold range within 1s..10s */
     int swarm_huge_ppm;        /* this share of a semaphore's seeds counts permits near Java's int limit */

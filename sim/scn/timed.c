@@ -39,7 +39,7 @@ typedef struct op_def {
 static const op_def ops[] = {
     {"lock", SCN_OP_LOCK, O_LEASE | O_LOCK | O_ARG | O_ASYNC, "cN[.tM] lock [lease=D] [lock=NAME] [mode=read|write] [permits=N] [api=async]", "lock(lease); lease -1: watchdog; semaphores: acquire(n) (api=async: acquireAsync)"},
     {"trylock", SCN_OP_TRYLOCK, O_WAIT | O_LEASE | O_LOCK | O_ARG | O_ASYNC, "cN trylock wait=D [lease=D] [mode=..] [permits=N] [api=async]", "tryLock(wait, lease); semaphores: tryAcquire(n, wait)"},
-    {"unlock", SCN_OP_UNLOCK, O_LOCK | O_ARG, "cN unlock [mode=read|write] [permits=N]", "unlock (IllegalMonitorState if not the owner)"},
+    {"unlock", SCN_OP_UNLOCK, O_LOCK | O_ARG | O_ASYNC, "cN unlock [mode=read|write] [permits=N] [api=async]", "unlock (IllegalMonitorState if not the owner; api=async: unlockAsync)"},
     {"forceunlock", SCN_OP_FORCEUNLOCK, O_LOCK, "cN forceunlock", "forceUnlock"},
     {"islocked", SCN_OP_ISLOCKED, O_LOCK, "cN islocked", "isLocked"},
     {"held", SCN_OP_HELD, O_LOCK, "cN held", "isHeldByCurrentThread"},

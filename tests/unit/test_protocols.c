@@ -38,6 +38,9 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_int_eq(cfg("redisson.lock@3.17.1")->lease0_is_watchdog, 1);
     ck_assert_int_eq(cfg("redisson.lock@4.6")->try_timeout_fails, 0);
     ck_assert_int_eq(cfg("redisson.lock@4.7")->try_timeout_fails, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.27.2")->listen_recheck, 0);
+    ck_assert_int_eq(cfg("redisson.fairlock@3.28.0")->listen_recheck, 1);
+    ck_assert_int_eq(cfg("redisson.lock")->listen_recheck, 1);
     const proto_def *old = proto_find("redisson.lock@3.12"), *synced = proto_find("redisson.lock@3.12.5");
     ck_assert_int_eq(old->impl.defaults->synced, 0);
     ck_assert_int_eq(synced->impl.defaults->synced, 1);
@@ -66,7 +69,44 @@ START_TEST(versions_follow_the_timeline)
     const rlock_cfg *f310 = cfg("redisson.fairlock@3.10"), *f3110 = cfg("redisson.fairlock@3.11.0"),
                     *f3111 = cfg("redisson.fairlock@3.11.1");
     ck_assert_str_eq(f310->acquire, "fair2018_acquire");
-    ck_assert_str_eq(f3110->fair.dequeue, "fair2018_dequeue");
+    ck_assert_str_eq(f3110->fair.dequeue, "fair2017_dequeue"); /* 3.5.5 (3c63f97f2) */
+    ck_assert_str_eq(cfg("redisson.fairlock@3.5.4")->fair.dequeue, "fair2018_dequeue");
+    ck_assert_int_eq(cfg("redisson.fairlock@3.2.3")->fair.stays_queued, 1);
+    ck_assert_int_eq(cfg("redisson.fairlock@3.2.4")->fair.stays_queued, 0);
+    /* 3.0 .. 3.10 (research: Redisson's tags, tools/history-audit.md). */
+    ck_assert_str_eq(cfg("redisson.lock@3.10.5")->unlock, "lock2018_unlock");
+    ck_assert_str_eq(cfg("redisson.lock@3.10.6")->unlock, "lock2019_unlock");
+    ck_assert_int_eq(cfg("redisson.lock@3.8.0")->unlock_error_keeps, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.8.1")->unlock_error_keeps, 0);
+    ck_assert_int_eq(cfg("redisson.lock@3.7.0")->sub_msg_policy, CL_SUB_TAKERS);
+    ck_assert_int_eq(cfg("redisson.lock@3.7.1")->sub_msg_policy, CL_SUB_RUN_ALL);
+    ck_assert_int_eq(cfg("redisson.lock@3.7.2")->sub_msg_policy, 0);
+    ck_assert_int_eq(proto_find("redisson.lock@3.9.1")->impl.defaults->written_final, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.10.0")->impl.defaults->written_final, 0);
+    ck_assert_int_eq(proto_find("redisson.lock@3.2.0")->impl.defaults->sub_no_timeout, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.2.1")->impl.defaults->sub_no_timeout, 0);
+    ck_assert_int_eq(cfg("redisson.rwlock@3.8.1")->rw_write_msg0, 1);
+    ck_assert_int_eq(cfg("redisson.rwlock@3.8.2")->rw_write_msg0, 0);
+    ck_assert_str_eq(cfg("redisson.rwlock@3.4.2")->read_unlock, "rw2017_read_unlock");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.4.3")->read_unlock, "rw2019_read_unlock");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.5.4")->acquire, "rw2016_write_acquire");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.5.5")->acquire, "rw_write_acquire");
+    ck_assert_int_eq(cfg("redisson.redlock@3.5.6")->ml_member_wait, 2);
+    ck_assert_int_eq(cfg("redisson.redlock@3.6.2")->ml_member_wait, 1);
+    ck_assert_int_eq(cfg("redisson.redlock@3.6.3")->ml_member_wait, 0);
+    ck_assert_int_eq(cfg("redisson.multilock@3.16.8")->ml_lock_wait, 1);
+    ck_assert_int_eq(cfg("redisson.multilock@3.17.0")->ml_lock_wait, 0);
+    ck_assert_int_eq(cfg("redisson.multilock@3.8.1")->ml_keeps_orphan, 1);
+    ck_assert_int_eq(cfg("redisson.multilock@3.8.2")->ml_keeps_orphan, 0);
+    ck_assert_int_eq(cfg("redisson.multilock@3.27.1")->ml_unlock_all, 1);
+    ck_assert_int_eq(cfg("redisson.multilock@3.27.2")->ml_unlock_all, 0);
+    ck_assert_str_eq(cfg("redisson.rwlock@3.2.3")->read_acquire, "rw300_read_acquire");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.3.1")->read_unlock, "rw324_read_unlock");
+    ck_assert_int_eq(cfg("redisson.rwlock@3.3.1")->rw_no_timeouts, 1);
+    ck_assert_int_eq(cfg("redisson.rwlock@3.2.3")->rw_shared_name, 1);
+    ck_assert_str_eq(cfg("redisson.fairlock@3.1.0")->force, "fair310_force_unlock");
+    ck_assert_str_eq(cfg("redisson.fairlock@3.0")->force, "fair300_force_unlock");
+    ck_assert_int_eq(cfg("redisson.fairlock@3.2.0")->fair.place_keys, 0);
     ck_assert_str_eq(f3111->acquire, "fair2019_acquire");
     ck_assert_str_eq(f3111->fair.dequeue, "fair_dequeue");
     ck_assert_str_eq(cfg("redisson.rwlock@3.11.0")->read_acquire, "rw2018_read_acquire");
@@ -77,7 +117,7 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_str_eq(cfg("redisson.rwlock@3.43")->read_unlock, "rw2023_read_unlock");
     ck_assert_str_eq(cfg("redisson.rwlock@3.44")->unlock, "rw_write_unlock"); /* nil (1ce49b7a2) */
     ck_assert_str_eq(cfg("redisson.rwlock@3.44")->read_unlock, "rw_read_unlock");
-    ck_assert_str_eq(cfg("redisson.rwlock@3.10")->acquire, "rw_write_acquire");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.10")->acquire, "rw_write_acquire"); /* re-entry adds (3.5.5) */
     ck_assert_int_eq(cfg("redisson.rwlock@3.10")->publish_arg, 1);
     ck_assert_int_eq(cfg("redisson.lock@3.10.4")->watchdog_gen, 0);
     ck_assert_int_eq(cfg("redisson.lock@3.10.5")->watchdog_gen, 1);
@@ -85,8 +125,9 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_int_eq(cfg("redisson.multilock@3.11.0")->ml_lease_from_wait, 1);
     ck_assert_int_eq(cfg("redisson.redlock@3.11.1")->ml_lease_from_wait, 0);
     ck_assert_int_eq(cfg("redisson.redlock@3.10")->quorum, 1);
-    ck_assert_ptr_eq(proto_find("redisson.lock@3.9"), NULL);
-    ck_assert_ptr_eq(proto_find("redisson.rwlock@3.9"), NULL);
+    ck_assert_ptr_nonnull(proto_find("redisson.lock@3.0"));
+    ck_assert_ptr_eq(proto_find("redisson.lock@2.15"), NULL);
+    ck_assert_ptr_eq(proto_find("redisson.rwlock@2.15"), NULL);
     ck_assert_ptr_eq(proto_find("redisson.lock@9.9"), NULL);
     ck_assert_ptr_eq(proto_find("baseline.cad@1.0"), NULL);
     ck_assert_ptr_eq(proto_find("redisson.lokc"), NULL);

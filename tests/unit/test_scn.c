@@ -127,7 +127,7 @@ static const struct {
     {"[steps]\nat = 1s c1 drainpermits permits=2\n", 2, "'drainpermits' takes no option permits="},
     {"[steps]\nat = 1s c1 updatelease\n", 2, "updatelease needs lease=D"},
     {"[steps]\nat = 1s c1 await api=later\n", 2, "api is sync or async (got \"later\")"},
-    {"[steps]\nat = 1s c1 unlock api=async\n", 2, "'unlock' takes no option api="},
+    {"[steps]\nat = 1s c1 forceunlock api=async\n", 2, "'forceunlock' takes no option api="},
     {"[faults]\nat = 1s c1 addpermits permits=1\n", 2, "is a client operation"},
     {"[clients]\nasync = maybe\n", 2, "async"},
     {"[steps]\nat = 1s c1 trysetcount\n", 2, "'trysetcount' needs count=N"},
