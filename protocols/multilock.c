@@ -58,7 +58,7 @@ typedef struct ml_op {
     int cursor;             /* unlock / expire / release progress */
     int then_restart;       /* ML_UNLOCK_ALL: restart rather than fail */
     int any_ok;             /* forceUnlock: some member was held */
-    char err[128];          /* unlockAsync(): the first member error */
+    const char *err;        /* unlockAsync(): the first member error (a literal: the history keeps it) */
     int failed;             /* unlockAsync(): a member's unlock failed */
 } ml_op;
 
@@ -166,7 +166,7 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
             /* unlockAsync: allOf the members' futures fails; unlock()
              * before 3.27.2 throws the first failure once all are sent. */
             op->failed = 1;
-            snprintf(op->err, sizeof op->err, "%s", err ? err : "a member's unlock failed");
+            op->err = err ? err : "a member's unlock failed";
         }
         op->cursor++;
         unlock_next(op);
