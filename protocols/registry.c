@@ -96,7 +96,8 @@ static const proto_def fair_cur_def = {
                "back (issue #2099 timeout drift, fixed by PR #2100 in 3.11.1). 3.11.1-3.31: the LAST "
                "waiter's deadline + waitMs, written once; an acquirer or a waiter that gives up gives waitMs "
                "back to those behind. 3.13.3: tryLock's wait is the queue wait, threadWaitTime 300 s. "
-               "3.32: nil-safe purge, a queued thread waits max(0, PTTL). Watchdog as redisson.lock",
+               "3.31.0: nil-safe purge; 3.32: a queued thread waits max(0, PTTL); 3.45.0: the last waiter's "
+               "deadline read with a guard (before, a missing one fails the script). Watchdog as redisson.lock",
     RLOCK_IMPL(&rlock_fair, &cur_defaults, NULL, .queue = fair_queue, .queue_wait_us = rlock_queue_wait_us, .invariants = FAIR_INVARIANTS),
 };
 static const proto_def fair_3132_def = {

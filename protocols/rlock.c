@@ -525,16 +525,23 @@ static void rel_end(rel_op *op, int ok, const char *err)
     cl_op_end(op, ok, 0, err);
 }
 
-/* cancelRenewal(t, res): the registration goes; since 3.27.2 the lease
- * is reset to the watchdog's when res is nil or 1. A read unlock cancels
- * in the plain task too, which can stop the same thread's write renewal
- * (W-RW3). */
+/* cancelRenewal(t, res): the registration goes, and the lease is reset to
+ * the watchdog's as the version says (lease_reset; resets). A read unlock
+ * cancels in the plain task too, which can stop the same thread's write
+ * renewal (W-RW3). */
 static void cancel_renewal(rel_op *op, int reset)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
     cl_watchdog_cancel(p, op->base.lock, cl_thread_index(op->base.t));
     if (op->read) cl_watchdog_cancel_read(p, op->base.lock, cl_thread_index(op->base.t));
     if (reset) *lease_of(p, op->base.lock, op->read) = watchdog_ms(p);
+}
+
+/* Whether an unlock's cancel resets the lease: outcome 0 (still held), 1
+ * (released) or -1 (nil, an error: Redisson's unlockResult null). */
+static int resets(const rlock_cfg *c, int outcome)
+{
+    return c->lease_reset == 1 || (c->lease_reset == 2 && outcome != 0);
 }
 
 static void rel_send(rel_op *op);
@@ -553,23 +560,23 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
         /* RETRY-NOSYNC: cancelRenewal runs after every attempt; the retry
          * keeps the request id since 3.52.0, so the latch answers a
          * replay (3.24-3.51: a fresh id, rel_send). */
-        cancel_renewal(op, 0);
+        cancel_renewal(op, resets(c, -1));
         if (!cl_nosync_retry(p, &op->nosync_retries, &op->base.timer, on_unlock_retry, op))
             rel_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the unlock");
         return;
     }
     if (err == CL_ERR_TIMEOUT || err == CL_ERR_CONNECTION) {
-        if (!c->unlock_error_keeps) cancel_renewal(op, 0);
+        if (!c->unlock_error_keeps) cancel_renewal(op, resets(c, -1));
         rel_end(op, 0, cl_err_exception(err));
         return;
     }
     if (r->type == SIM_REPLY_ERR) {
-        if (!c->unlock_error_keeps) cancel_renewal(op, 0);
+        if (!c->unlock_error_keeps) cancel_renewal(op, resets(c, -1));
         rel_end(op, 0, "script error");
         return;
     }
     if (r->type == SIM_REPLY_NIL) {
-        if (c->unlock_latch) cancel_renewal(op, 1); /* CUR cancels always */
+        if (c->nil_cancels) cancel_renewal(op, resets(c, -1)); /* 3.12.1: whatever the reply */
         rel_end(op, 0, "IllegalMonitorStateException: attempt to unlock lock, not locked by current thread");
         return;
     }
@@ -584,7 +591,7 @@ static void on_unlock_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err
         rel_end(op, 1, NULL);
         return;
     }
-    cancel_renewal(op, c->unlock_latch && r->type == SIM_REPLY_INT && r->integer == 1);
+    cancel_renewal(op, resets(c, r->type == SIM_REPLY_INT && r->integer == 1));
     rel_end(op, 1, NULL);
 }
 
@@ -774,7 +781,7 @@ size_t rlock_scripts(const void *cfg, const cl_defaults *d, const char **out, si
 #define RLOCK_CURRENT_CLIENT                                                     \
     .unlock_latch = 1, .publish_arg = 1, .acquire_tr = CL_NORESEND, .unlock_tr = CL_NORESEND, \
     .watchdog_gen = 2, .retry_attempts = 4, .jitter = 1, .try_timeout_fails = 1, \
-    .lease0_is_watchdog = 1, .listen_recheck = 1
+    .lease0_is_watchdog = 1, .listen_recheck = 1, .nil_cancels = 1, .lease_reset = 2
 #define RLOCK_SCRIPTS .unlock = "lock_unlock", .force = "lock_force_unlock"
 
 const rlock_cfg rlock_current = {.acquire = "lock_acquire", RLOCK_SCRIPTS, RLOCK_CURRENT_CLIENT};
@@ -810,7 +817,7 @@ const rlock_cfg rlock_fair = {
  * (3.12.5, result unchecked) is not modelled: only latency differs. */
 const rlock_cfg rlock_fair_3132 = {
     .acquire = "fair2019_acquire", .unlock = "fair2019_unlock", .force = "fair2019_force_unlock",
-    RLOCK_2019_SETTINGS, .fair = {.dequeue = "fair_dequeue", .thread_wait_ms = 5000, .wait_is_queue_wait = 0},
+    RLOCK_2019_SETTINGS, .nil_cancels = 1, .fair = {.dequeue = "fair_dequeue", .thread_wait_ms = 5000, .wait_is_queue_wait = 0},
 };
 
 /* RedissonReadWriteLock: the current client with the rw scripts. */

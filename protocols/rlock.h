@@ -21,6 +21,10 @@ typedef struct rlock_cfg {
     int lease0_is_watchdog;  /* 3.17.1: lease <= 0 means the watchdog */
     int fenced;              /* RFencedLock: the acquire also draws a token */
     int listen_recheck;      /* 3.28.0: addListener runs a listener on a latch permit (async waits) */
+    int nil_cancels;         /* 3.12.1 (2464e0661): an unlock answered nil cancels the renewal too */
+    int lease_reset;         /* an unlock's cancel resets internalLockLeaseTime to the watchdog's: 0
+                                never (before 3.19.2), 1 always (3.19.2, 8a54ce8f6), 2 unless the
+                                reply was 0 (3.27.2, 94d73b870: nil, 1 or an error) */
     int unlock_error_keeps;  /* before 3.8.1 (f5e3618b3): an unlock that fails with an error or a
                                 timeout leaves the lock's renewal running */
     int sub_msg_policy;      /* how a lock message runs async listeners: CL_SUB_TAKERS up to 3.7.0,

@@ -53,7 +53,14 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
         /* The fair lock: nil-safe purge and max(0, PTTL) for a queued
          * thread since 3.32; the unlock latch since 3.24; threadWaitTime
          * 5000 and no queue wait from tryLock up to 3.13.2. */
-        c->acquire = v >= V(3, 32, 0) ? "fair_acquire" : early ? "fair2018_acquire" : "fair2019_acquire";
+        /* the purge is nil-safe since 3.31.0 (703f6f57b), a queued thread
+         * waits max(0, PTTL) since 3.32.0, the last waiter's deadline is
+         * guarded since 3.45.0 (2fe06b7a3) */
+        c->acquire = v >= V(3, 45, 0)   ? "fair_acquire"
+                     : v >= V(3, 32, 0) ? "fair332_acquire"
+                     : v >= V(3, 31, 0) ? "fair331_acquire"
+                     : early            ? "fair2018_acquire"
+                                        : "fair2019_acquire";
         /* acquireFailed: none before 3.2.4 (1b9ec19cb), the head's leave
          * takes threadWaitTime off every deadline 3.5.5-3.11.0 (3c63f97f2),
          * waitMs given back to those behind since 3.11.1 (PR #2100). */
@@ -126,6 +133,8 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     c->lease0_is_watchdog = v >= V(3, 17, 1);
     c->listen_recheck = v >= V(3, 28, 0); /* RedissonLockEntry.addListener, 2b6f2fda7 */
     c->unlock_error_keeps = v < V(3, 8, 1); /* unlockAsync's cancelExpirationRenewal(threadId) on error */
+    c->nil_cancels = v >= V(3, 12, 1);      /* 2464e0661 (#2515) */
+    c->lease_reset = v >= V(3, 27, 2) ? 2 : v >= V(3, 19, 2) ? 1 : 0; /* 94d73b870; 8a54ce8f6 (#4818) */
     c->rw_write_msg0 = v < V(3, 8, 2);
     c->sub_msg_policy = v < V(3, 7, 1) ? CL_SUB_TAKERS : v < V(3, 7, 2) ? CL_SUB_RUN_ALL : 0;
     d->watchdog_gen = c->watchdog_gen;

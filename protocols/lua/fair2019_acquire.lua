@@ -1,5 +1,5 @@
 -- fair2019_acquire.lua: RedissonFairLock acquire with queueing as in 3.13.2
--- and earlier forms up to 3.31: the purge does not test for a head missing
+-- and every form from 3.11.1 to 3.30.x: the purge does not test for a head missing
 -- from the deadlines (a compare-with-nil error), an already queued thread
 -- is answered with its predecessor's deadline minus now, and the last
 -- waiter's deadline is read without a guard (before 3.45).

@@ -1,5 +1,5 @@
 -- fair_acquire.lua: RedissonFairLock acquire with queueing (FAIR_ACQUIRE_Q,
--- current form: nil-safe purge since 3.32, last-waiter guard since 3.45).
+-- current form: nil-safe purge since 3.31, last-waiter guard since 3.45).
 -- KEYS: [1] lock hash, [2] wait queue (list of lockNames), [3] deadlines
 --       (zset: lockName -> client-clock deadline ms).
 -- ARGV: [1] lease ms, [2] lockName, [3] waitMs, [4] the client's now (ms).

@@ -61,7 +61,14 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_int_eq(f320->fair.thread_wait_ms, 300000);
     ck_assert_str_eq(f320->unlock, "fair2019_unlock");
     ck_assert_str_eq(f320->acquire, "fair2019_acquire");
-    ck_assert_str_eq(f332->acquire, "fair_acquire");
+    ck_assert_str_eq(f332->acquire, "fair332_acquire");             /* no last-waiter guard (3.45.0) */
+    ck_assert_str_eq(cfg("redisson.fairlock@3.31")->acquire, "fair331_acquire"); /* nil-safe purge */
+    ck_assert_str_eq(cfg("redisson.fairlock@3.45")->acquire, "fair_acquire");
+    ck_assert_int_eq(cfg("redisson.lock@3.12.0")->nil_cancels, 0);
+    ck_assert_int_eq(cfg("redisson.lock@3.12.1")->nil_cancels, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.19.1")->lease_reset, 0);
+    ck_assert_int_eq(cfg("redisson.lock@3.19.2")->lease_reset, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.27.2")->lease_reset, 2);
     ck_assert_str_eq(f332->unlock, "fair_unlock");
     ck_assert_str_eq(f332->fair.dequeue, "fair_dequeue");
     /* Before 3.11.1 (issue #2099, pull request #2100; issue #2144; the
