@@ -147,4 +147,21 @@ expect scripts-cmd-release "locksim scripts: '2.0' is not a release of redisson.
 expect scripts-cmd-none "locksim scripts: baseline.setnx runs no Lua script" -- scripts baseline.setnx "$tmp/out"
 expect scripts-cmd-usage "locksim scripts: which folder? (DIR)" -- scripts redisson.lock
 expect scripts-cmd-exists "$tmp/patch/lock_unlock.lua exists (--force writes over it)" -- scripts redisson.lock "$tmp/patch"
+expect help-unknown "locksim help: unknown command 'runn' (did you mean run?)" -- help runn
+
+# Help on every command: the commands `locksim help` lists, each with
+# COMMAND --help, COMMAND -h and help COMMAND: its usage on stdout, exit 0.
+"$bin" help > "$tmp/help" && grep -q '^usage: locksim <command>' "$tmp/help" || { echo "FAIL help: locksim help"; fail=1; }
+cmds=$(sed -n 's/^  \([a-z]*\) .*/\1/p' "$tmp/help" | sort -u)
+[ "$(echo "$cmds" | wc -w)" -ge 12 ] || { echo "FAIL help: only $(echo $cmds) listed"; fail=1; }
+for c in $cmds; do
+    for how in "$c --help" "$c -h" "help $c"; do
+        out=$("$bin" $how 2> "$tmp/err"); code=$?
+        if [ $code != 0 ] || ! echo "$out" | grep -q "^usage: locksim $c\b" || [ -s "$tmp/err" ]; then
+            echo "FAIL help: locksim $how: exit $code, $(echo "$out" | head -1) $(cat "$tmp/err")"; fail=1
+        fi
+    done
+done
+"$bin" run --seeds 1..2 --help > /dev/null 2>&1 || { echo "FAIL help: --help after other options"; fail=1; }
+[ $fail = 0 ] && echo "ok   help: $(echo $cmds | wc -w) commands, each with --help, -h and help COMMAND"
 exit $fail

@@ -24,6 +24,12 @@ int cli_new(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 /* locksim scripts PROTOCOL[@V] DIR [--force]: the scripts to patch. */
 int cli_scripts(int argc, char **argv);
+/* help.c: "--help" or "-h"; COMMAND's usage and options on stdout (0), or
+ * an unknown command's error with did-you-mean (2); whether a command has
+ * help (every command does). */
+int cli_is_help_flag(const char *arg);
+int cli_help_command(const char *cmd);
+int cli_help_knows(const char *cmd);
 /* `locksim list`'s lines of pd's scripts, indented by indent: those it
  * runs, then for a protocol with releases where they change. */
 struct proto_def;

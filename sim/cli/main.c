@@ -34,6 +34,7 @@ static void usage(FILE *to)
           "  conform --redis HOST:PORT [--ops N] [--seed S]   fake vs real Redis\n"
           "  version                          print the version\n"
           "  scripts PROTOCOL[@V] DIR [--force]   write the Lua scripts it runs into DIR (to patch them)\n"
+          "  help [COMMAND]                   this list, or a command's usage and options (or COMMAND --help)\n"
           "options of every command: --protocols DIR   add the lock policies (*.lock) of DIR\n"
           "options of run, replay, shrink, check, sweep: --scripts DIR   run the protocol with DIR's NAME.lua\n"
           "                                   in place of its script NAME ([protocol] scripts = DIR)\n",
@@ -125,6 +126,13 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (cli_is_help_flag(cmd) || (strcmp(cmd, "help") == 0 && argc == 2)) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0) return cli_help_command(cli_is_help_flag(argv[2]) ? "help" : argv[2]);
+    for (int i = 2; i < argc && cli_help_knows(cmd); i++)
+        if (cli_is_help_flag(argv[i])) return cli_help_command(cmd);
     if (strcmp(cmd, "conform") == 0) return cli_conform(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0) return cli_run(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0) return cli_merge(argc - 1, argv + 1);
