@@ -96,6 +96,9 @@ bash "$here/templates.sh" "$bin" || { echo "FAIL: templates"; exit 1; }
 stage "a long run under control: signals inside it, budgets, refused sizes, progress"
 bash "$here/guard.sh" "$bin" || { echo "FAIL: guard"; exit 1; }
 
+stage "a script that never ends: one line and exit 2, BUSY when the scenario keeps going, SIGTERM inside it"
+bash "$here/runaway.sh" "$bin" || { echo "FAIL: runaway"; exit 1; }
+
 stage "swarm testing and hunt: draws from the seed, plain scenarios, a known bug found"
 bash "$here/hunt.sh" "$bin" || { echo "FAIL: hunt"; exit 1; }
 

@@ -154,11 +154,16 @@ int cl_key_add(cl_world *cw, const char *name, int group)
     return k;
 }
 
-const cl_script *cl_script_of(const cl_world *cw, const char *name)
+const cl_script *cl_script_lookup(const cl_world *cw, const char *name)
 {
     for (size_t i = 0; i < cw->proto->npatched; i++)
         if (strcmp(cw->proto->patched[i].name, name) == 0) return &cw->proto->patched[i];
-    const cl_script *s = cw->proto->script ? cw->proto->script(name) : NULL;
+    return cw->proto->script ? cw->proto->script(name) : NULL;
+}
+
+const cl_script *cl_script_of(const cl_world *cw, const char *name)
+{
+    const cl_script *s = cl_script_lookup(cw, name);
     sim_assert(s != NULL);
     return s;
 }

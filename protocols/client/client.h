@@ -219,6 +219,8 @@ int cl_key_add(cl_world *cw, const char *name, int group);
  * first); asserts it exists (a protocol names only its own scripts).
  * O(patched scripts) before the protocol's lookup. */
 const cl_script *cl_script_of(const cl_world *cw, const char *name);
+/* The same, NULL when the protocol has no script of that name. */
+const cl_script *cl_script_lookup(const cl_world *cw, const char *name);
 
 /* ------------------------------------------------------------ processes */
 

@@ -115,6 +115,17 @@ static void poll(void *ud, sim_ctx *ctx)
     if (g->progress) draw(g, ctx, kb);
 }
 
+/* Asked from inside a long event (a script's instruction hook): a stop
+ * signal ends the script at once, and the run after that event (the
+ * look a poll makes, now: sim_stop is all it does to the run). */
+static int signalled(void *ud)
+{
+    run_guard *g = ud;
+    if (pool_stop_signal() == 0) return 0;
+    if (!g->halted) poll(g, g->ctx);
+    return 1;
+}
+
 void guard_begin(run_guard *g, sim_ctx *ctx, const scenario *s, uint64_t seed, const run_opts *o)
 {
     memset(g, 0, sizeof *g);
@@ -125,12 +136,15 @@ void guard_begin(run_guard *g, sim_ctx *ctx, const scenario *s, uint64_t seed, c
     g->progress = o && o->progress;
     g->last_draw_us = host_mono_us();
     sim_set_poll(ctx, poll, g, GUARD_EVERY);
+    g->ctx = ctx;
+    sim_set_interrupt(ctx, signalled, g);
 }
 
 void guard_end(run_guard *g, sim_ctx *ctx)
 {
     progress_clear(g);
     sim_set_poll(ctx, NULL, NULL, 0);
+    sim_set_interrupt(ctx, NULL, NULL);
 }
 
 /* Static memory of a run: measured on redisson.lock (sim/cli's 30,000

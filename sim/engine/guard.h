@@ -19,6 +19,7 @@ typedef struct run_guard {
     uint64_t last_events;
     uint64_t looks;
     int halted;           /* RUN_HALT_* (0: running, or ended by itself) */
+    sim_ctx *ctx;         /* the run watched */
     int signal;
     char why[400];
 } run_guard;

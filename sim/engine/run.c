@@ -204,6 +204,46 @@ static int64_t *acted_times(const cl_world *cw, const scenario *s, const scn_ste
 }
 
 /* One run of s; swarm: the values swarm testing drew for it, or NULL. */
+/* The one line a script that did not end gets (bad input, exit 2): which
+ * script of which protocol, when, and what Redis 7.0 would have done. */
+/* The one line a script that did not end gets (bad input, exit 2): which
+ * script of which protocol (a policy's file and line), when, and what
+ * Redis 7.0 would have done. */
+static void runaway_error(const scenario *s, const proto_def *pd, const cl_world *cw, const char *sha, int wrote,
+                          int64_t at_us, scn_error *err)
+{
+    const char *name = NULL;
+    memset(err, 0, sizeof *err);
+    snprintf(err->path, sizeof err->path, "%s", s->path ? s->path : "-");
+    if (pd->impl.proc_init == pol_generic_impl.proc_init) {
+        const pol_policy *pol = pd->impl.cfg;
+        const pol_section *secs[] = {&pol->acquire, &pol->renew, &pol->release, &pol->force};
+        for (size_t i = 0; i < 4 && name == NULL; i++)
+            for (int k = 0; k < secs[i]->nsteps && name == NULL; k++) {
+                const pol_step *st = &secs[i]->step[k];
+                if (st->script == NULL || strcmp(st->script->sha, sha) != 0) continue;
+                name = st->script->name;
+                snprintf(err->path, sizeof err->path, "%s", pol->path);
+                err->line = st->line;
+            }
+    } else {
+        const char *names[32];
+        size_t n = proto_script_names(pd, names, 32);
+        for (size_t i = 0; i < n && i < 32 && name == NULL; i++) {
+            const cl_script *sc = cl_script_lookup(cw, names[i]);
+            if (sc && !strcmp(sc->sha, sha)) name = names[i];
+        }
+    }
+    char at[32];
+    scn_duration_format(at_us, at, sizeof at);
+    snprintf(err->msg, sizeof err->msg,
+             "the script %s of %s did not end (it ran locksim's limit of Lua instructions, by virtual %s of %s): "
+             "Redis would run it for ever and answer every other client BUSY after busy-reply-threshold; %s "
+             "([redis] runaway = busy runs on so)",
+             name ? name : sha, pd->name, at, s->path ? s->path : "the scenario",
+             wrote ? "it had written, so only SHUTDOWN NOSAVE stops it" : "SCRIPT KILL stops it (it had not written)");
+}
+
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err)
 {
@@ -250,13 +290,27 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     run_guard guard;
     guard_begin(&guard, ctx, s, seed, o);
     sim_run(ctx, duration);
+    char runaway_sha[41];
+    int runaway_wrote = 0, runaway = world_runaway(w, runaway_sha, &runaway_wrote);
     cl_world_stop(cw);
     int64_t drain_end = duration + s->drain_us;
-    while (!guard.halted && sim_now(ctx) < drain_end && (cl_world_busy(cw) || cl_world_holding(cw))) {
+    while (!runaway && !guard.halted && sim_now(ctx) < drain_end && (cl_world_busy(cw) || cl_world_holding(cw))) {
         int64_t until = sim_now(ctx) + DRAIN_STEP_US;
         sim_run(ctx, until < drain_end ? until : drain_end);
+        runaway = world_runaway(w, runaway_sha, &runaway_wrote);
     }
     guard_end(&guard, ctx);
+    if (runaway && !s->runaway_busy) {
+        /* Bad input: a script of the protocol that does not end. */
+        runaway_error(s, pd, cw, runaway_sha, runaway_wrote, sim_now(ctx), err);
+        sim_xfree(gen);
+        cl_world_free(cw);
+        fault_sched_free(faults);
+        world_free(w);
+        real_servers_stop(srv);
+        sim_free(ctx);
+        return -1;
+    }
     int64_t end_us = sim_now(ctx);
     sim_trace(ctx, "run", "end busy=%d holding=%d", cl_world_busy(cw), cl_world_holding(cw));
 

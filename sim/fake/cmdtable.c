@@ -203,6 +203,10 @@ void fake_dispatch(fcmd *c)
                 cmd->name);
         return;
     }
+    if (c->n->busy && !c->n->applying && !(c->argc == 2 && fu_arg_is(c, 0, "script") && fu_arg_is(c, 1, "kill"))) {
+        fr_err(c, "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+        return;
+    }
     if ((cmd->flags & FCMD_WRITE) && c->n->replica && !c->n->applying) {
         fr_err(c, "READONLY You can't write against a read only replica.");
         return;

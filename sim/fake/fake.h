@@ -90,6 +90,14 @@ void fake_node_copy_data(fake_node *dst, fake_node *src);
  * over either is stopped with an error reply (real Redis would keep
  * running until SCRIPT KILL). 0 keeps the default. */
 void fake_node_set_script_limits(fake_node *n, uint64_t steps, size_t bytes);
+/* A script that reaches the step limit did not end: by default the node
+ * records it and stops the run (sim_stop); with keep, it answers BUSY to
+ * every other command until SCRIPT KILL (refused with UNKILLABLE once the
+ * script wrote), as Redis 7.0 past busy-reply-threshold. */
+void fake_node_set_runaway_keep(fake_node *n, int keep);
+/* The SHA-1 of the first script of n that did not end, or NULL; *wrote:
+ * whether it had written. */
+const char *fake_node_runaway(const fake_node *n, int *wrote);
 
 /* A client connection. push may be NULL when the connection never
  * subscribes. */
@@ -102,7 +110,9 @@ size_t fake_conn_subscriptions(const fake_conn *c);
 /* Runs one command (argv[0] is its name, any case) sent by conn, as
  * redis-server would, and returns the reply, owned by the caller. Returns
  * NULL for commands whose replies are pushes (SUBSCRIBE, UNSUBSCRIBE in
- * subscribe mode): they arrive through the push callback instead. */
+ * subscribe mode): they arrive through the push callback instead; and
+ * for the script that did not end on a node that keeps going
+ * (fake_node_set_runaway_keep): it never answers. */
 sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
                      const char *const *argv, const size_t *lens);
 /* The same with NUL-terminated arguments. */

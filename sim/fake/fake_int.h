@@ -186,6 +186,16 @@ struct fake_node {
     int applying;         /* applying the master's stream: no expiry at all */
     uint64_t script_steps;
     size_t script_bytes;
+    /* A script that did not end (it ran script_steps instructions): the
+     * first one's SHA-1 ("" none) and whether it had written. With
+     * runaway_keep ([redis] runaway = busy) the node then answers BUSY to
+     * every command but SCRIPT KILL, as Redis 7.0 does past
+     * busy-reply-threshold; else it stops the run (sim_stop). */
+    char runaway_sha[41];
+    int runaway_wrote;
+    int runaway_keep;
+    int busy;
+    int runaway_silent;   /* the EVAL that ran away gets no reply (it never ends) */
     fk_cmd_memo cmd_memo[FK_CMD_CACHE];
 };
 

@@ -48,15 +48,21 @@ void lh_count_hook(lua_State *L, lua_Debug *ar)
     (void)ar;
     lua_host *h = lh_from_state(L);
     h->steps += LH_HOOK_EVERY;
+    /* A stop signal is honoured inside a script too (every 10,000
+     * instructions, well under a millisecond). */
+    if (!h->killed && sim_interrupted(h->n->ctx)) h->killed = LH_KILLED_STOP;
     if (!h->killed && h->steps <= h->n->script_steps) return;
-    if (!h->killed) h->killed = 1;
+    if (!h->killed) h->killed = LH_KILLED_STEPS;
     /* From now on fail at every instruction: whatever catches the error,
      * the next instruction raises it again, until the script is out. */
     lua_sethook(L, lh_count_hook, LUA_MASKCOUNT, 1);
-    char msg[128];
-    snprintf(msg, sizeof msg,
-             "Script exceeded locksim's limit of %llu Lua instructions",
-             (unsigned long long)h->n->script_steps);
+    char msg[160];
+    if (h->killed == LH_KILLED_STOP)
+        snprintf(msg, sizeof msg, "Script interrupted: the run is stopping");
+    else
+        snprintf(msg, sizeof msg,
+                 "Script did not end: it ran locksim's limit of %llu Lua instructions",
+                 (unsigned long long)h->n->script_steps);
     lh_push_error(L, msg);
     lua_error(L);
 }
@@ -511,12 +517,23 @@ int lua_host_run(lua_host *h, fcmd *c, const char *sha40, int numkeys, int first
     h->steps = 0;
     h->killed = 0;
     h->in_script = 1;
+    uint64_t dirty0 = n->dirty;
     lua_sethook(L, lh_count_hook, LUA_MASKCOUNT, LH_HOOK_EVERY);
     int rc = lua_pcall(L, 0, 1, globals + 1);
     h->in_script = 0;
     h->cur = NULL;
     n->frozen_ms = -1;
     if (h->killed) lua_sethook(L, lh_count_hook, LUA_MASKCOUNT, LH_HOOK_EVERY);
+    if (h->killed == LH_KILLED_STEPS) {
+        /* A script that does not end: Redis would run it for ever. */
+        if (!n->runaway_sha[0]) {
+            memcpy(n->runaway_sha, s->sha, 40);
+            n->runaway_sha[40] = '\0';
+            n->runaway_wrote = n->dirty != dirty0;
+        }
+        if (n->runaway_keep) n->busy = n->runaway_silent = 1;
+        else sim_stop(n->ctx);
+    }
 
     if (rc != 0) {
         error_to_reply(L, c, s->sha);

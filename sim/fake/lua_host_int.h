@@ -51,6 +51,8 @@ struct lua_host {
 #define LH_REGISTRY_KEY "locksim.lua_host"
 /* Instructions between two count-hook calls. */
 #define LH_HOOK_EVERY 10000
+#define LH_KILLED_STEPS 1 /* lua_host.killed: the script reached the step limit */
+#define LH_KILLED_STOP 2  /* ... the run is stopping (a signal) */
 
 lua_host *lh_from_state(lua_State *L);
 /* Pushes Redis' error table {err = "<CODE> <msg>"} built from text as

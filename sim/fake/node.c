@@ -69,6 +69,17 @@ void fake_node_set_script_limits(fake_node *n, uint64_t steps, size_t bytes)
     n->script_bytes = bytes ? bytes : DEFAULT_SCRIPT_BYTES;
 }
 
+void fake_node_set_runaway_keep(fake_node *n, int keep)
+{
+    n->runaway_keep = keep;
+}
+
+const char *fake_node_runaway(const fake_node *n, int *wrote)
+{
+    if (wrote) *wrote = n->runaway_wrote;
+    return n->runaway_sha[0] ? n->runaway_sha : NULL;
+}
+
 void fake_node_reset(fake_node *n, int keep_data)
 {
     n->version++;
@@ -122,6 +133,11 @@ sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
     sim_reply *r = sink.root;
     sink.root = NULL;
     fsink_release(&sink);
+    if (n->runaway_silent) { /* a script that never ends never answers */
+        n->runaway_silent = 0;
+        sim_reply_free(r);
+        return NULL;
+    }
     return r;
 }
 

@@ -131,7 +131,16 @@ void cmd_script(fcmd *c)
         fr_ok(c);
     } else if (fu_arg_is(c, 1, "kill")) {
         if (c->argc != 2) { script_arity_err(c, "kill"); return; }
-        fr_err(c, "NOTBUSY No scripts in execution right now.");
+        if (!c->n->busy) {
+            fr_err(c, "NOTBUSY No scripts in execution right now.");
+        } else if (c->n->runaway_wrote) {
+            fr_err(c, "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+                      "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+                      "NOSAVE command.");
+        } else {
+            c->n->busy = 0; /* the script that did not end is killed */
+            fr_ok(c);
+        }
     } else if (fu_arg_is(c, 1, "help")) {
         if (c->argc != 2) { script_arity_err(c, "help"); return; }
         script_help(c);

@@ -499,6 +499,17 @@ void sim_stop(sim_ctx *ctx)
     ctx->stopping = 1;
 }
 
+void sim_set_interrupt(sim_ctx *ctx, int (*fn)(void *), void *ud)
+{
+    ctx->interrupted = fn;
+    ctx->interrupted_ud = ud;
+}
+
+int sim_interrupted(const sim_ctx *ctx)
+{
+    return ctx->interrupted && ctx->interrupted(ctx->interrupted_ud);
+}
+
 void sim_set_poll(sim_ctx *ctx, sim_poll_fn *fn, void *ud, uint64_t every)
 {
     ctx->poll = every ? fn : NULL;

@@ -145,6 +145,11 @@ void sim_stop(sim_ctx *ctx);
  * otherwise: a run it does not stop goes exactly as without it. */
 typedef void sim_poll_fn(void *ud, sim_ctx *ctx);
 void sim_set_poll(sim_ctx *ctx, sim_poll_fn *fn, void *ud, uint64_t every);
+/* Whether the run should stop now, asked from inside a long event (a Lua
+ * script's instruction hook): fn(ud) set by whoever watches the run (a
+ * stop signal), NULL: never. Reading it must not change the run. */
+void sim_set_interrupt(sim_ctx *ctx, int (*fn)(void *), void *ud);
+int sim_interrupted(const sim_ctx *ctx);
 /* Pending (live) events, and events run since creation. */
 size_t sim_pending(const sim_ctx *ctx);
 uint64_t sim_events_run(const sim_ctx *ctx);

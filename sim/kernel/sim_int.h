@@ -47,6 +47,8 @@ struct sim_ctx {
     uint64_t instant_events; /* run at the time of the last one, since time moved */
     int stopping;
     sim_poll_fn *poll;         /* sim_set_poll */
+    int (*interrupted)(void *); /* sim_set_interrupt */
+    void *interrupted_ud;
     void *poll_ud;
     uint64_t poll_every, poll_count;
 

@@ -30,6 +30,7 @@ static const key_def keys[] = {
     {"redis", "latency", K_DIST, F(latency), 1, 0},
     {"redis", "replication-lag", K_DIST, F(replication_lag), 0, 0},
     {"redis", "persistence", K_BOOL, F(persistence), 0, 0},
+    {"redis", "runaway", K_RUNAWAY, F(runaway_busy), 0, 0},
     {"redis", "down-after", K_DURATION, F(down_after_us), 1, 0},
     {"redis", "discovery", K_DURATION, F(discovery_us), 0, 0},
     {"protocol", "name", K_STR, F(protocol), 0, 0},
@@ -373,6 +374,13 @@ static int set_key(parser *p, const key_def *k, const char *v)
         *(int64_t *)(base + k->off) = d;
         return 1;
     }
+    case K_RUNAWAY:
+        if (!strcmp(v, "stop") || !strcmp(v, "busy")) {
+            *(int *)(base + k->off) = !strcmp(v, "busy");
+            return 1;
+        }
+        fail(p, p->line, "'runaway' must be stop or busy (got %s)", tok(v, t, sizeof t));
+        return 0;
     case K_MODE:
         if (!strcmp(v, "lock")) p->s->mode = SCN_MODE_LOCK;
         else if (!strcmp(v, "trylock")) p->s->mode = SCN_MODE_TRYLOCK;

@@ -295,6 +295,8 @@ struct scenario {
     int64_t init_permits;      /* semaphore: trySetPermits before the workload */
     int64_t init_count;        /* latch: trySetCount before the workload */
 
+    int runaway_busy;          /* [redis] runaway = busy: a script that does not end leaves its node
+                                  answering BUSY (else stop: the run is refused as bad input) */
     /* [clients] */
     int clients;
     int threads;

@@ -20,6 +20,7 @@ typedef enum key_kind {
     K_BOOL,     /* int 0/1 */
     K_LEASE,    /* int64 µs or -1 ("watchdog" / -1) */
     K_MODE,     /* scn_mode */
+    K_RUNAWAY,  /* stop | busy: an int, 1 for busy */
     K_LOCKS,    /* comma-separated lock names */
     K_SEED,     /* uint64 + has_seed */
     K_KINDS,    /* comma list of nemesis kinds -> bits */

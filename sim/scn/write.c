@@ -45,6 +45,7 @@ static int value_format(const key_def *k, const scenario *s, char *buf, size_t c
         else scn_duration_format(*(const int64_t *)f, buf, cap);
         return 1;
     case K_MODE: snprintf(buf, cap, "%s", s->mode == SCN_MODE_TRYLOCK ? "trylock" : "lock"); return 1;
+    case K_RUNAWAY: snprintf(buf, cap, "%s", s->runaway_busy ? "busy" : "stop"); return 1;
     case K_LOCKS: {
         size_t n = 0;
         for (int i = 0; i < s->nlocks && n < cap; i++) {

@@ -71,6 +71,9 @@ struct wbackend {
     /* Commands and script runs executed by all nodes. */
     uint64_t (*commands)(const world *w);
     uint64_t (*evals)(const world *w);
+    /* A node's script that did not end: its SHA-1 into sha (41 bytes),
+     * whether it wrote, and 1; 0 when none did (world_runaway). */
+    int (*runaway)(const world *w, char *sha, int *wrote);
 
     /* Frees the backend's state and every connection's node end (first
      * thing world_free does). */
@@ -105,6 +108,7 @@ struct wbackend {
         .true_at = be_true_at,                                                      \
         .commands = be_commands,                                                    \
         .evals = be_evals,                                                          \
+        .runaway = be_runaway,                                                      \
         .free = be_free,                                                            \
     }
 

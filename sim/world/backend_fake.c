@@ -266,6 +266,18 @@ static void be_free(world *w)
     w->be_state = NULL;
 }
 
+/* The first node whose script did not end. */
+static int be_runaway(const world *w, char *sha, int *wrote)
+{
+    for (int i = 0; i < w->nnodes; i++) {
+        const char *x = fake_node_runaway(node_of(w, i), wrote);
+        if (x == NULL) continue;
+        memcpy(sha, x, 41);
+        return 1;
+    }
+    return 0;
+}
+
 static const wbackend backend = WBACKEND_TABLE;
 
 world *world_new(sim_ctx *ctx, const scenario *s)
@@ -273,8 +285,10 @@ world *world_new(sim_ctx *ctx, const scenario *s)
     world *w = world_alloc(ctx, s);
     wfake *f = sim_xcalloc(1, sizeof *f);
     f->nodes = sim_xcalloc((size_t)w->nnodes, sizeof *f->nodes);
-    for (int i = 0; i < w->nnodes; i++)
+    for (int i = 0; i < w->nnodes; i++) {
         f->nodes[i] = fake_node_new(ctx, w->nodes[i].name, &w->nodes[i].clock);
+        fake_node_set_runaway_keep(f->nodes[i], s->runaway_busy);
+    }
     w->be = &backend;
     w->be_state = f;
     repl_init(w);

@@ -672,6 +672,11 @@ uint64_t world_commands(const world *w)
     return w->be->commands(w);
 }
 
+int world_runaway(const world *w, char *sha, int *wrote)
+{
+    return w->be->runaway(w, sha, wrote);
+}
+
 uint64_t world_evals(const world *w)
 {
     return w->be->evals(w);

@@ -130,6 +130,9 @@ int world_connected_replicas(const world *w, int group);
 /* Commands executed by all nodes (scripts count once). */
 uint64_t world_commands(const world *w);
 uint64_t world_evals(const world *w);
+/* A node's Lua script that did not end (the fake's step limit): 1 with
+ * its SHA-1 in sha (41 bytes) and whether it wrote; 0 when none did. */
+int world_runaway(const world *w, char *sha, int *wrote);
 
 /* The node process dies: connections reset, data lost (kept with
  * [redis] persistence). A crashed master is failed over after down-after

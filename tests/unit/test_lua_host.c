@@ -160,6 +160,42 @@ START_TEST(runaway_scripts_are_stopped)
 }
 END_TEST
 
+/* A script that does not end, on a node that keeps going ([redis] runaway
+ * = busy): its EVAL never answers, every other command gets BUSY, SCRIPT
+ * KILL ends it while it has not written (UNKILLABLE once it has), and the
+ * node says which script it was. */
+START_TEST(runaway_scripts_leave_the_node_busy)
+{
+    for (int writes = 0; writes <= 1; writes++) {
+        tnode t;
+        tnode_init(&t);
+        fake_node_set_script_limits(t.node, 2000000, 32u << 20);
+        fake_node_set_runaway_keep(t.node, 1);
+        const char *body = writes ? "redis.call('set', 'k', '1') while true do end" : "while true do end";
+        const char *eval[] = {"EVAL", body, "0"};
+        ck_assert_ptr_null(fake_execv(t.node, t.conn, 3, eval)); /* no reply: it runs for ever */
+        int wrote = -1;
+        ck_assert_ptr_nonnull(fake_node_runaway(t.node, &wrote));
+        ck_assert_int_eq(wrote, writes);
+        const char *get[] = {"GET", "x"}, *kill[] = {"SCRIPT", "KILL"};
+        sim_reply *r = fake_execv(t.node, t.conn, 2, get);
+        ck_assert(r->type == SIM_REPLY_ERR && strncmp(r->str, "BUSY Redis is busy running a script.", 36) == 0);
+        sim_reply_free(r);
+        r = fake_execv(t.node, t.conn, 2, kill);
+        if (writes) ck_assert(r->type == SIM_REPLY_ERR && strncmp(r->str, "UNKILLABLE Sorry the script already", 35) == 0);
+        else ck_assert(r->type == SIM_REPLY_STATUS && strcmp(r->str, "OK") == 0);
+        sim_reply_free(r);
+        r = fake_execv(t.node, t.conn, 2, get);
+        ck_assert_int_eq(r->type, writes ? SIM_REPLY_ERR : SIM_REPLY_NIL); /* killed: the node serves again */
+        sim_reply_free(r);
+        r = fake_execv(t.node, t.conn, 2, kill);
+        if (!writes) ck_assert(r->type == SIM_REPLY_ERR && strncmp(r->str, "NOTBUSY", 7) == 0);
+        sim_reply_free(r);
+        tnode_done(&t);
+    }
+}
+END_TEST
+
 /* Malformed or hostile bodies: always an error reply, never a crash. */
 static const char *const malformed[] = {
     "return 1 +", "local = 5", "end", "%%%", "return {", "\x1bLua", "return (((((",
@@ -198,6 +234,7 @@ Suite *lua_host_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_set_timeout(limits, 60);
     tcase_add_test(limits, runaway_scripts_are_stopped);
+    tcase_add_test(limits, runaway_scripts_leave_the_node_busy);
     tcase_add_loop_test(limits, malformed_scripts_give_error_replies, 0,
                         (int)(sizeof malformed / sizeof malformed[0]));
     suite_add_tcase(s, limits);
