@@ -51,6 +51,13 @@ size_t psem_slot(const cl_thread *t, int lock)
     return (size_t)(cl_thread_index(t) - 1) * SCN_MAX_LOCKS + (size_t)lock;
 }
 
+int psem_release_flags(const cl_thread *t)
+{
+    /* tryReleaseAsync: syncedEvalWithRetry (or evalWriteAsync) in every
+     * release, 4.7.0 too: resent after a reply timeout */
+    return cl_lock_flags(cl_thread_proc(t), CL_RESEND);
+}
+
 int psem_flags(const cl_thread *t)
 {
     return cl_lock_flags(cl_thread_proc(t), psem_cfg_of(t)->tr);
@@ -233,7 +240,9 @@ static void psem_at_version(int v, void *cfg, cl_defaults *d)
     psem_cfg *c = cfg;
     c->multi = v >= PROTO_V(3, 23, 4);
     c->release_checks = v >= PROTO_V(3, 17, 0);
-    c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
+    /* tryAcquire goes syncedEvalNoRetry in 3.37.0 (85be4d67a); a release
+     * is resent in every release (psem_release_flags) */
+    c->tr = v >= PROTO_V(3, 37, 0) ? CL_NORESEND : CL_RESEND;
     c->adds_count = v < PROTO_V(3, 15, 6);
     c->latch_n = v < PROTO_V(3, 51, 0);
     c->recheck = v >= PROTO_V(3, 28, 0);
@@ -264,7 +273,8 @@ const proto_def proto_expirable_semaphore = {
                "thread's oldest permits (with none: the last ones again); api=async; steps addpermits, "
                "trysetpermits, availablepermits, updatelease",
     .versions = "@3.0 .. @4.7 (a message adds v latch permits before 3.15.6; a written script never resent "
-                "before 3.10.0, resent 3.10.0-3.16.3; updateLeaseTime since 3.8.2; release checks the lease since "
+                "before 3.10.0, the acquire resent 3.10.0-3.36 (3.37.0: no retry), a release in every one; "
+                "updateLeaseTime since 3.8.2; release checks the lease since "
                 "3.17.0; WAIT since 3.21.0; n ids per acquire since 3.23.4; async listeners as the semaphore's; "
                 "waits take one latch permit since 3.51.0)",
     .min_version = 30000,

@@ -44,6 +44,8 @@ const psem_cfg *psem_cfg_of(const cl_thread *t);
 psem_proc *psem_state(cl_thread *t);
 /* The slot of t's grants of lock in s->held / s->last. */
 size_t psem_slot(const cl_thread *t, int lock);
+/* Transport flags of a release (resent in every version). */
+int psem_release_flags(const cl_thread *t);
 /* Transport flags of the semaphore's scripts for t's version. */
 int psem_flags(const cl_thread *t);
 /* The timeout set of semaphore name: suffixName(name, "timeout"),

@@ -73,14 +73,14 @@ static void send_release(cl_thread *t, int lock, char (*ids)[33], int n, cl_cmd_
     if (n == 1) {
         const char *args[] = {ids[0], "1", now, "publish"};
         eval_keys(t, lock, 'c', c->release_checks ? "psem_release" : "psem2019_release", c->release_checks ? 4 : 2,
-                  args, psem_flags(t), fn, ud);
+                  args, psem_release_flags(t), fn, ud);
         return;
     }
     const char *args[3 + 64];
     sim_fmt_i64(num, n);
     args[0] = num, args[1] = now, args[2] = "publish";
     for (int i = 0; i < n; i++) args[3 + i] = ids[i];
-    eval_keys(t, lock, 'c', "psem_release_many", 3 + n, args, psem_flags(t), fn, ud);
+    eval_keys(t, lock, 'c', "psem_release_many", 3 + n, args, psem_release_flags(t), fn, ud);
 }
 
 void psem_release_ids(cl_thread *t, int lock, char (*ids)[33], int n)

@@ -236,7 +236,9 @@ static void sem_at_version(int v, void *cfg, cl_defaults *d)
     c->adds_count = v < PROTO_V(3, 15, 6);
     c->has_add = v >= PROTO_V(3, 12, 0);
     c->add_publishes = v >= PROTO_V(3, 16, 2);
-    c->tr = v >= PROTO_V(3, 16, 4) ? CL_NORESEND : CL_RESEND;
+    /* tryAcquire and release go syncedEvalNoRetry in 3.37.0 (85be4d67a);
+     * 3.16.4's noRetry (issue #3850) reached the latch's countDown only */
+    c->tr = v >= PROTO_V(3, 37, 0) ? CL_NORESEND : CL_RESEND;
     c->recheck = v >= PROTO_V(3, 28, 0);
     c->msg_policy = counter_msg_policy(v);
     counter_client_at(v, d);
@@ -263,7 +265,8 @@ const proto_def proto_semaphore = {
                "or [clients] async = yes: acquireAsync / tryAcquireAsync; steps addpermits, trysetpermits, "
                "drainpermits, availablepermits",
     .versions = "@3.0 .. @4.7 (a message adds v latch permits before 3.15.6; addPermits from 3.12.0, "
-                "publishing from 3.16.2; a written script never resent before 3.10.0, resent 3.10.0-3.16.3; "
+                "publishing from 3.16.2; a written script never resent before 3.10.0, acquire and release resent "
+                "3.10.0-3.36 (syncedEvalNoRetry 3.37.0), addPermits always; "
                 "WAIT since 3.21.0; async listeners take a message's permits up to 3.7.0, all run in 3.7.1, "
                 "one since 3.7.2, re-check since 3.28.0; acquire() waits for its subscription for ever up to 3.2.0)",
     .min_version = 30000,

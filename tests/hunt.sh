@@ -58,7 +58,7 @@ sync_base() {
     "$bin" hunt "$1" --print-base --beyond-contract | sed '/^async = 50%$/d; /^listener-gap = /d' > "$tmp/$1-sync.scn"
     echo "$tmp/$1-sync.scn"
 }
-for v in redisson.lock redisson.semaphore@3.16.4 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
+for v in redisson.lock redisson.semaphore@3.37 redisson.rwlock@3.11.1 redisson.fairlock textbook-setnx-expire; do
     then_base $v
 done
 
@@ -185,19 +185,18 @@ echo "ok   hunt --want seeds 250..305: the same candidates, seed and file with -
 
 # --want keeps looking: --max-shrinks caps each pass of each chunk (1..64,
 # 65..192, 193..448, 449..560), not the hunt (2 + 2 of each chunk's
-# candidates, seed 517 of the last among them: 12, the last chunk having 2
-# since seed 460's liveness is a wait within a reply timeout of a
-# disconnect, the semaphore checkers' resend grace; a cap over the hunt
-# stopped at 4 and never looked at the later seeds), and a candidate whose failure needs a fault kind the
-# bug has not (the fixed 3.16.4 for the resent release of 3.16.3, after
+# candidates, seed 505 of the last among them: 12; a cap over the hunt
+# stopped at 4 and never looked at the later seeds), and a candidate whose
+# failure needs a fault kind the bug has not (the fixed 3.37 for the
+# resent release of 3.16.3, which 3.16.4 .. 3.36 resend too, after
 # drop-reply alone) stops before the duration's shrink.
-"$bin" hunt "$tmp/redisson.semaphore@3.16.4.scn" --want scenarios/known-bugs/semaphore-release-resent-3.16.3.scn --seeds 1..560 \
+"$bin" hunt "$tmp/redisson.semaphore@3.37.scn" --want scenarios/known-bugs/semaphore-release-resent-3.16.3.scn --seeds 1..560 \
     --jobs 2 --max-shrinks 2 --verbose --out "$tmp/cap" > "$tmp/cap.out"
 stopped=$(grep -c 'not without a fault of another kind' "$tmp/cap.out")
-[ "$stopped" -ge 1 ] && grep -q '^  seed 517: ' "$tmp/cap.out" &&
+[ "$stopped" -ge 1 ] && grep -q '^  seed 505: ' "$tmp/cap.out" &&
     grep -q '^not found in seeds 1..560: .*, 12 shrunk (--max-shrinks)$' "$tmp/cap.out" ||
-    fail "hunt --want seeds 1..560 --max-shrinks 2: not 12 shrunk (seed 517 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
-echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 517 of the last), $stopped of them stopped early (a fault of another kind)"
+    fail "hunt --want seeds 1..560 --max-shrinks 2: not 12 shrunk (seed 505 of the last chunk) with some stopped early: $(cat "$tmp/cap.out")"
+echo "ok   hunt --want --max-shrinks 2 over 4 chunks: 12 shrunk (seed 505 of the last), $stopped of them stopped early (a fault of another kind)"
 
 # Slow seeds: a semaphore's holds of seconds (half its seeds) leave a
 # waiter whose release message was lost beside the free permit past the
@@ -323,7 +322,9 @@ grep -q '^  seed 57484: rw-exclusion.* -> not without a fault of another kind' "
     --out "$tmp/x7" | grep -q ': rw-exclusion over a write hold (no fault), with ' ||
     fail "the read unlock that stops the write watchdog is not named a break over a write hold"
 # (seed 505 as it shrank then: c1's acquire(2) at 13.555 s is answered
-# after c2's addPermits(-2), which the store ran second)
+# after c2's addPermits(-2), which the store ran second; since the audit's
+# S5, 3.16.4 resends the acquire whose reply was lost, which then does not
+# fail: 0 failed acquires, the permits held)
 cat > "$tmp/s505.scn" <<'SCN'
 [scenario]
 duration = 14s
@@ -345,7 +346,7 @@ addpermits = 20%
 at = 9.916004s drop-reply client=c2 p=10% for=714.424ms
 SCN
 v=$("$bin" run "$tmp/s505.scn" --json | python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(d["invariants"]["permits"], d["acquire_failures"] + d["errors"])')
-[ "$v" = "held 1" ] || fail "redisson.semaphore@3.16.4 seed 505 shrunk: permits and failed acquires $v, not held 1"
+[ "$v" = "held 0" ] || fail "redisson.semaphore@3.16.4 seed 505 shrunk: permits and failed acquires $v, not held 0"
 "$bin" hunt "$tmp/redisson.fairlock.scn" --want scenarios/known-bugs/fair-stale-head-hang-3.13.2.scn --seeds 6..6 --verbose \
     --out "$tmp/x3" > "$tmp/x3.out"
 grep -q '^not found in seeds 6..6: 1 runs, 1 failed, 0 with room' "$tmp/x3.out" ||
@@ -396,7 +397,8 @@ assert v["detail"].startswith("c1.t1 (holding since 42.621642s) and c2.t1"), v["
 assert any(e.endswith("store: lock held by c1.t1 (count 1, expires 48.379s)") for e in v["events"]), v["events"]' ||
     fail "spring-lockregistry@6.4 seed 1843 shrunk: the store does not name c1.t1 as the holder whose lease ran out"
 echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not the 5.5 unlock; the store names the acquiring thread"
-# Expirable semaphore 3.16.4 seed 2040 (today's base, where a semaphore
+# Expirable semaphore 3.37 seed 2040 (3.16.4's before the audit's S5 made
+# 3.16.4 .. 3.36 resend the acquire too; today's base, where a semaphore
 # is never re-entered): lost replies broke liveness first (until the
 # semaphore checkers judged a wait that ended in a reply timeout only up
 # to a reply wait before it); later a lease that ran out let threads hold
@@ -404,17 +406,17 @@ echo "ok   spring-lockregistry 6.4 seed 1843: a lease ran out under a delay, not
 # permit the 3.16.3 resent acquire loses: the permits over the count mark
 # the run lease-expiry as two holders do, whichever violation came first
 # (a 100,000-seed hunt of 3.16.4 took it for the 3.16.3 bug before).
-"$bin" hunt redisson.expirable-semaphore@3.16.4 --print-base --beyond-contract > "$tmp/es3164.scn"
+"$bin" hunt redisson.expirable-semaphore@3.37 --print-base --beyond-contract > "$tmp/es3164.scn"
 "$bin" run "$tmp/es3164.scn" --seed 2040 --json | python3 -c 'import json,sys
 d=json.loads(sys.stdin.readline())
 v=[v for v in d["violations"] if v["invariant"] == "permits"]
 assert v and " permits of lock, which has " in v[0]["detail"], d["violations"]' ||
-    fail "redisson.expirable-semaphore@3.16.4 seed 2040 no longer breaks permits over the count: the test below tests nothing"
-"$bin" hunt redisson.expirable-semaphore@3.16.4 --want scenarios/known-bugs/expirable-semaphore-acquire-resent-3.16.3.scn \
+    fail "redisson.expirable-semaphore@3.37 seed 2040 no longer breaks permits over the count: the test below tests nothing"
+"$bin" hunt redisson.expirable-semaphore@3.37 --want scenarios/known-bugs/expirable-semaphore-acquire-resent-3.16.3.scn \
     --seeds 2040..2040 --out "$tmp/x5" > "$tmp/x5.out"
 grep -q '^not found in seeds 2040..2040: 1 runs, 1 failed, 0 with room' "$tmp/x5.out" ||
-    fail "redisson.expirable-semaphore@3.16.4 seed 2040 (a lease ran out) taken for the 3.16.3 resent acquire: $(cat "$tmp/x5.out")"
-echo "ok   expirable semaphore 3.16.4 seed 2040: permits over the count as a lease ran out, not the 3.16.3 resent acquire"
+    fail "redisson.expirable-semaphore@3.37 seed 2040 (a lease ran out) taken for the 3.16.3 resent acquire: $(cat "$tmp/x5.out")"
+echo "ok   expirable semaphore 3.37 seed 2040: permits over the count as a lease ran out, not the 3.16.3 resent acquire"
 
 # until_or_gone PID CMD...: polls CMD (every 50 ms, up to 5 minutes) until it
 # succeeds or process PID is gone.
