@@ -553,9 +553,17 @@ static int shrink_dists(shrinker *k, scenario *cur)
     }
     /* All at once first (one run, where that fails the same way), then
      * one at a time. */
-    if (m > 1 && try_consts(k, cur, loose, m)) return (int)m;
     int made = 0;
-    for (size_t i = 0; i < m; i++) made += try_consts(k, cur, &loose[i], 1);
+    if (m > 1 && try_consts(k, cur, loose, m)) made = (int)m;
+    else
+        for (size_t i = 0; i < m; i++) made += try_consts(k, cur, &loose[i], 1);
+    /* A listener gap that no async wait needs goes (it reads as one). */
+    if (!(cur->listener_gap.kind == SCN_DIST_CONST && cur->listener_gap.a_us == 0)) {
+        cand c;
+        start(k, cur, &c);
+        c.s.listener_gap = (scn_dist){SCN_DIST_CONST, 0, 0};
+        made += try_candidate(k, cur, &c);
+    }
     return made;
 }
 
