@@ -14,7 +14,8 @@
  * 3.24.0) before it touches the latch; permits it adds are not seen by
  * listeners already waiting. An async wait checks the latch and then adds
  * its listener; with [clients] listener-gap the listener comes that long
- * after the check (the future's callback on another thread), and a
+ * after the check (the future's callback on another thread; not for a
+ * latch, whose race is its count's reply overtaken by ZERO), and a
  * message in between runs no listener: it only leaves its permit, which
  * the listener looks at when it comes only since 3.28.0 (CL_SUB_RECHECK).
  *
@@ -346,8 +347,13 @@ static void on_gap_end(cl_proc *p, void *arg)
 void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, void *ud)
 {
     sim_assert(s->refs > 0 && s->p == p);
+    /* The gap applies to lock and semaphore entries; a latch's awaitAsync
+     * race is its count's reply overtaken by the ZERO (cl_sub_listen_late,
+     * told to the checkers where the listener is added). */
     const scn_dist *gap = &cl_world_scenario(p->cw)->listener_gap;
-    int64_t gap_us = gap->kind == SCN_DIST_CONST && gap->a_us == 0 ? 0 : scn_dist_draw(p->cw->ctx, gap, "listener gap");
+    int64_t gap_us = s->kind == CL_SUB_LATCH || (gap->kind == SCN_DIST_CONST && gap->a_us == 0)
+                         ? 0
+                         : scn_dist_draw(p->cw->ctx, gap, "listener gap");
     if (gap_us <= 0) {
         sub_waiter *w = sim_xcalloc(1, sizeof *w);
         *w = (sub_waiter){.s = s, .fn = fn, .ud = ud, .timeout_us = timeout_us};
