@@ -347,7 +347,7 @@ static void on_rollback(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 static void acq_nosync(acq_op *op)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
-    if (cfg_of(p)->fenced) {
+    if (cfg_of(p)->fenced || cfg_of(p)->nosync_no_rollback) {
         acq_end(op, 0, "NoSyncedSlavesException: no replica acknowledged the lock");
         return;
     }

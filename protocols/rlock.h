@@ -25,6 +25,8 @@ typedef struct rlock_cfg {
     int lease_reset;         /* an unlock's cancel resets internalLockLeaseTime to the watchdog's: 0
                                 never (before 3.19.2), 1 always (3.19.2, 8a54ce8f6), 2 unless the
                                 reply was 0 (3.27.2, 94d73b870: nil, 1 or an error) */
+    int nosync_no_rollback;  /* 3.16.7-3.19.x: an acquire no replica acknowledged fails the call and
+                                stays (RedissonBaseLock.evalWriteAsync; handleNoSync's rollback 3.20.0) */
     int unlock_error_keeps;  /* before 3.8.1 (f5e3618b3): an unlock that fails with an error or a
                                 timeout leaves the lock's renewal running */
     int sub_msg_policy;      /* how a lock message runs async listeners: CL_SUB_TAKERS up to 3.7.0,

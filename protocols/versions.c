@@ -141,7 +141,13 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     d->retry_attempts = c->retry_attempts;
     d->jitter = c->jitter;
     d->synced = v >= V(3, 12, 5);
-    d->nosync_unchecked = v < V(3, 20, 0);
+    /* WAIT's answer fails a lock script from 3.16.7 (e2b3973c3: "Only N
+     * of M slaves were synced", any missing replica), from 3.17.5 only
+     * when none acknowledged (12af11867); the acquire is rolled back from
+     * 3.20.0 (ec2e41ab3) */
+    d->nosync_unchecked = v < V(3, 16, 7);
+    d->nosync_all = v < V(3, 17, 5);
+    c->nosync_no_rollback = v < V(3, 20, 0);
     d->nosync_no_retry = v < V(3, 20, 1); /* 65320f76f: execute() retries, 3.20.1 */
     d->written_final = v < V(3, 10, 0);   /* 1a08db75b: a reply timeout resends, 3.10.0 */
     d->sub_no_timeout = v < V(3, 2, 1);   /* 835dfeaa8: syncSubscription, 3.2.1 */

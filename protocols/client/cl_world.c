@@ -233,6 +233,7 @@ static void resolve_settings(cl_world *cw)
     set->wd_zero_keeps = d ? d->wd_zero_keeps : 0;
     set->nosync_no_retry = d ? d->nosync_no_retry : 0;
     set->written_final = d ? d->written_final : 0;
+    set->nosync_all = d ? d->nosync_all : 0;
     set->sub_no_timeout = d ? d->sub_no_timeout : 0;
 }
 

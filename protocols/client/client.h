@@ -63,6 +63,8 @@ typedef struct cl_defaults {
     int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves the entry (before 3.16.1) */
     int nosync_no_retry;  /* "None of slaves were synced" fails at once (3.20.0: no
                              ServiceManager.execute retry before 3.20.1) */
+    int nosync_all;       /* NoSyncedSlaves when any replica did not acknowledge ("Only N of M
+                             slaves were synced", 3.16.7-3.17.4; else when none did) */
     int written_final;    /* a command that reached the socket is never sent again: its reply
                              timeout fails the call (before 3.10.0; 1a08db75b resends) */
     int sub_no_timeout;   /* lock() / acquire() wait for their subscription for ever (before
@@ -183,6 +185,7 @@ typedef struct cl_settings {
     int wd_zero_keeps;    /* generation 1: a renewal reply of 0 leaves it (before 3.16.1) */
     int nosync_no_retry;  /* NoSyncedSlaves is not retried (3.20.0) */
     int written_final;    /* nothing written is resent (before 3.10.0) */
+    int nosync_all;       /* a missing acknowledgement fails the call (3.16.7-3.17.4) */
     int sub_no_timeout;   /* a blocking wait's subscription has no deadline (before 3.2.1) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);

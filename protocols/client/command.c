@@ -402,7 +402,8 @@ static void complete(cl_cmd *c, const sim_reply *r, const sim_reply *wait)
         finish(c, wait, CL_ERR_REPLY);
         return;
     }
-    if (wait && wait->type == SIM_REPLY_INT && wait->integer == 0 && c->want_wait > 0 && !p->cw->set.nosync_unchecked) {
+    if (wait && wait->type == SIM_REPLY_INT && c->want_wait > 0 && !p->cw->set.nosync_unchecked &&
+        (wait->integer == 0 || (p->cw->set.nosync_all && wait->integer < c->want_wait))) {
         cl_trace(p, p->name, "NoSyncedSlavesException: no replica of %d acknowledged", c->want_wait);
         finish(c, r, CL_ERR_NOSYNC);
         return;

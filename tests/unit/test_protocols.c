@@ -65,6 +65,12 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_str_eq(cfg("redisson.fairlock@3.31")->acquire, "fair331_acquire"); /* nil-safe purge */
     ck_assert_str_eq(cfg("redisson.fairlock@3.45")->acquire, "fair_acquire");
     ck_assert_int_eq(cfg("redisson.lock@3.12.0")->nil_cancels, 0);
+    ck_assert_int_eq(proto_find("redisson.lock@3.16.6")->impl.defaults->nosync_unchecked, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.16.7")->impl.defaults->nosync_unchecked, 0);
+    ck_assert_int_eq(proto_find("redisson.lock@3.17.4")->impl.defaults->nosync_all, 1);
+    ck_assert_int_eq(proto_find("redisson.lock@3.17.5")->impl.defaults->nosync_all, 0);
+    ck_assert_int_eq(cfg("redisson.lock@3.19.0")->nosync_no_rollback, 1);
+    ck_assert_int_eq(cfg("redisson.lock@3.20.0")->nosync_no_rollback, 0);
     ck_assert_int_eq(cfg("redisson.lock@3.12.1")->nil_cancels, 1);
     ck_assert_int_eq(cfg("redisson.lock@3.19.1")->lease_reset, 0);
     ck_assert_int_eq(cfg("redisson.lock@3.19.2")->lease_reset, 1);
