@@ -95,6 +95,7 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
          * field name for both sides and no downgrade (0ffc2ca1e). 3.3.1's
          * shared timeout keys (141236de7) are not modelled: 3.3.1 runs
          * 3.2.4's scripts. */
+        c->unlock = !latch ? "rw2019_write_unlock" : rw_nil ? "rw_write_unlock" : "rw2023_write_unlock";
         c->rw_no_timeouts = v < V(3, 3, 2);
         c->rw_shared_name = v < V(3, 2, 4);
         if (c->rw_shared_name) {
@@ -105,7 +106,6 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
             c->read_acquire = "rw324_read_acquire";
             c->read_unlock = "rw324_read_unlock";
         }
-        c->unlock = !latch ? "rw2019_write_unlock" : rw_nil ? "rw_write_unlock" : "rw2023_write_unlock";
     } else {
         if (!c->fenced) c->acquire = merged ? "lock_acquire" : "lock2019_acquire";
         /* a lock that is gone answers 1 up to 3.10.5 (fc58dd0b2, 3.10.6) */

@@ -114,6 +114,8 @@ START_TEST(versions_follow_the_timeline)
     ck_assert_int_eq(cfg("redisson.multilock@3.27.1")->ml_unlock_all, 1);
     ck_assert_int_eq(cfg("redisson.multilock@3.27.2")->ml_unlock_all, 0);
     ck_assert_str_eq(cfg("redisson.rwlock@3.2.3")->read_acquire, "rw300_read_acquire");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.2.3")->unlock, "rw300_write_unlock");
+    ck_assert_str_eq(cfg("redisson.rwlock@3.2.4")->unlock, "rw2019_write_unlock");
     ck_assert_str_eq(cfg("redisson.rwlock@3.3.1")->read_unlock, "rw324_read_unlock");
     ck_assert_int_eq(cfg("redisson.rwlock@3.3.1")->rw_no_timeouts, 1);
     ck_assert_int_eq(cfg("redisson.rwlock@3.2.3")->rw_shared_name, 1);
