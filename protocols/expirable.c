@@ -19,9 +19,11 @@
  *    per call ("methods for multiple permits support added");
  *  - before 3.17.0 a release does not look at the lease: a permit past it,
  *    not yet reclaimed, is answered "released" (issue #4086, PR #4091);
- *  - scripts resent after a reply timeout before 3.16.4 (issue #3850):
- *    a resent acquire takes its permits twice and keeps one id, so a
- *    permit is lost for good; WAIT for replicas since 3.21.0;
+ *  - the acquire is resent after a reply timeout from 3.10.0 to 3.36
+ *    (3.37.0: syncedEvalNoRetry; never resent before 3.10.0), a release
+ *    in every release: a resent acquire takes its permits twice and
+ *    keeps one id, so a permit is lost for good; WAIT for replicas since
+ *    3.21.0;
  *  - a message adds v latch permits before 3.15.6, min(refs, v) after;
  *    a blocking wait takes n latch permits until 3.51.0 (issue #6664,
  *    PR #6665, merged 2025-06-27 after 3.50.0): tryAcquire(n > 1, wait)

@@ -28,9 +28,11 @@
  *  - addPermits (3.12.0) set the count without publishing until 3.16.2
  *    ("threads waiting for RSemaphore permits acquisition unable to
  *    acquire them if permits added");
- *  - scripts are resent after a reply timeout before 3.16.4 (issue #3850:
- *    non-idempotent scripts no longer resent), and wait for replicas
- *    since 3.21.0 (issue #4977);
+ *  - tryAcquire and release are resent after a reply timeout from 3.10.0
+ *    to 3.36 (3.37.0: syncedEvalNoRetry, 85be4d67a; the CHANGELOG's
+ *    3.16.4 line, issue #3850, reached the latch's countDown only;
+ *    nothing written is resent before 3.10.0), addPermits in every
+ *    release; scripts wait for replicas since 3.21.0 (issue #4977);
  *  - since 3.28.0 (issues #5761, #5762) a listener added while the latch
  *    holds a permit runs at once. */
 #include <stdio.h>
@@ -43,7 +45,7 @@ typedef struct sem_cfg {
     int adds_count;    /* a message adds v latch permits; waits take n (< 3.15.6) */
     int has_add;       /* addPermits exists (3.12.0) */
     int add_publishes; /* addPermits publishes the new count (3.16.2) */
-    int tr;            /* CL_RESEND before 3.16.4, CL_NORESEND since */
+    int tr;            /* CL_RESEND before 3.37.0, CL_NORESEND since */
     int recheck;       /* addListener looks at the latch (3.28.0) */
     int msg_policy;    /* how a message runs listeners (counter_msg_policy) */
 } sem_cfg;
