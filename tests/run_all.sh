@@ -41,7 +41,7 @@ stage "history audit: every release locksim list and the version settings name h
 bash "$here/history-audit.sh" "$bin" || { echo "FAIL: history audit"; exit 1; }
 
 # The sanitizer build is ~10x slower: fewer seeds there.
-seeds=1..50
+seeds=1..40
 [ "$san" = 1 ] && seeds=1..10
 # The bench scenarios (1000 clients, ...) are there to be slow: one seed.
 # The templates are there to fail (locksim new; tests/templates.sh).
