@@ -58,8 +58,7 @@ typedef struct ml_op {
     int cursor;             /* unlock / expire / release progress */
     int then_restart;       /* ML_UNLOCK_ALL: restart rather than fail */
     int any_ok;             /* forceUnlock: some member was held */
-    const char *err;        /* unlockAsync(): the first member error (a literal: the history keeps it) */
-    int failed;             /* unlockAsync(): a member's unlock failed */
+    const char *err;        /* unlockAsync(): the first member error, NULL while none failed (a literal: the history keeps it) */
 } ml_op;
 
 static const rlock_cfg *cfg(const cl_proc *p)
@@ -70,7 +69,7 @@ static const rlock_cfg *cfg(const cl_proc *p)
 /* RedLock (a quorum), not MultiLock (all members)? */
 static int is_red(const cl_proc *p)
 {
-    return ((const rlock_cfg *)cl_world_cfg(cl_proc_world(p)))->quorum;
+    return cfg(p)->quorum;
 }
 
 static int members(const cl_world *cw)
@@ -129,7 +128,7 @@ static void ml_end(ml_op *op, int ok, const char *err)
  * async API, RedLock, and MultiLock before 3.27.2. */
 static int unlocks_all(cl_thread *t)
 {
-    const rlock_cfg *c = cl_world_cfg(cl_proc_world(cl_thread_proc(t)));
+    const rlock_cfg *c = cfg(cl_thread_proc(t));
     return cl_thread_async(t) || c->quorum || c->ml_unlock_all;
 }
 
@@ -158,14 +157,13 @@ static void on_member(cl_thread *t, int ok, int64_t value, const char *err)
         break;
     case ML_UNLOCK_ALL:
     case ML_RELEASE:
-        if (!ok && op->phase == ML_RELEASE && !is_red(p) && !unlocks_all(t)) {
+        if (!ok && op->phase == ML_RELEASE && !unlocks_all(t)) {
             ml_end(op, 0, err); /* MultiLock stops at the first failure */
             return;
         }
-        if (!ok && op->phase == ML_RELEASE && !op->failed && (cl_thread_async(t) || !is_red(p))) {
+        if (!ok && op->phase == ML_RELEASE && !op->err && (cl_thread_async(t) || !is_red(p))) {
             /* unlockAsync: allOf the members' futures fails; unlock()
              * before 3.27.2 throws the first failure once all are sent. */
-            op->failed = 1;
             op->err = err ? err : "a member's unlock failed";
         }
         op->cursor++;
@@ -232,7 +230,7 @@ static void unlock_next(ml_op *op)
             rlock_release(t, member_at(p, op->base.lock, op->cursor), on_member);
             return;
         }
-        ml_end(op, !op->failed, op->failed ? op->err : NULL);
+        ml_end(op, op->err == NULL, op->err);
         return;
     }
     if (op->cursor < op->nacq) {
@@ -314,7 +312,7 @@ static void start_try(ml_op *op)
     op->new_lease_ms = lease > 0 ? (wait > 0 ? 2 * wait : lease) : -1;
     /* Before 3.11.1 the members' lease was 2 * waitTime whenever a lease
      * was given, with no wait too: tryLock(-1, lease) gave them -2 ms. */
-    if (lease > 0 && wait <= 0 && ((const rlock_cfg *)cl_world_cfg(cl_proc_world(p)))->ml_lease_from_wait)
+    if (lease > 0 && wait <= 0 && cfg(p)->ml_lease_from_wait)
         op->new_lease_ms = -2;
     op->remain_ms = wait > 0 ? wait : -1;
     op->mark_ms = cl_now_ms(p);

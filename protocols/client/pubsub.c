@@ -250,16 +250,22 @@ void cl_sub_policy(cl_sub *s, int policy)
     s->policy = policy;
 }
 
-static sub_waiter *enqueue(sub_waiter **list, cl_sub *s, int64_t n, cl_wait_fn *fn, void *ud)
+/* Puts w last in list. */
+static void append(sub_waiter **list, sub_waiter *w)
+{
+    sub_waiter **tail = list;
+    while (*tail) tail = &(*tail)->next;
+    w->next = NULL;
+    *tail = w;
+}
+
+static sub_waiter *waiter_new(cl_sub *s, int64_t n, cl_wait_fn *fn, void *ud)
 {
     sub_waiter *w = sim_xcalloc(1, sizeof *w);
     w->s = s;
     w->fn = fn;
     w->ud = ud;
     w->n = n;
-    sub_waiter **tail = list;
-    while (*tail) tail = &(*tail)->next;
-    *tail = w;
     return w;
 }
 
@@ -275,7 +281,8 @@ void cl_sub_wait_n(cl_proc *p, cl_sub *s, int64_t n, int64_t timeout_us, cl_wait
         post_cb(p, run_wait_cb, (void *)fn, ud, 1);
         return;
     }
-    sub_waiter *w = enqueue(&s->waiters, s, n, fn, ud);
+    sub_waiter *w = waiter_new(s, n, fn, ud);
+    append(&s->waiters, w);
     if (timeout_us >= 0) cl_timer_arm(p, &w->timer, timeout_us, "latch timeout", on_wait_timeout, w);
     serve(p, s);
 }
@@ -328,10 +335,7 @@ static int run_listener(cl_proc *p, cl_sub *s)
  * permit already in the latch runs a listener at once. */
 static void listen_now(cl_proc *p, cl_sub *s, sub_waiter *w)
 {
-    sub_waiter **tail = &s->listeners;
-    while (*tail) tail = &(*tail)->next;
-    w->next = NULL;
-    *tail = w;
+    append(&s->listeners, w);
     if (w->timeout_us >= 0) cl_timer_arm(p, &w->timer, w->timeout_us, "listener timeout", on_wait_timeout, w);
     if ((s->policy & CL_SUB_RECHECK) && cl_sub_try_take(s, 1)) run_listener(p, s);
 }
@@ -354,14 +358,13 @@ void cl_sub_listen(cl_proc *p, cl_sub *s, int64_t timeout_us, cl_wait_fn *fn, vo
     int64_t gap_us = s->kind == CL_SUB_LATCH || (gap->kind == SCN_DIST_CONST && gap->a_us == 0)
                          ? 0
                          : scn_dist_draw(p->cw->ctx, gap, "listener gap");
+    sub_waiter *w = waiter_new(s, 0, fn, ud);
+    w->timeout_us = timeout_us;
     if (gap_us <= 0) {
-        sub_waiter *w = sim_xcalloc(1, sizeof *w);
-        *w = (sub_waiter){.s = s, .fn = fn, .ud = ud, .timeout_us = timeout_us};
         listen_now(p, s, w);
         return;
     }
-    sub_waiter *w = enqueue(&s->gapped, s, 0, fn, ud);
-    w->timeout_us = timeout_us;
+    append(&s->gapped, w);
     cl_timer_arm(p, &w->timer, gap_us, "listener gap", on_gap_end, w);
 }
 
@@ -370,18 +373,18 @@ int cl_sub_listen_late(const cl_sub *s)
     return s->kind == CL_SUB_LATCH && s->open && !(s->policy & CL_SUB_RECHECK);
 }
 
-static int64_t listening(const cl_sub *s)
+static int64_t count(const sub_waiter *w)
 {
     int64_t n = 0;
-    for (const sub_waiter *w = s->listeners; w; w = w->next) n++;
+    for (; w; w = w->next) n++;
     return n;
 }
 
-static int64_t waiting(const cl_sub *s)
+static void trace_ran(cl_proc *p, const cl_sub *s, const char *num, int64_t ran)
 {
-    int64_t n = 0;
-    for (const sub_waiter *w = s->waiters; w; w = w->next) n++;
-    return n;
+    if (ran)
+        cl_trace(p, p->name, "message %s on %s ran %lld listener(s), %lld left", num, s->channel, (long long)ran,
+                 (long long)count(s->listeners));
 }
 
 /* A message runs listeners first: one, or (a latch's ZERO since 3.24.0)
@@ -393,9 +396,7 @@ static void run_listeners(cl_proc *p, cl_sub *s, int all, const char *num)
         ran++;
         if (!all) break;
     }
-    if (ran)
-        cl_trace(p, p->name, "message %s on %s ran %lld listener(s), %lld left", num, s->channel, (long long)ran,
-                 (long long)listening(s));
+    trace_ran(p, s, num, ran);
 }
 
 /* Up to 3.7.0 (LockPubSub, SemaphorePubSub before 8d347ad22): after the
@@ -404,9 +405,7 @@ static void run_takers(cl_proc *p, cl_sub *s, const char *num)
 {
     int64_t ran = 0;
     while (s->listeners && cl_sub_try_take(s, 1) && run_listener(p, s)) ran++;
-    if (ran)
-        cl_trace(p, p->name, "message %s on %s ran %lld listener(s), %lld left", num, s->channel, (long long)ran,
-                 (long long)listening(s));
+    trace_ran(p, s, num, ran);
 }
 
 /* A semaphore's new count, or a latch's ZERO / NEW_COUNT. */
@@ -430,14 +429,14 @@ static void on_counter_message(cl_proc *p, cl_sub *s, const sim_reply *payload)
         if (add > 0) s->permits += add;
         if (s->policy & CL_SUB_TAKERS) run_takers(p, s, num);
         cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting", num, s->channel,
-                 (long long)s->permits, (long long)waiting(s));
+                 (long long)s->permits, (long long)count(s->waiters));
         serve(p, s);
         return;
     }
     if (v == 0) run_listeners(p, s, (s->policy & CL_SUB_RUN_ALL) != 0, num);
     s->open = v == 0;
     cl_trace(p, p->name, "message %s on %s: gate %s, %lld waiting", num, s->channel, s->open ? "opens" : "closes",
-             (long long)waiting(s));
+             (long long)count(s->waiters));
     while (s->open && s->waiters) {
         s->permits++;
         serve(p, s);
@@ -483,7 +482,7 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
          * "0" adds one permit (one waiter may go), "1" one per waiting thread. */
         if (s->kind == CL_SUB_LOCK && !(s->policy & CL_SUB_TAKERS))
             run_listeners(p, s, read_unlock || (s->policy & CL_SUB_RUN_ALL), read_unlock ? "1" : "0");
-        s->permits += read_unlock ? waiting(s) : 1;
+        s->permits += read_unlock ? count(s->waiters) : 1;
         if (s->kind == CL_SUB_LOCK && (s->policy & CL_SUB_TAKERS)) run_takers(p, s, read_unlock ? "1" : "0");
         if (s->kind == CL_SUB_BROADCAST) { /* registrations completed too */
             s->permits += s->armed;
@@ -492,7 +491,7 @@ void cl_sub_on_push(cl_proc *p, int node, const sim_reply *msg)
         }
         cl_trace(p, p->name, "message %s on %s: %lld permit(s), %lld waiting",
                  s->kind == CL_SUB_BROADCAST ? "*" : read_unlock ? "1" : "0", s->channel, (long long)s->permits,
-                 (long long)waiting(s));
+                 (long long)count(s->waiters));
         serve(p, s);
     }
 }

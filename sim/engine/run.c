@@ -137,6 +137,17 @@ static int64_t run_lease_in_force(const void *ud, int64_t lease_us)
     return proto_lease_in_force(l->pd, l->s, lease_us);
 }
 
+/* Frees one run's parts, the layers above first. */
+static void run_free(sim_ctx *ctx, world *w, cl_world *cw, fault_sched *faults, real_servers *srv)
+{
+    cl_world_free(cw);
+    fault_sched_free(faults);
+    world_free(w);
+    real_servers_stop(srv);
+    sim_free(ctx);
+}
+
+/* One run of s; swarm: the values swarm testing drew for it, or NULL. */
 static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const run_opts *o, run_result *out,
                      history *h, scn_error *err);
 
@@ -203,9 +214,6 @@ static int64_t *acted_times(const cl_world *cw, const scenario *s, const scn_ste
     return at;
 }
 
-/* One run of s; swarm: the values swarm testing drew for it, or NULL. */
-/* The one line a script that did not end gets (bad input, exit 2): which
- * script of which protocol, when, and what Redis 7.0 would have done. */
 /* The one line a script that did not end gets (bad input, exit 2): which
  * script of which protocol (a policy's file and line), when, and what
  * Redis 7.0 would have done. */
@@ -304,11 +312,7 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
         /* Bad input: a script of the protocol that does not end. */
         runaway_error(s, pd, cw, runaway_sha, runaway_wrote, sim_now(ctx), err);
         sim_xfree(gen);
-        cl_world_free(cw);
-        fault_sched_free(faults);
-        world_free(w);
-        real_servers_stop(srv);
-        sim_free(ctx);
+        run_free(ctx, w, cw, faults, srv);
         return -1;
     }
     int64_t end_us = sim_now(ctx);
@@ -360,11 +364,7 @@ static int run_drawn(const scenario *s, uint64_t seed, const char *swarm, const 
     out->generated = gen;
     out->ngenerated = ngen;
     out->acted_us = acted_times(cw, s, gen, ngen);
-    cl_world_free(cw);
-    fault_sched_free(faults);
-    world_free(w);
-    real_servers_stop(srv);
-    sim_free(ctx);
+    run_free(ctx, w, cw, faults, srv);
     out->wall_ms = (double)(host_mono_us() - wall0) / 1000.0;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) out->peak_rss_kb = ru.ru_maxrss;
