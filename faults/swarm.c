@@ -170,6 +170,11 @@ static void describe(const scenario *s, const scenario *c, int focused, int idle
                               (long long)c->acquire_permits.b_us);
     if (s->swarm_rearm_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " rearm=%d%%", c->rearm_ppm / 10000);
     if (s->swarm_nested_ppm > 0 && n < cap) n += (size_t)snprintf(desc + n, cap - n, " nested=%s", c->nested ? "yes" : "no");
+    if (s->swarm_stop_ppm > 0 && n < cap) {
+        char t[64];
+        scn_duration_format(c->work_stop_us, t, sizeof t);
+        n += (size_t)snprintf(desc + n, cap - n, " stop=%s", c->work_stop_us > 0 ? t : "no");
+    }
     if ((s->swarm_listener_gap.a_us > 0 || s->swarm_listener_gap.b_us > 0) && n < cap)
         n += put_dur(desc + n, cap - n, "listener-gap", &c->listener_gap);
     if (s->swarm_single_ppm > 0 && n < cap) {
@@ -434,6 +439,24 @@ static int draw_listener_gap(sim_rng *r, const scenario *s, scenario *c)
     return 1;
 }
 
+/* [swarm] stop, after listener-gap: a share of the seeds ends the work
+ * ([clients] stop) at a time drawn within the nemesis window, and the
+ * faults once the sections then running are over (the seed's longest
+ * hold later), the processes living on: a quiet end, as Jepsen's final
+ * phase, where whatever the last operations left behind under the faults
+ * (a lock held for a thread that let it go, a renewal still running, a
+ * waiter not woken) must settle, and no next cycle hides it. */
+static int draw_stop(sim_rng *r, const scenario *s, scenario *c)
+{
+    if (!chance(r, s->swarm_stop_ppm)) return 0;
+    int64_t lo = c->nemesis_start_us, hi = c->nemesis_stop_us, hold_lo, hold_hi;
+    c->work_stop_us = round2(uniform(r, lo, hi), lo, hi);
+    if (c->work_stop_us < SIM_MS(1)) c->work_stop_us = SIM_MS(1);
+    bounds(&c->hold, &hold_lo, &hold_hi);
+    if (c->work_stop_us + hold_hi < c->nemesis_stop_us) c->nemesis_stop_us = c->work_stop_us + hold_hi;
+    return 1;
+}
+
 scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t cap)
 {
     scenario *c = sim_xmalloc(sizeof *c);
@@ -498,6 +521,7 @@ scenario *fault_swarm_draw(const scenario *s, uint64_t seed, char *desc, size_t 
     draw_rearm(&r, s, c);
     draw_nested(&r, s, c);
     draw_listener_gap(&r, s, c);
+    draw_stop(&r, s, c);
     fault_contract_draw(s, c); /* draws nothing: the seed's other draws stay */
 
     c->swarm = c->swarm_section = 0;

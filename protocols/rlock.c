@@ -770,7 +770,10 @@ size_t rlock_scripts(const void *cfg, const cl_defaults *d, const char **out, si
     names[n++] = c->force;
     if (c->read_force) names[n++] = c->read_force;
     names[n++] = d->watchdog_gen == 2 ? "lock_renew_batch" : "lock_renew"; /* watchdog.c */
-    if (c->read_acquire) names[n++] = "rw_read_renew_batch";               /* the read task: always batched */
+    /* the read holds' renewal: batched since 3.44, per lock before (in the
+     * plain task), RedissonLock's script before 3.8.1 */
+    if (c->read_acquire && d->watchdog_gen == 2) names[n++] = "rw_read_renew_batch";
+    else if (c->read_acquire && !d->read_renew_hash) names[n++] = "rw2018_read_renew";
     return proto_names_out(names, n, out, max);
 }
 

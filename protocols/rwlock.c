@@ -109,6 +109,9 @@ const proto_def proto_rwlock = {
         .node_of = rlock_node_of,
         .store_count = rwlock_store_count,
         .reentry = CL_REENTRY_REDIS, /* both sides: a field per thread ("...:write" for write) */
+        /* a write re-entry adds its lease to the time left (PROTOCOLS.md
+         * 5.2 WRITE_ACQUIRE); a read hold keeps its own */
+        .reentry_adds_lease = 1,
         .invariants = PROTO_INV(SCN_INV_RW_EXCLUSION) | PROTO_INV(SCN_INV_REENTRANCY) |
                       PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK),
     },
@@ -125,7 +128,9 @@ const proto_def proto_rwlock = {
                "read acquire 3.0.0-3.11.0: a reader joining a held lock sets the hash TTL to its own lease, "
                "which can shorten it under the other readers (issue #2144, changelog 3.11.1); 3.11.1+: "
                "max(ttl, lease). Unlock: no latch before 3.24 (resent from 3.10.0; a missing lock answers 1 "
-               "until 3.44). Read holds are renewed by the batched read task in every release here",
+               "until 3.44). Read holds' watchdog: before 3.8.1 the hash alone, the read timeout keys lapse "
+               "(issue #1604); 3.8.1-3.43 per lock, the hash and every read timeout key, in the entry the "
+               "read and write lock share; 3.44+ the batched read task",
     .options = "each lock/trylock/unlock takes a side: [steps] mode=read|write (none: write); the "
                "random workload draws it from [clients] read-ratio (0: all write), its re-entries the "
                "other side with [clients] switch, released oldest first with release-fifo. A thread "

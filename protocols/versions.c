@@ -151,6 +151,9 @@ static void settings(int v, rlock_cfg *c, cl_defaults *d)
     d->nosync_no_retry = v < V(3, 20, 1); /* 65320f76f: execute() retries, 3.20.1 */
     d->written_final = v < V(3, 10, 0);   /* 1a08db75b: a reply timeout resends, 3.10.0 */
     d->sub_no_timeout = v < V(3, 2, 1);   /* 835dfeaa8: syncSubscription, 3.2.1 */
+    /* A read hold's watchdog renews RedissonLock's way, the hash alone,
+     * before 3.8.1 (387dd9307: RedissonReadLock.renewExpirationAsync). */
+    d->read_renew_hash = v < V(3, 8, 1);
     /* RedisExecutor resends on RedisReadonlyException since 3.27.1 (a
      * write that reached a master Sentinel has demoted; 3.27.0 has no
      * such case). */

@@ -235,6 +235,7 @@ static void resolve_settings(cl_world *cw)
     set->written_final = d ? d->written_final : 0;
     set->nosync_all = d ? d->nosync_all : 0;
     set->sub_no_timeout = d ? d->sub_no_timeout : 0;
+    set->read_renew_hash = d ? d->read_renew_hash : 0;
 }
 
 cl_world *cl_world_new(world *w, const scenario *s, const cl_protocol *p, history *h)

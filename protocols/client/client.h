@@ -69,6 +69,9 @@ typedef struct cl_defaults {
                              timeout fails the call (before 3.10.0; 1a08db75b resends) */
     int sub_no_timeout;   /* lock() / acquire() wait for their subscription for ever (before
                              3.2.1; 835dfeaa8: syncSubscription) */
+    int read_renew_hash;  /* generations 0 and 1: a read hold is renewed by RedissonLock's
+                             script, the hash alone, not its timeout keys (before 3.8.1;
+                             387dd9307, issue #1604) */
 } cl_defaults;
 
 /* Whether a lock claims re-entry (a thread that holds it takes it again
@@ -136,6 +139,13 @@ typedef struct cl_protocol {
     /* Whether the lock claims re-entry (CL_REENTRY_NO: the random workload
      * never re-enters it, [clients] reentry is refused, swarm draws none). */
     cl_reentry reentry;
+    /* Whether a re-entry adds its lease to the lock's, one TTL for all
+     * the holds (the read/write lock's write side, 3.5.5+): the random
+     * workload then holds a cycle of such re-entries up to the latest end
+     * of their leases, until its first release. Otherwise (RLock's
+     * re-entry sets the lease; a read hold has a lease of its own) up to
+     * the earliest. */
+    int reentry_adds_lease;
 } cl_protocol;
 
 /* ------------------------------------------------------ what a protocol
@@ -187,6 +197,7 @@ typedef struct cl_settings {
     int written_final;    /* nothing written is resent (before 3.10.0) */
     int nosync_all;       /* a missing acknowledgement fails the call (3.16.7-3.17.4) */
     int sub_no_timeout;   /* a blocking wait's subscription has no deadline (before 3.2.1) */
+    int read_renew_hash;  /* a read hold's renewal extends the hash only (before 3.8.1) */
 } cl_settings;
 const cl_settings *cl_world_settings(const cl_world *cw);
 /* How long after a connection is lost the client opens it again (for the

@@ -63,6 +63,9 @@ struct cl_thread {
     int cycle_mixed;    /* a re-entry took the other side */
     int cycle_fifo;     /* releases oldest first (1), newest first (0), not drawn yet (-1) */
     int64_t cycle_deadline_us; /* [clients] lease: the holds end before this true time */
+    int64_t cycle_keep_us;     /* ... or before this one (the latest lease's end), where a
+                                  re-entry adds its lease, until the cycle's first release */
+    int cycle_released;        /* the cycle released a hold */
     int release_mode;   /* the side of its last release */
     int release_failed; /* its last release failed... */
     int release_retried; /* ...and was a retry ([clients] retry-unlock) */

@@ -22,12 +22,21 @@
  *    chain; a registration while none runs starts a new chain, so two
  *    chains can run at once, as in Redisson.
  *
- * The read locks of RedissonReadWriteLock have a task of their own
- * (ReadLockTask, always generation 2 here): each tick sends one
- * READ_RENEW_BATCH with every thread of the process that holds read on a
- * lock, renewing their timeout keys and the hash; a lock that replied 0
- * loses one count of each thread listed. The write side renews in the
- * plain task under its "<id>:<t>:write" name.
+ * The read locks of RedissonReadWriteLock:
+ *  - since 3.44, a task of their own (ReadLockTask): each tick sends one
+ *    READ_RENEW_BATCH with every thread of the process that holds read on
+ *    a lock, renewing their timeout keys and the hash; a lock that replied
+ *    0 loses one count of each thread listed. The write side renews in
+ *    the plain task under its "<id>:<t>:write" name.
+ *  - before (generations 0 and 1), the plain task's entry of the lock:
+ *    Redisson keys it by "<id>:<name>", the same for the read and the
+ *    write lock of one hash, so a thread's read and write holds share it.
+ *    The entry renews as the lock that created it: a read lock with
+ *    RedissonReadLock.renewExpirationAsync (rw2018_read_renew, the hash
+ *    and every timeout key, since 3.8.1), or before 3.8.1 with
+ *    RedissonLock's script under the read name (the hash alone: the
+ *    timeout keys lapse, issue #1604); a write lock with LOCK_RENEW under
+ *    its write name, whatever read holds joined it.
  *
  * Renewal always extends to lockWatchdogTimeout (transport R).
  *
@@ -45,6 +54,7 @@
 typedef struct wd_thread {
     int thread;
     int count;
+    int read;          /* registered first by a read lock (generations 0, 1) */
     char lname[64];
 } wd_thread;
 
@@ -140,13 +150,32 @@ static int64_t period_us(cl_proc *p)
     return SIM_MS(lease_ms(p) / 3);
 }
 
+static void key_prefix(const char *name, char *buf, size_t cap);
+
+/* One lock's renewal in generations 0 and 1, as the lock that created
+ * its entry renews (t: the entry's first thread): LOCK_RENEW under t's
+ * name, or a read lock's RedissonReadLock.renewExpirationAsync since
+ * 3.8.1. */
+static void renew_one(cl_proc *p, int node, int lock, const wd_thread *t, cl_cmd_fn *done, void *ud)
+{
+    char lease[24], prefix[64];
+    sim_fmt_i64(lease, lease_ms(p));
+    const char *name = cl_key_name(p->cw, lock);
+    key_prefix(name, prefix, sizeof prefix);
+    const char *keys[] = {name, prefix};
+    const char *args[] = {lease, t->lname};
+    int per_read = t->read && !p->cw->set.read_renew_hash;
+    cl_eval(p, node, cl_script_of(p->cw, per_read ? "rw2018_read_renew" : "lock_renew"), per_read ? 2 : 1, keys, 2,
+            args, cl_lock_flags(p, CL_RESEND), 0, done, ud);
+}
+
 /* -------------------------------------------------------- generation 0 */
 
 static void gen0_tick(cl_proc *p, void *arg);
 
 /* scheduleExpirationRenewal(t) of 3.10.4 and before: nothing when the
  * lock has an entry, else an entry for t with its timer. */
-static void gen0_schedule(cl_proc *p, wd_task *w, int node, int lock, const char *lname, int thread)
+static void gen0_schedule(cl_proc *p, wd_task *w, int node, int lock, const char *lname, int thread, int read)
 {
     if (find(w, lock)) return;
     wd_entry *e = sim_xcalloc(1, sizeof *e);
@@ -156,6 +185,7 @@ static void gen0_schedule(cl_proc *p, wd_task *w, int node, int lock, const char
     e->threads = sim_xcalloc(1, sizeof *e->threads);
     e->threads[0].thread = thread;
     e->threads[0].count = 1;
+    e->threads[0].read = read;
     snprintf(e->threads[0].lname, sizeof e->threads[0].lname, "%s", lname);
     wd_entry **tail = &w->entries;
     while (*tail) tail = &(*tail)->next;
@@ -166,7 +196,7 @@ static void gen0_schedule(cl_proc *p, wd_task *w, int node, int lock, const char
 /* What a renewal on the wire remembers: the entry's lock, thread and name
  * (the entry itself may be gone when the reply comes). */
 typedef struct gen0_renewal {
-    int lock, node, thread;
+    int lock, node, thread, read;
     char lname[64];
 } gen0_renewal;
 
@@ -178,7 +208,7 @@ static void gen0_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     if (e) remove_entry(p, w, e); /* expirationRenewalMap.remove(entryName) */
     int renewed = (err == CL_OK || err == CL_ERR_NOSYNC) && r && r->type == SIM_REPLY_INT && r->integer == 1;
     if (renewed && w) {
-        gen0_schedule(p, w, rn->node, rn->lock, rn->lname, rn->thread);
+        gen0_schedule(p, w, rn->node, rn->lock, rn->lname, rn->thread, rn->read);
     } else {
         cl_trace(p, p->name, "watchdog: renewal of %s %s, the chain ends", cl_key_name(p->cw, rn->lock),
                  err != CL_OK && err != CL_ERR_NOSYNC ? "failed" : "answered 0");
@@ -193,13 +223,9 @@ static void gen0_tick(cl_proc *p, void *arg)
     rn->lock = e->lock;
     rn->node = e->node;
     rn->thread = e->threads[0].thread;
+    rn->read = e->threads[0].read;
     snprintf(rn->lname, sizeof rn->lname, "%s", e->threads[0].lname);
-    char lease[24];
-    sim_fmt_i64(lease, lease_ms(p));
-    const char *keys[] = {cl_key_name(p->cw, e->lock)};
-    const char *args[] = {lease, rn->lname};
-    cl_eval(p, e->node, cl_script_of(p->cw, "lock_renew"), 1, keys, 2, args, cl_lock_flags(p, CL_RESEND), 0,
-            gen0_reply, rn);
+    renew_one(p, e->node, e->lock, &e->threads[0], gen0_reply, rn);
 }
 
 /* cancelExpirationRenewal(t) of 3.10.4 and before: the entry goes when t
@@ -252,12 +278,7 @@ static void gen1_tick(cl_proc *p, void *arg)
     wd_task *w = task(p, 0, 0);
     wd_entry *e = w ? find(w, lock) : NULL;
     if (e == NULL || e->nthreads == 0) return;
-    char lease[24];
-    sim_fmt_i64(lease, lease_ms(p));
-    const char *keys[] = {cl_key_name(p->cw, lock)};
-    const char *args[] = {lease, e->threads[0].lname};
-    cl_eval(p, e->node, cl_script_of(p->cw, "lock_renew"), 1, keys, 2, args, cl_lock_flags(p, CL_RESEND), 0,
-            gen1_reply, (void *)(intptr_t)lock);
+    renew_one(p, e->node, lock, &e->threads[0], gen1_reply, (void *)(intptr_t)lock);
 }
 
 /* -------------------------------------------------------- generation 2 */
@@ -444,10 +465,10 @@ static void gen2_tick(cl_proc *p, void *arg)
 
 /* ---------------------------------------------------------------- API */
 
-static void add(cl_proc *p, wd_task *w, int node, int lock, const char *lname, int thread)
+static void add(cl_proc *p, wd_task *w, int node, int lock, const char *lname, int thread, int read)
 {
     if (p->cw->set.watchdog_gen == 0 && !w->read) {
-        gen0_schedule(p, w, node, lock, lname, thread);
+        gen0_schedule(p, w, node, lock, lname, thread, read);
         return;
     }
     wd_entry *e = find(w, lock);
@@ -470,6 +491,7 @@ static void add(cl_proc *p, wd_task *w, int node, int lock, const char *lname, i
         t = &e->threads[e->nthreads++];
         memset(t, 0, sizeof *t);
         t->thread = thread;
+        t->read = read;
         snprintf(t->lname, sizeof t->lname, "%s", lname);
     }
     t->count++;
@@ -513,7 +535,7 @@ static void cancel(cl_proc *p, wd_task *w, int lock, int thread)
 
 void cl_watchdog_add(cl_proc *p, int node, int lock, const char *lname, int thread)
 {
-    add(p, task(p, 0, 1), node, lock, lname, thread);
+    add(p, task(p, 0, 1), node, lock, lname, thread, 0);
 }
 
 void cl_watchdog_cancel(cl_proc *p, int lock, int thread)
@@ -521,14 +543,16 @@ void cl_watchdog_cancel(cl_proc *p, int lock, int thread)
     cancel(p, task(p, 0, 0), lock, thread);
 }
 
+/* Read holds: ReadLockTask since 3.44, the lock's shared entry before. */
 void cl_watchdog_add_read(cl_proc *p, int node, int lock, const char *lname, int thread)
 {
-    add(p, task(p, 1, 1), node, lock, lname, thread);
+    int own = p->cw->set.watchdog_gen == 2;
+    add(p, task(p, own, 1), node, lock, lname, thread, 1);
 }
 
 void cl_watchdog_cancel_read(cl_proc *p, int lock, int thread)
 {
-    cancel(p, task(p, 1, 0), lock, thread);
+    cancel(p, task(p, p->cw->set.watchdog_gen == 2, 0), lock, thread);
 }
 
 /* ------------------------------------------------------------- storage */

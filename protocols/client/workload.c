@@ -183,7 +183,24 @@ static void hold_push(cl_thread *t)
     if (scn_has_acquire_lease(s)) {
         int64_t end = sim_now(t->p->cw->ctx) + t->cur_lease_us / 10 * 9;
         if (end < t->cycle_deadline_us) t->cycle_deadline_us = end;
+        if (end > t->cycle_keep_us) t->cycle_keep_us = end;
     }
+}
+
+/* When the cycle's holds must end: the earliest lease's end, or where the
+ * protocol declares that a re-entry adds its lease to the lock's (one
+ * TTL for all the holds: the read/write lock's write side), the latest
+ * one's while every hold of the cycle is of that kind and none was
+ * released (after a release, what the lock keeps is the release
+ * script's). A read hold keeps a lease of its own (its timeout key), which
+ * it must not outlive whatever the TTL says. */
+static int64_t hold_deadline(const cl_thread *t)
+{
+    if (!t->p->cw->proto->reentry_adds_lease || t->cycle_released || t->cycle_keep_us == 0)
+        return t->cycle_deadline_us;
+    for (int i = t->held_from; i < t->held_to; i++)
+        if (t->held_mode[i] == SCN_RW_READ) return t->cycle_deadline_us;
+    return t->cycle_keep_us;
 }
 
 /* The side the next release ends: the newest hold, or with the chance
@@ -214,11 +231,18 @@ static int reentry_mode(cl_thread *t)
     return watchdog ? SCN_RW_WRITE : SCN_RW_READ;
 }
 
+/* [clients] stop: the work is over, the process lives on. */
+static int work_over(const cl_thread *t)
+{
+    const scenario *s = t->p->cw->s;
+    return s->work_stop_us > 0 && sim_now(t->p->cw->ctx) >= s->work_stop_us;
+}
+
 static void think(cl_thread *t)
 {
     cl_proc *p = t->p;
     const scenario *s = p->cw->s;
-    if (p->cw->stopping || (s->ops_per_thread && (int64_t)t->opcount >= s->ops_per_thread * 2)) {
+    if (p->cw->stopping || (s->ops_per_thread && (int64_t)t->opcount >= s->ops_per_thread * 2) || work_over(t)) {
         t->phase = PH_DONE;
         return;
     }
@@ -230,6 +254,7 @@ static void think(cl_thread *t)
 static void release_one(cl_thread *t)
 {
     t->phase = PH_RELEASE;
+    t->cycle_released = 1;
     t->release_mode = hold_pop(t);
     /* [clients] async: unlockAsync too */
     start_op(t, SCN_OP_UNLOCK, t->cycle_lock, 0, 0, t->release_mode, t->cycle_n, t->p->cw->s->async);
@@ -258,7 +283,7 @@ static void hold(cl_thread *t)
     cl_proc *p = t->p;
     t->phase = PH_HOLD;
     int64_t d = scn_dist_draw(p->cw->ctx, &p->cw->s->hold, "hold");
-    int64_t left = t->cycle_deadline_us - sim_now(p->cw->ctx);
+    int64_t left = hold_deadline(t) - sim_now(p->cw->ctx);
     if (d > left) d = left > 0 ? left : 0;
     cl_timer_arm(p, &t->wake, d, "hold", on_wake, t);
 }
@@ -272,7 +297,7 @@ static void next_random(cl_thread *t)
     sim_assert(!t->scripted && !t->busy && lock >= 0 && lock < s->nlocks);
     switch (t->phase) {
     case PH_THINK: /* thinking is over */
-        if (p->cw->stopping) {
+        if (p->cw->stopping || work_over(t)) {
             t->phase = PH_DONE;
             return;
         }
@@ -288,6 +313,8 @@ static void next_random(cl_thread *t)
         t->held_from = t->held_to = t->cycle_mixed = 0;
         t->cycle_fifo = -1;
         t->cycle_deadline_us = INT64_MAX;
+        t->cycle_keep_us = 0;
+        t->cycle_released = 0;
         /* [clients] addpermits: a cycle that lends the semaphore n more
          * permits for a hold, drawn only when the key is set; n is the
          * cycle's own count, or one drawn from [clients] lend. */

@@ -60,9 +60,13 @@ static void lines_split(lines *l)
     }
 }
 
+/* Seconds with six decimals; a client clock set back may read below 0. */
 static void stamp(int64_t us, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%5lld.%06llds", (long long)(us / 1000000), (long long)(us % 1000000));
+    uint64_t a = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+    char sec[24];
+    snprintf(sec, sizeof sec, "%s%llu", us < 0 ? "-" : "", (unsigned long long)(a / 1000000));
+    snprintf(buf, cap, "%5s.%06llus", sec, (unsigned long long)(a % 1000000));
 }
 
 static void print_violation(const check_violation *v)

@@ -547,6 +547,7 @@ static const script_case scripts[] = {
     {"rw_read_force_unlock", NULL, "WX", "0P"},
     {"rw_write_force_unlock", NULL, "WX", "1P"},
     {"rw_read_renew_batch", NULL, "WKWK", "l1n2nn"},
+    {"rw2018_read_renew", NULL, "WK", "ln"},
     {"fair_acquire", NULL, "LQZ", "lnqo"},
     {"fair_unlock", NULL, "LQZCT", "0lnoPt"},
     {"fair_force_unlock", NULL, "LQZC", "0oP"},

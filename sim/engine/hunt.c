@@ -94,6 +94,10 @@ static void declare(const proto_def *pd, declared *d)
  *  - a lease that renews is held past its renewal period in a quarter of
  *    the watchdog seeds (half for read/write locks, whose two sides renew
  *    apart): the renewal must come, and can fail;
+ *  - a lease that renews: a quarter of the seeds end the work within the
+ *    nemesis window (stop), the processes living on: a renewal is what
+ *    can outlive the work, and a thread that goes on re-takes the lock
+ *    and hides it (a fixed lease left behind ends by itself);
  *  - beyond the contract only: a fixed lease held past its end (overrun),
  *    the application's error, which a checker tells from the lock's
  *    (lease-expiry, a permit's lease). */
@@ -107,6 +111,7 @@ static void template_shapes(FILE *f, const declared *d, int beyond)
     if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
     if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
     if (d->reentry && !(d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION))) fprintf(f, "nested = 50%%\n");
+    if (d->renews) fprintf(f, "stop = 25%%\n");
 }
 
 /* The protocol's own operations and settings, each where it is declared:

@@ -307,6 +307,7 @@ struct scenario {
     int reentry_line;          /* where reentry was set (0: not set), for a refusal */
     int reentry_depth;
     int64_t ops_per_thread;    /* 0 = until the duration ends */
+    int64_t work_stop_us;      /* no thread starts a cycle from this time on, its process living on (0: none) */
     int read_ppm;              /* read/write lock: share of acquisitions that read */
     scn_dist acquire_permits;  /* semaphore: permits per acquire (integer draw) */
     scn_dist lend_permits;     /* semaphore: permits each addpermits cycle lends (integer
@@ -388,6 +389,7 @@ struct scenario {
                                   lending the [clients] permits range */
     int swarm_rearm_ppm;       /* this share of a latch's seeds arms it again ([clients] rearm 1%) */
     int swarm_nested_ppm;      /* this share of the seeds holds an outer section after an inner release */
+    int swarm_stop_ppm;        /* this share of the seeds ends the work within the nemesis window ([clients] stop) */
     int swarm_within;          /* draw only faults within the protocol's contract (faults/contract.c) */
     char *swarm_reference;     /* and within this protocol's too (hunt --against), or NULL */
     int swarm_reject_stale_ppm; /* this share of the seeds' resources refuse stale

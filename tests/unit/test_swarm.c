@@ -595,6 +595,50 @@ START_TEST(workload_shapes_draw_only_when_asked)
 }
 END_TEST
 
+/* [swarm] stop: drawn last, so a seed's other draws stay; the work ends
+ * within the nemesis window, the faults at most the longest hold later;
+ * the drawn scenario names it and reads back to it. */
+START_TEST(stop_ends_the_work_and_then_the_faults)
+{
+    scenario s, all;
+    load(base_text, &s);
+    load_base_with("stop = 100%\n", &all);
+    int drawn = 0, cut = 0;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        char d0[512], d1[512];
+        scenario *a = fault_swarm_draw(&s, seed, d0, sizeof d0);
+        scenario *c = fault_swarm_draw(&all, seed, d1, sizeof d1);
+        ck_assert_int_eq(a->work_stop_us, 0);
+        ck_assert_int_eq(c->clients, a->clients);
+        ck_assert_int_eq(c->nemesis_kinds, a->nemesis_kinds);
+        ck_assert_int_eq(c->nemesis_start_us, a->nemesis_start_us);
+        ck_assert(c->work_stop_us >= c->nemesis_start_us && c->work_stop_us <= a->nemesis_stop_us);
+        int64_t hi = c->hold.kind == SCN_DIST_UNIFORM ? c->hold.b_us : c->hold.a_us;
+        ck_assert(c->nemesis_stop_us <= a->nemesis_stop_us && c->nemesis_stop_us <= c->work_stop_us + hi);
+        ck_assert(c->nemesis_stop_us >= c->work_stop_us || c->nemesis_stop_us == a->nemesis_stop_us);
+        ck_assert_ptr_nonnull(strstr(d1, " stop="));
+        ck_assert_ptr_null(strstr(d0, " stop="));
+        cut += c->nemesis_stop_us < a->nemesis_stop_us;
+        drawn++;
+        if (seed == 7) {
+            char *out = tscn_written(c);
+            ck_assert_ptr_nonnull(strstr(out, "\nstop = "));
+            scenario back;
+            load(out, &back);
+            ck_assert_int_eq(back.work_stop_us, c->work_stop_us);
+            ck_assert_int_eq(back.nemesis_stop_us, c->nemesis_stop_us);
+            scn_free(&back);
+            free(out);
+        }
+        fault_swarm_free(c);
+        fault_swarm_free(a);
+    }
+    ck_assert(drawn == 300 && cut > 100);
+    scn_free(&all);
+    scn_free(&s);
+}
+END_TEST
+
 Suite *swarm_suite(void)
 {
     Suite *s = suite_create("swarm");
@@ -613,6 +657,7 @@ Suite *swarm_suite(void)
     tcase_add_test(t, slow_keeps_the_holds_under_a_lease);
     tcase_add_test(t, bounds_that_are_not_bounds_are_refused);
     tcase_add_test(t, workload_shapes_draw_only_when_asked);
+    tcase_add_test(t, stop_ends_the_work_and_then_the_faults);
     suite_add_tcase(s, t);
     return s;
 }

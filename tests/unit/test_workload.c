@@ -5,7 +5,9 @@
  * release called once more (retry-unlock) and the cause it gives the
  * violations after it, a lease per acquire with each hold kept under its
  * own lease ([clients] lease), a nested section held after an inner
- * release ([clients] nested). */
+ * release ([clients] nested), the work that stops ([clients] stop), a
+ * re-entered section held to its latest lease where the re-entry keeps
+ * the lease. */
 #include <stdio.h>
 #include <string.h>
 
@@ -211,6 +213,68 @@ START_TEST(acquire_lease_bounds_each_hold)
 }
 END_TEST
 
+/* [clients] stop: no cycle starts from that time on (a cycle under way
+ * ends: its re-entries and releases), and the processes live on. */
+START_TEST(stop_ends_the_work)
+{
+    const char *text = "[scenario]\nduration = 10s\n[protocol]\nname = redisson.lock\nlease = 5s\n"
+                       "[clients]\ncount = 3\nthreads = 2\nhold = 1ms..50ms\nthink = 1ms..100ms\n"
+                       "reentry = 50%\nstop = 2s\n";
+    scenario s;
+    history h;
+    run_result r;
+    run_text(text, &h, &r, &s);
+    int before = 0, released_after = 0;
+    for (size_t k = 0; k < h.n; k++) {
+        const hist_event *e = &h.ev[k];
+        if (e->client < 1 || e->client > 3) continue;
+        if (e->op == HOP_ACQUIRE && e->kind == HIST_INVOKE && e->value == 0) {
+            ck_assert_int_lt(e->t_us, SIM_SEC(2) + SIM_MS(1));
+            before++;
+        }
+        if (e->op == HOP_RELEASE && e->kind == HIST_OK && e->t_us >= SIM_SEC(2)) released_after++;
+    }
+    ck_assert_int_gt(before, 20);
+    ck_assert_int_le(released_after, 6 * 2); /* the cycles under way, each at most re-entered once */
+    ck_assert_int_eq(r.checks.verdict[SCN_INV_MUTEX], CHECK_HELD);
+    ck_assert_int_eq(r.checks.verdict[SCN_INV_DEAD_HOLDER], CHECK_HELD);
+    done(&h, &r, &s);
+}
+END_TEST
+
+/* A protocol whose re-entry keeps the lease (the read/write lock) holds a
+ * re-entered section up to its latest lease's end: a write re-entry with
+ * a shorter lease then outlasts that lease, which 3.5.4's re-entry (the
+ * TTL set to its lease, issue #1110) does not survive and 3.5.5's (the
+ * lease added) does. RLock's re-entry sets the lease: its sections stop
+ * at the shortest, and it holds. */
+START_TEST(reentry_that_keeps_the_lease_holds_to_the_latest)
+{
+    static const char fmt[] = "[scenario]\nduration = 30s\n[protocol]\nname = %s\nmode = trylock\nwait = 5s\n"
+                              "[clients]\ncount = 2\nhold = 2s..9s\nthink = 1ms..100ms\nreentry = 100%%\n"
+                              "lease = 500ms..10s\n";
+    static const struct {
+        const char *proto;
+        scn_invariant inv;
+        check_verdict want;
+    } cases[] = {
+        {"redisson.rwlock@3.5.4", SCN_INV_RW_EXCLUSION, CHECK_VIOLATED},
+        {"redisson.rwlock@3.5.5", SCN_INV_RW_EXCLUSION, CHECK_HELD},
+        {"redisson.lock", SCN_INV_MUTEX, CHECK_HELD},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, fmt, cases[i].proto);
+        scenario s;
+        history h;
+        run_result r;
+        run_text(text, &h, &r, &s);
+        ck_assert_msg(r.checks.verdict[cases[i].inv] == cases[i].want, "%s", cases[i].proto);
+        done(&h, &r, &s);
+    }
+}
+END_TEST
+
 /* [clients] addpermits: some cycles lend n permits by addPermits(n) and
  * take them back by addPermits(-n) after a hold; the count is what it was
  * at the end, and a semaphore without a permit serves its waiters only
@@ -338,6 +402,8 @@ Suite *workload_suite(void)
     tcase_add_test(t, reentry_is_refused_where_not_claimed);
     tcase_add_test(t, nested_holds_the_outer_section);
     tcase_add_test(t, swarm_settings_are_refused_without_their_protocol);
+    tcase_add_test(t, stop_ends_the_work);
+    tcase_add_test(t, reentry_that_keeps_the_lease_holds_to_the_latest);
     suite_add_tcase(s, t);
     return s;
 }
