@@ -31,6 +31,7 @@ typedef struct gen_hold {
     int depth;              /* acquires not yet released (reentrant = local or redis; else 0 or 1) */
     int64_t token;          /* fencing token of the hold */
     int64_t lease_ms;       /* what renewals extend to */
+    int64_t grant, n;       /* a semaphore's: the hold's number in its process (HOP_PERMIT), its permits */
     cl_timer renew;
 } gen_hold;
 
@@ -44,6 +45,7 @@ typedef struct gen_proc {
     gen_hold *holds;        /* [thread - 1][lock] */
     gen_local local[SCN_MAX_LOCKS];
     uint64_t seq;
+    int64_t grants;         /* a semaphore's holds so far */
 } gen_proc;
 
 typedef struct gen_attempt gen_attempt;
@@ -102,6 +104,12 @@ static const char *lock_name(const cl_proc *p, int lock)
     return cl_world_scenario(cl_proc_world(p))->lock_names[lock];
 }
 
+/* A semaphore's permits: its policy's ([protocol] permits is refused). */
+static int64_t permits_of(const cl_world *cw)
+{
+    return ((const pol_policy *)cl_world_cfg(cw))->permits;
+}
+
 static void gen_proc_init(cl_proc *p)
 {
     gen_proc *g = sim_xcalloc(1, sizeof *g);
@@ -133,6 +141,8 @@ static void expansion(cl_thread *t, int lock, int64_t lease_ms, int64_t wait_ms,
     ex->client = cl_proc_client(p);
     ex->uuid = cl_proc_id(p);
     ex->seq = state(p)->seq;
+    ex->permits = permits_of(cl_proc_world(p));
+    ex->n = cl_thread_permits(t) > 0 ? cl_thread_permits(t) : 1;
     ex->p = p;
 }
 
@@ -319,6 +329,13 @@ static void arm_renew(cl_thread *t, int lock)
     cl_timer_arm(p, &h->renew, renew_period_us(pol, h->lease_ms), "renew", on_renew_tick, (void *)key);
 }
 
+/* A semaphore's hold: its number and lease told to the leases checker
+ * (HOP_PERMIT, the lease counted from now; again at each renewal). */
+static void permit_told(cl_proc *p, cl_thread *t, int lock, const gen_hold *h)
+{
+    if (pol_of(p)->permits > 0) cl_hist(p, t, HIST_INFO, HOP_PERMIT, lock, SIM_MS(h->lease_ms), h->grant, NULL);
+}
+
 static void acquired(gen_op *op, int64_t token)
 {
     gen_hold *h = hold_of(op->base.t, op->base.lock);
@@ -334,6 +351,10 @@ static void acquired(gen_op *op, int64_t token)
     h->depth = 1;
     h->token = token;
     h->lease_ms = op->lease_ms;
+    cl_proc *p = cl_thread_proc(op->base.t);
+    h->grant = ++state(p)->grants;
+    h->n = cl_thread_permits(op->base.t) > 0 ? cl_thread_permits(op->base.t) : 1;
+    permit_told(p, op->base.t, op->base.lock, h);
     arm_renew(op->base.t, op->base.lock);
     cl_op_end(op, 1, 0, NULL);
 }
@@ -646,6 +667,8 @@ static void on_release_decided(cl_proc *p, gen_op *op, gen_attempt *a)
     gen_hold *h = hold_of(t, lock);
     if (pol->reentrant == CL_REENTRY_REDIS && h->depth > 0) h->depth--;
     int not_owner = !ok && error && !strcmp(error, "not-owner");
+    /* a semaphore's release answered: released, or not (any more) ours */
+    if (pol->permits > 0 && (ok || not_owner)) cl_hist(p, t, HIST_INFO, HOP_PERMIT_END, lock, ok, h->grant, NULL);
     if (pol->reentrant != CL_REENTRY_REDIS || h->depth == 0 || not_owner) hold_end(p, h);
     int ended = h->depth == 0;
     if (ok) {
@@ -710,6 +733,8 @@ static void on_renew_tick(cl_proc *p, void *arg)
         ex.thread = c->thread;
         ex.client = cl_proc_client(p);
         ex.uuid = cl_proc_id(p);
+        ex.permits = permits_of(cl_proc_world(p));
+        ex.n = h->n;
         ex.p = p;
         const pol_step *st = &pol->renew.step[0];
         char bufs[POL_MAX_WORDS][256];
@@ -752,6 +777,7 @@ static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
                  stop ? ": renewal stops" : lost ? ": trying again" : ": outcome unknown, trying again");
         if (stop) return;
     }
+    if (ok) permit_told(p, NULL, lock, h);
     intptr_t key = (intptr_t)((thread - 1) * SCN_MAX_LOCKS + lock);
     cl_timer_arm(p, &h->renew, renew_period_us(pol, h->lease_ms), "renew", on_renew_tick, (void *)key);
 }
@@ -823,10 +849,38 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
     return 0;
 }
 
+/* A semaphore's key: the permits held are its members (zset, list) or
+ * its integer (counter), the rest available; a missing key holds none. */
+static void observe_semaphore(cl_world *cw, int group, int lock, hist_store *out)
+{
+    const pol_policy *pol = cl_world_cfg(cw);
+    world_peek_result pk;
+    int64_t held = 0;
+    if (cl_store_peek(cw, group, lock, out, &pk)) {
+        if (pol->observe == POL_OBS_COUNTER && pk.type == WORLD_TYPE_STRING) {
+            char num[32];
+            snprintf(num, sizeof num, "%.*s", (int)(pk.len < 31 ? pk.len : 31), pk.str);
+            held = strtoll(num, NULL, 10);
+        } else if ((pol->observe == POL_OBS_ZSET && pk.type == WORLD_TYPE_ZSET) ||
+                   (pol->observe == POL_OBS_LIST && pk.type == WORLD_TYPE_LIST)) {
+            held = (int64_t)pk.count;
+        }
+    }
+    int64_t permits = permits_of(cw);
+    out->held = 1; /* the semaphore exists whether its key does or not */
+    out->counter = 1;
+    out->acquired = held < 0 ? 0 : held;
+    out->count = permits - out->acquired > 0 ? permits - out->acquired : 0;
+}
+
 /* The key on one group: held, owner, count, expiry. */
 static void observe_group(cl_world *cw, int group, int lock, hist_store *out)
 {
     world_peek_result pk;
+    if (((const pol_policy *)cl_world_cfg(cw))->permits > 0) {
+        observe_semaphore(cw, group, lock, out);
+        return;
+    }
     if (!cl_store_peek(cw, group, lock, out, &pk)) return;
     out->count = 1;
     if (pk.type == WORLD_TYPE_HASH) cl_store_peek_hash(cw, group, lock, first_field, out);
@@ -859,6 +913,16 @@ static int gen_node_of(const cl_world *cw, int lock)
     return ((const pol_policy *)cl_world_cfg(cw))->masters > 1 ? -1 : 0;
 }
 
+/* A semaphore's permits, as the runtime's trySetPermits would record
+ * them: the policy's scripts take them as {permits}. */
+static void gen_setup(cl_world *cw)
+{
+    const pol_policy *pol = cl_world_cfg(cw);
+    if (pol->permits == 0) return;
+    for (int lock = 0; lock < cl_world_scenario(cw)->nlocks; lock++)
+        cl_world_info(cw, HOP_SET, lock, permits_of(cw), 1);
+}
+
 /* The key behind each lock index is the policy's key of the lock. */
 static void gen_world_init(cl_world *cw)
 {
@@ -881,6 +945,7 @@ const cl_protocol pol_generic_impl = {
     .query = gen_query,
     .observe = gen_observe,
     .world_init = gen_world_init,
+    .setup = gen_setup,
     .node_of = gen_node_of,
     .token = gen_token,
 };

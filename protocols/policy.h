@@ -7,6 +7,8 @@
  * The language (README "Any Redis lock" shows it end to end):
  *
  *   [lock]     name, version, summary, key (template), owner (template),
+ *              permits = N (a counting semaphore of N permits: {permits};
+ *              an acquire takes one, or {n} where a template names it),
  *              lease (default when the scenario gives none), reentrant =
  *              redis | local | no (default no: the lock claims no re-entry;
  *              redis: Redis counts it, every acquire and release is sent and
@@ -29,8 +31,11 @@
  *              validity = yes | no, resolve = early | all, node-timeout,
  *              retries, retry-delay (a distribution), release-between,
  *              release-on-failure
- *   [observe]  type = string | hash (string: the value is the owner; hash:
- *              a field is the owner, its value the count)
+ *   [observe]  type = string | hash | zset | list | counter (string: the
+ *              value is the owner; hash: a field is the owner, its value
+ *              the count; a semaphore's ([lock] permits): zset or list,
+ *              a member per permit held; counter: an integer, the permits
+ *              held)
  *   [contract] survives = fault kinds of the nemesis (crash, pause,
  *              partition, ...) the lock claims to survive; source = where
  *              that claim is written (the library's documentation)
@@ -45,7 +50,9 @@
  *
  * Templates: words with {lock} (the scenario's lock name), {key}, {owner},
  * {lease_ms}, {lease_s}, {wait_ms}, {now_ms}, {thread}, {client}, {uuid}
- * (the process's id), {channel}, {random} / {random:N} (N hex characters,
+ * (the process's id), {permits} (the semaphore's permits: [protocol]
+ * permits, else [lock]'s), {n} (the permits this acquire takes), {channel},
+ * {random} / {random:N} (N hex characters,
  * drawn for each acquire), {base64:N} (N random bytes in base64), {seq}
  * (the process's acquire counter). */
 #ifndef LOCKSIM_POLICY_H
@@ -106,6 +113,15 @@ typedef struct pol_section {
 
 typedef enum pol_wait_mode { POL_WAIT_NONE, POL_WAIT_POLL, POL_WAIT_PUBSUB } pol_wait_mode;
 
+/* How the store keeps the lock ([observe] type). */
+typedef enum pol_observe {
+    POL_OBS_STRING,  /* the value is the owner */
+    POL_OBS_HASH,    /* a field is the owner, its value the count */
+    POL_OBS_ZSET,    /* a semaphore: a member per permit held */
+    POL_OBS_LIST,    /* a semaphore: an element per permit held */
+    POL_OBS_COUNTER  /* a semaphore: an integer, the permits held */
+} pol_observe;
+
 typedef struct pol_policy {
     char *name, *version, *summary, *path;
     char *dir;               /* where its scripts are found */
@@ -118,6 +134,8 @@ typedef struct pol_policy {
     int unsent_fail;         /* unsent = fail: a command with no connection fails at once
                                 (CL_FAILFAST); resend (default): resent later, as Redisson's */
     int fencing;             /* the acquire's integer reply is a fencing token */
+    int64_t permits;         /* a counting semaphore's permits (0: a lock) */
+    int takes_n;             /* a template names {n}: an acquire takes n permits (else one) */
     /* [acquire] [renew] [release] [force] */
     pol_section acquire, renew, release, force;
     /* [wait] */
@@ -146,7 +164,8 @@ typedef struct pol_policy {
     int release_between;     /* release every master before the next attempt */
     int release_on_failure;  /* release every master when the acquire fails */
     /* [observe] */
-    int observe_hash;        /* a hash: field = owner, value = count */
+    pol_observe observe;
+    int observe_hash;        /* observe == POL_OBS_HASH */
     /* [contract]: what the lock claims to survive (default: a lease lock's
      * but failover, which the generic client never WAITs for, and a
      * client's clock where a template reads it: {now_ms}, validity) */
@@ -179,6 +198,7 @@ typedef struct pol_expand {
     int thread, client;
     const char *uuid;
     uint64_t seq;
+    int64_t permits, n;      /* {permits}, {n} */
     cl_proc *p;              /* draws {random} from its PRNG (NULL: none) */
 } pol_expand;
 

@@ -97,6 +97,8 @@ static void put_placeholder(const pol_expand *ex, const char *name, size_t n, ch
     else if (is(name, n, "thread")) put_i64(buf, cap, len, ex->thread);
     else if (is(name, n, "client")) put_i64(buf, cap, len, ex->client);
     else if (is(name, n, "seq")) put_i64(buf, cap, len, (int64_t)ex->seq);
+    else if (is(name, n, "permits")) put_i64(buf, cap, len, ex->permits);
+    else if (is(name, n, "n")) put_i64(buf, cap, len, ex->n > 0 ? ex->n : 1);
     else if (is(name, n, "uuid")) put(buf, cap, len, ex->uuid ? ex->uuid : "", ex->uuid ? strlen(ex->uuid) : 0);
     else if (is(name, n, "random")) put_random_hex(ex, buf, cap, len, 32);
     else if (n > 7 && !strncmp(name, "random:", 7)) put_random_hex(ex, buf, cap, len, atoi(name + 7));

@@ -21,6 +21,7 @@ typedef struct pparser {
     const char *text;        /* the file's text, read line by line */
     pol_section *sec;        /* the section of steps being read, or NULL */
     char section[32];
+    int permits_line, observe_line, semaphore_line; /* where [lock] permits, [observe] type, {permits} / {n} were */
 } pparser;
 
 static int fail(pparser *pp, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -94,7 +95,7 @@ static const cl_script *load_script(pparser *pp, const char *rel)
 
 static const char *const placeholders[] = {
     "lock", "key", "owner", "lease_ms", "lease_s", "wait_ms", "now_ms", "thread", "client",
-    "uuid", "channel", "random", "seq", NULL,
+    "uuid", "channel", "random", "seq", "permits", "n", NULL,
 };
 
 /* 0 when every {name} of t is a placeholder ({random:N}, {base64:N} too). */
@@ -112,9 +113,13 @@ static int check_template(pparser *pp, const char *t)
         if (!ok)
             return fail(pp, pp->line,
                         "\"%.*s\" is not a placeholder (lock, key, owner, lease_ms, lease_s, wait_ms, now_ms, "
-                        "thread, client, uuid, channel, random, random:N, base64:N, seq)",
+                        "thread, client, uuid, channel, random, random:N, base64:N, seq, permits, n)",
                         (int)(n + 2), c),
                    -1;
+        if ((n == 7 && !strncmp(c + 1, "permits", 7)) || (n == 1 && c[1] == 'n')) {
+            if (pp->semaphore_line == 0) pp->semaphore_line = pp->line;
+            if (n == 1) pp->p->takes_n = 1;
+        }
     }
     return 0;
 }
@@ -322,6 +327,13 @@ static int lock_key(pparser *pp, const char *name, const char *value)
         return 1;
     }
     if (!strcmp(name, "lease")) return duration(pp, name, value, &p->lease_us) == 0;
+    if (!strcmp(name, "permits")) {
+        int v = 0;
+        if (integer(pp, name, value, 1, 2147483647, &v) != 0) return 0;
+        p->permits = v;
+        pp->permits_line = pp->line;
+        return 1;
+    }
     if (!strcmp(name, "local-lock")) return yes_no(pp, name, value, &p->local_lock) == 0;
     if (!strcmp(name, "unsent")) {
         if (strcmp(value, "resend") && strcmp(value, "fail")) return fail(pp, pp->line, "unsent wants resend or fail (got \"%s\")", value);
@@ -444,9 +456,15 @@ static int section_key(pparser *pp, const char *section, const char *name, const
     if (!strcmp(section, "wait")) return wait_key(pp, name, value);
     if (!strcmp(section, "masters")) return masters_key(pp, name, value);
     if (!strcmp(section, "observe")) {
+        static const char *const types[] = {"string", "hash", "zset", "list", "counter", NULL};
         if (strcmp(name, "type")) return -1;
-        if (strcmp(value, "string") && strcmp(value, "hash")) return fail(pp, pp->line, "type wants string or hash (got \"%s\")", value);
-        p->observe_hash = !strcmp(value, "hash");
+        int i = 0;
+        while (types[i] && strcmp(value, types[i])) i++;
+        if (types[i] == NULL)
+            return fail(pp, pp->line, "type wants string, hash, zset, list or counter (got \"%s\")", value);
+        p->observe = (pol_observe)i;
+        p->observe_hash = p->observe == POL_OBS_HASH;
+        pp->observe_line = pp->line;
         return 1;
     }
     if (!strcmp(section, "contract")) {
@@ -569,6 +587,26 @@ static void default_contract(pol_policy *p)
                                               "(no WAIT) and, where it reads the client's clock, a client's clock";
 }
 
+/* A semaphore ([lock] permits) is observed as a set of holders, and the
+ * templates that name its permits need it. */
+static void semaphore_checks(pparser *pp)
+{
+    pol_policy *p = pp->p;
+    int set_type = p->observe >= POL_OBS_ZSET;
+    if (p->permits == 0 && pp->semaphore_line)
+        fail(pp, pp->semaphore_line, "{permits} and {n} are a semaphore's: [lock] permits = N is missing");
+    else if (p->permits == 0 && set_type)
+        fail(pp, pp->observe_line, "[observe] type zset, list and counter are a semaphore's: [lock] permits = N is missing");
+    else if (p->permits > 0 && !set_type)
+        fail(pp, pp->observe_line ? pp->observe_line : pp->permits_line,
+             "a semaphore ([lock] permits) keeps its holders in a zset, a list or a counter: [observe] type = zset, "
+             "list or counter");
+    else if (p->permits > 0 && p->reentrant != CL_REENTRY_NO)
+        fail(pp, pp->permits_line, "a semaphore's permits are not re-entered: reentrant = no");
+    else if (p->permits > 0 && p->masters > 1)
+        fail(pp, pp->permits_line, "a semaphore on several masters ([masters] count) is not supported");
+}
+
 static void finish_checks(pparser *pp)
 {
     pol_policy *p = pp->p;
@@ -591,6 +629,7 @@ static void finish_checks(pparser *pp)
         p->renew_den = 3;
     }
     if (p->masters > 1 && p->quorum > p->masters) fail(pp, 0, "[masters] quorum %d is more than the %d masters", p->quorum, p->masters);
+    if (!pp->failed) semaphore_checks(pp);
     default_contract(p);
 }
 

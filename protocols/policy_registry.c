@@ -18,6 +18,11 @@ static int nloaded, bundled_done;
 /* The invariants a policy's lock is judged by. */
 static unsigned invariants(const pol_policy *p)
 {
+    /* A semaphore's permits expire with their lease: the leases checker
+     * (a crashed holder's permits come back with it). */
+    if (p->permits > 0)
+        return PROTO_INV(SCN_INV_PERMITS) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK) |
+               PROTO_INV(SCN_INV_LEASES);
     unsigned inv = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK);
     if (p->fencing) inv |= PROTO_INV(SCN_INV_FENCING);
     if (p->observe_hash && p->reentrant != CL_REENTRY_LOCAL) inv |= PROTO_INV(SCN_INV_REENTRANCY);
@@ -239,6 +244,27 @@ static int refuse_lend(const scenario *s, scn_error *err)
     return 1;
 }
 
+/* [clients] permits draws how many permits an acquire takes: a policy
+ * semaphore whose templates name no {n} takes one. */
+static int refuse_permits_n(const pol_policy *pol, const scenario *s, scn_error *err)
+{
+    if (pol && s->init_permits_line) {
+        err->line = s->init_permits_line;
+        if (pol->permits > 0)
+            snprintf(err->msg, sizeof err->msg, "[protocol] permits: %s has the permits of its policy file "
+                     "([lock] permits = %lld)", pol->name, (long long)pol->permits);
+        else
+            snprintf(err->msg, sizeof err->msg, "[protocol] permits: %s is a lock, not a semaphore (a policy's "
+                     "[lock] permits makes one)", pol->name);
+        return 1;
+    }
+    if (pol == NULL || pol->permits == 0 || pol->takes_n || s->acquire_permits.b_us <= 1) return 0;
+    err->line = s->permits_line;
+    snprintf(err->msg, sizeof err->msg, "[clients] permits: %s takes one permit an acquire (no template of its "
+             "policy names {n})", pol->name);
+    return 1;
+}
+
 /* [swarm] single acquires one permit a cycle: 1 with its line and why in
  * err for a protocol without permit counts (a semaphore has them). */
 static int refuse_single(const proto_def *pd, const scenario *s, scn_error *err)
@@ -392,7 +418,7 @@ const proto_def *proto_resolve(const scenario *s, scn_error *err)
     }
     if (refuse_reentry(pd, s, err) || refuse_switch(pd, s, err) || refuse_addpermits(pd, s, err) ||
         refuse_lend(s, err) || refuse_huge(pd, s, err) || refuse_single(pd, s, err) || refuse_rearm(pd, s, err) ||
-        refuse_swarm_settings(pd, s, err))
+        refuse_swarm_settings(pd, s, err) || refuse_permits_n(pol, s, err))
         return NULL;
     if (refuse_steps(pd, s, err) == NULL) return NULL;
     return s->scripts ? patch(pd, s, err) : pd;

@@ -282,7 +282,7 @@ static void g_list(conform_gen *g, conform_op *op)
 
 static void g_zset(conform_gen *g, conform_op *op)
 {
-    switch (below(g, 8)) {
+    switch (below(g, 9)) {
     case 0: {
         add_name(g, op, "zadd");
         add(op, pick(g, keys));
@@ -334,6 +334,12 @@ static void g_zset(conform_gen *g, conform_op *op)
             add(op, pick(g, ints));
         }
         if (chance(g, 5)) add(op, "rev");
+        break;
+    case 7:
+        add_name(g, op, "zremrangebyscore");
+        add(op, pick(g, keys));
+        add(op, pick(g, bounds));
+        add(op, pick(g, bounds));
         break;
     default:
         add_name(g, op, "zrange");

@@ -191,7 +191,11 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
      * tokens (a refused write keeps fencing), half accept them. */
     int fenced = (inv & PROTO_INV(SCN_INV_FENCING)) && pd->impl.token != NULL &&
                  !(o && o->against && hunt_find(o->against, NULL)->impl.token == NULL);
-    if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
+    /* A policy semaphore has its file's permits, and takes n a cycle only
+     * where a template names {n}. */
+    const pol_policy *pol = is_policy(pd) ? pd->impl.cfg : NULL;
+    if ((inv & PROTO_INV(SCN_INV_PERMITS)) && pol) clients_extra = pol->takes_n ? "permits = 1..2\n" : "";
+    else if (inv & PROTO_INV(SCN_INV_PERMITS)) extra = "permits = 3\n", clients_extra = "permits = 1..2\n";
     /* A latch opens once, at its second countDown: threads that start
      * within 30 s open it while the nemesis runs, with awaiters already
      * waiting; three latches, each cycle on one of them, open three times

@@ -70,6 +70,7 @@ static const fake_cmd commands[] = {
     {"zrange", -4, 0, cmd_zrange},
     {"zrangebyscore", -4, 0, cmd_zrangebyscore},
     {"zrem", -3, W, cmd_zrem},
+    {"zremrangebyscore", 4, W, cmd_zremrangebyscore},
     {"zscore", 3, 0, cmd_zscore},
 };
 

@@ -334,6 +334,7 @@ void cmd_zscore(fcmd *c);
 void cmd_zrem(fcmd *c);
 void cmd_zrange(fcmd *c);
 void cmd_zrangebyscore(fcmd *c);
+void cmd_zremrangebyscore(fcmd *c);
 void cmd_zincrby(fcmd *c);
 void cmd_zcard(fcmd *c);
 void cmd_publish(fcmd *c);

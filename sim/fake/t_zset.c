@@ -424,3 +424,31 @@ void cmd_zrangebyscore(fcmd *c)
 {
     zrange_generic(c, 1);
 }
+
+/* ZREMRANGEBYSCORE key min max, as Redis' zremrangeGenericCommand: the
+ * range is read before the key (a bad bound is an error even for a
+ * missing key); the members in it go, the key with the last of them. */
+void cmd_zremrangebyscore(fcmd *c)
+{
+    zrangespec r = {0, 0, 0, 0};
+    if (!parse_bound(c, 2, &r.min, &r.minex) || !parse_bound(c, 3, &r.max, &r.maxex)) {
+        fr_err(c, "ERR min or max is not a float");
+        return;
+    }
+    int wrong;
+    fkey *e = fk_lookup_type(c, 1, FOBJ_ZSET, &wrong);
+    if (wrong) return;
+    int64_t deleted = 0;
+    if (e != NULL) {
+        fzset *z = e->v.zset;
+        for (size_t k = z->len; k > 0; k--) {
+            fzmember *zm = z->sorted[k - 1];
+            if (!in_range(zm->score, &r)) continue;
+            zdelete(z, zm);
+            deleted++;
+        }
+        if (z->len == 0) fk_delete(c->n, e);
+    }
+    c->n->dirty += (uint64_t)deleted;
+    fr_int(c, deleted);
+}

@@ -312,6 +312,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
             return 0;
         }
         if (k->off == F(lend_permits)) p->s->lend_line = p->line;
+        if (k->off == F(acquire_permits)) p->s->permits_line = p->line;
         return 1;
     }
     case K_INT:
@@ -324,6 +325,7 @@ static int set_key(parser *p, const key_def *k, const char *v)
         }
         if (k->kind == K_INT) *(int *)(base + k->off) = (int)n;
         else *(int64_t *)(base + k->off) = n;
+        if (k->off == F(init_permits)) p->s->init_permits_line = p->line;
         return 1;
     }
     case K_PROB:

@@ -293,6 +293,7 @@ struct scenario {
     char *lock_names[SCN_MAX_LOCKS];
     int nlocks;
     int64_t init_permits;      /* semaphore: trySetPermits before the workload */
+    int init_permits_line;     /* where [protocol] permits was set (0: not set), for a refusal */
     int64_t init_count;        /* latch: trySetCount before the workload */
 
     int runaway_busy;          /* [redis] runaway = busy: a script that does not end leaves its node
@@ -325,6 +326,7 @@ struct scenario {
     int addpermits_line;       /* where it was set (0: not set), for a refusal */
     int swarm_huge_line;       /* where [swarm] huge was set (0: not set), for a refusal */
     int lend_line;             /* where [clients] lend was set (0: not set), for a refusal */
+    int permits_line;          /* where [clients] permits was set (0: not set), for a refusal */
     int rearm_ppm;             /* latch: this share of t1's cycles calls trySetCount([protocol] count) */
     int rearm_line;            /* where [clients] or [swarm] rearm was set (0: not set), for a refusal */
     int swarm_single_line;     /* where [swarm] single was set (0: not set), for a refusal */
