@@ -4,6 +4,7 @@
  * wall clock before each operation so expiry deadlines mean the same on
  * both. Stops at the first divergence. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -104,8 +105,9 @@ typedef struct run {
     const conform_opts *o;
     sim_ctx *ctx;
     fake_node *node;
-    fake_conn *fmain, *fsub;
-    real_conn *rmain, *rsub;
+    fake_conn *fmain, *fsub, *fblock[CONFORM_BLOCKERS];
+    real_conn *rmain, *rsub, *rblock[CONFORM_BLOCKERS];
+    sim_reply *main_answer; /* the fake's later answer to a blocked main connection */
     pushes fpush;
     uint64_t step;
     uint64_t messages, probes;
@@ -194,12 +196,58 @@ static int check_pushes(run *r, const conform_op *op, int barrier, int unsub_all
     return ok ? 0 : -1;
 }
 
+/* The fake's answers to blocked clients: a blocker's is compared with the
+ * reply its real connection gets (read now: a client the real server did
+ * not serve so makes it wait out the connection's timeout, and diverge);
+ * the main connection's is kept for run_main. */
+static int check_answers(run *r, const conform_op *op)
+{
+    fake_conn *fc;
+    sim_reply *fake;
+    int close, ok = 1;
+    while (fake_node_unblocked(r->node, &fc, &fake, &close)) {
+        if (fc == r->fmain) {
+            sim_reply_free(r->main_answer);
+            r->main_answer = fake;
+            continue;
+        }
+        int i = 0;
+        while (i < CONFORM_BLOCKERS && r->fblock[i] != fc) i++;
+        sim_assert(i < CONFORM_BLOCKERS);
+        sim_reply *real = ok ? real_get_reply(r->rblock[i]) : NULL;
+        if (ok && real) normalize(real);
+        if (ok && !(real && replies_equal(fake, real, 0))) {
+            char what[64];
+            snprintf(what, sizeof what, "the answer of blocker %d", i + 1);
+            report(r, op, what, fake, real);
+            ok = 0;
+        }
+        sim_reply_free(fake);
+        sim_reply_free(real);
+    }
+    return ok ? 0 : -1;
+}
+
 static int run_main(run *r, conform_op *op)
 {
     sync_clock(r);
     sim_reply *fake = fake_exec(r->node, r->fmain, op->argc, (const char *const *)op->argv,
                                 op->lens);
     sim_reply *real = real_command(r->rmain, op->argc, (const char *const *)op->argv, op->lens);
+    if (fake == NULL && fake_conn_blocked(r->fmain)) {
+        /* The real server answered it: it timed out there, so the fake's
+         * clock, caught up, times it out too. */
+        sync_clock(r);
+        fake_node_block_timeouts(r->node);
+    }
+    if (check_answers(r, op) != 0) {
+        sim_reply_free(real);
+        return -1;
+    }
+    if (fake == NULL) {
+        fake = r->main_answer;
+        r->main_answer = NULL;
+    }
     int ok = fake && real && replies_equal(fake, real, op->cmp);
     if (!ok) report(r, op, NULL, fake, real);
     sim_reply_free(fake);
@@ -233,6 +281,85 @@ static int run_sub(run *r, conform_op *op)
     return check_pushes(r, op, fake_conn_subscriptions(r->fsub) > 0, unsub_all);
 }
 
+/* Until the real server counts as blocked (INFO clients) the blockers the
+ * fake has blocked: a command on another connection must come after the
+ * blocker's, as the fake ran them. */
+static int wait_blocked(run *r)
+{
+    int want = 0;
+    for (int i = 0; i < CONFORM_BLOCKERS; i++) want += fake_conn_blocked(r->fblock[i]);
+    const char *info[] = {"INFO", "clients"};
+    size_t lens[] = {4, 7};
+    for (int tries = 0; tries < 2000; tries++) {
+        sim_reply *rep = real_command(r->rmain, 2, info, lens);
+        const char *at = rep && rep->str ? strstr(rep->str, "blocked_clients:") : NULL;
+        int got = at ? atoi(at + 16) : -1;
+        sim_reply_free(rep);
+        if (got == want) return 0;
+        usleep(500);
+    }
+    return -1;
+}
+
+/* A blocker connection sends a blocking command: answered now (compared
+ * at once) or blocked, on both, until served or timed out. */
+static int run_blocker(run *r, conform_op *op)
+{
+    int i = op->conn;
+    sim_assert(i >= 0 && i < CONFORM_BLOCKERS && !fake_conn_blocked(r->fblock[i]));
+    sync_clock(r);
+    sim_reply *fake = fake_exec(r->node, r->fblock[i], op->argc, (const char *const *)op->argv, op->lens);
+    if (real_append(r->rblock[i], op->argc, (const char *const *)op->argv, op->lens) != 0) {
+        report(r, op, "cannot send on a blocker connection", fake, NULL);
+        sim_reply_free(fake);
+        return -1;
+    }
+    int ok = 1;
+    if (fake) {
+        sim_reply *real = real_get_reply(r->rblock[i]);
+        ok = real && replies_equal(fake, real, 0);
+        if (!ok) report(r, op, "on a blocker connection", fake, real);
+        sim_reply_free(real);
+        sim_reply_free(fake);
+    } else if (real_flush(r->rblock[i]) != 0 || wait_blocked(r) != 0) {
+        report(r, op, "the real server did not block the blocker", NULL, NULL);
+        ok = 0;
+    }
+    if (!ok) return -1;
+    return check_answers(r, op); /* a BLMOVE served at once may serve another */
+}
+
+/* The round's blockers still waiting time out (wall time passes their
+ * deadlines, then the fake's clock catches up); then a PING on each
+ * blocker connection proves nothing else is pending on either side. */
+static int run_settle(run *r, conform_op *op)
+{
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < CONFORM_BLOCKERS; i++) waiting |= fake_conn_blocked(r->fblock[i]);
+        if (!waiting) break;
+        sync_clock(r);
+        int64_t d = fake_node_block_deadline(r->node), now = fake_node_time_ms(r->node);
+        sim_assert(d >= 0); /* a round's blockers all have a timeout */
+        if (d >= now) usleep((useconds_t)(d - now + 15) * 1000);
+        sync_clock(r);
+        fake_node_block_timeouts(r->node);
+        if (check_answers(r, op) != 0) return -1;
+    }
+    const char *ping[] = {"PING"};
+    size_t lens[] = {4};
+    for (int i = 0; i < CONFORM_BLOCKERS; i++) {
+        sim_reply *fake = fake_exec(r->node, r->fblock[i], 1, ping, lens);
+        sim_reply *pong = real_command(r->rblock[i], 1, ping, lens);
+        int ok = fake && pong && replies_equal(fake, pong, 0);
+        if (!ok) report(r, op, "PING barrier on a blocker connection (an extra reply?)", fake, pong);
+        sim_reply_free(fake);
+        sim_reply_free(pong);
+        if (!ok) return -1;
+    }
+    return 0;
+}
+
 static int prelude(run *r)
 {
     static const char *const cmds[][3] = {
@@ -254,7 +381,16 @@ static int prelude(run *r)
             return -1;
         }
     }
-    return 0;
+    /* Blocking commands time out at the server's next pass through its
+     * event loop, at least ten times a second (hz): a hundred times, so
+     * that a 10 ms timeout costs 10 ms. The fake times out on the dot. */
+    const char *hz[] = {"CONFIG", "SET", "hz", "100"};
+    size_t hzlens[] = {6, 3, 2, 3};
+    sim_reply *real = real_command(r->rmain, 4, hz, hzlens);
+    int ok = real && real->type != SIM_REPLY_ERR;
+    sim_reply_free(real);
+    if (!ok) fprintf(stderr, "conform: could not set the server's hz\n");
+    return ok ? 0 : -1;
 }
 
 typedef struct family_count {
@@ -279,9 +415,14 @@ int conform_run(const conform_opts *o)
     run r = {.o = o};
     r.rmain = real_connect(o->host, o->port, 2000, err, sizeof err);
     if (r.rmain) r.rsub = real_connect(o->host, o->port, 2000, err, sizeof err);
-    if (r.rmain == NULL || r.rsub == NULL) {
+    int connected = r.rmain && r.rsub;
+    for (int i = 0; i < CONFORM_BLOCKERS && connected; i++)
+        connected = (r.rblock[i] = real_connect(o->host, o->port, 2000, err, sizeof err)) != NULL;
+    if (!connected) {
         fprintf(stderr, "conform: %s\n", err);
         real_close(r.rmain);
+        real_close(r.rsub);
+        for (int i = 0; i < CONFORM_BLOCKERS; i++) real_close(r.rblock[i]);
         return 2;
     }
     real_set_timeout(r.rmain, 5000);
@@ -290,6 +431,10 @@ int conform_run(const conform_opts *o)
     r.node = fake_node_new(r.ctx, "fake", NULL);
     r.fmain = fake_conn_new(r.node, NULL, NULL);
     r.fsub = fake_conn_new(r.node, on_push, &r.fpush);
+    for (int i = 0; i < CONFORM_BLOCKERS; i++) {
+        r.fblock[i] = fake_conn_new(r.node, NULL, NULL);
+        real_set_timeout(r.rblock[i], 2000);
+    }
     conform_gen *g = conform_gen_new(o->seed, o->all_scripts);
     family_count fams[256];
     size_t nfams = 0;
@@ -311,6 +456,10 @@ int conform_run(const conform_opts *o)
             r.probes++;
         } else if (op.target == CONFORM_SUB) {
             rc = run_sub(&r, &op);
+        } else if (op.target == CONFORM_BLOCKER) {
+            rc = run_blocker(&r, &op);
+        } else if (op.target == CONFORM_SETTLE) {
+            rc = run_settle(&r, &op);
         } else {
             rc = run_main(&r, &op);
         }
@@ -330,11 +479,14 @@ int conform_run(const conform_opts *o)
     }
     pushes_clear(&r.fpush);
     conform_gen_free(g);
+    sim_reply_free(r.main_answer);
     fake_conn_free(r.fmain);
     fake_conn_free(r.fsub);
+    for (int i = 0; i < CONFORM_BLOCKERS; i++) fake_conn_free(r.fblock[i]);
     fake_node_free(r.node);
     sim_free(r.ctx);
     real_close(r.rmain);
     real_close(r.rsub);
+    for (int i = 0; i < CONFORM_BLOCKERS; i++) real_close(r.rblock[i]);
     return status;
 }

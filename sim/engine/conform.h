@@ -32,8 +32,12 @@ int conform_run(const conform_opts *o);
 typedef enum conform_target {
     CONFORM_MAIN,   /* the main connection: a reply */
     CONFORM_SUB,    /* the subscriber connection: pushes or a reply */
-    CONFORM_SLEEP   /* no command: wait sleep_ms of wall time */
+    CONFORM_SLEEP,  /* no command: wait sleep_ms of wall time */
+    CONFORM_BLOCKER,/* a blocker connection (conn): a blocking command, answered now or later */
+    CONFORM_SETTLE  /* no command: the blockers still waiting time out, their replies compared */
 } conform_target;
+
+#define CONFORM_BLOCKERS 3
 
 /* How replies are compared. */
 #define CONFORM_CMP_TIME 1      /* integers >= 1000 may differ by 50 (ms) */
@@ -49,6 +53,7 @@ typedef struct conform_op {
     size_t lens[CONFORM_MAX_ARGS];
     int cmp;
     int sleep_ms;
+    int conn;           /* CONFORM_BLOCKER: which blocker connection */
     const char *family; /* coverage label: command name or script name */
 } conform_op;
 

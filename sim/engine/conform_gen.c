@@ -20,7 +20,7 @@
 
 struct conform_gen {
     sim_rng rng;
-    conform_op queued[4]; /* the rest of a composite operation */
+    conform_op queued[12]; /* the rest of a composite operation */
     int nqueued;
     int all_scripts;      /* also the scripts added after the baseline (added[]) */
 };
@@ -53,6 +53,13 @@ static const char *const bounds[] = POOL(
     "-inf", "+inf", "inf", "(1", "(0", "0", "1", "1.5", "abc", "", "(", "( 1",
     " 2", "(-inf", "nan", "3", "1700000300000");
 static const char *const members[] = POOL("a", "b", "c", "p1:1", "p1:2", "p2:1", "");
+/* Blocking commands on the main connection: a timeout that ends at once
+ * (10 ms: the server's hz is raised to 100 for the run), or is refused;
+ * never 0 (for ever) nor long. */
+static const char *const block_timeouts[] = POOL(
+    "0.01", "0.01", "0.02", ".01", "-1", "-0.5", "abc", "", "nan", "inf", "-inf", "1e5000", "99999999999999999",
+    " 0.01", "0.01 ");
+static const char *const list_ends[] = POOL("left", "right", "LEFT", "Right", "up");
 static const char *const channels[] = POOL(
     "ch1", "ch2", "redisson_lock__channel:{lock}", "redisson_lock__channel:{lock}:p1:1",
     "redisson_rwlock:{rwlock}", "redisson_sc:{sem}", "redisson_countdownlatch__channel__{latch}");
@@ -68,6 +75,8 @@ static const char *const rw_writers[] = POOL("p1:1:write", "p1:2:write", "p2:1:w
 /* semaphore permits and latch counts: mostly small, sometimes odd */
 static const char *const permits[] = POOL(
     "1", "1", "2", "3", "5", "0", "-1", "-2", "abc", "1.5", "9223372036854775807");
+/* a semaphore policy's {n} and {permits}: its scripts loop over them */
+static const char *const small_counts[] = POOL("1", "1", "2", "3", "0", "-1", "abc", "1.5");
 static const char *const leases[] = POOL(
     "30000", "60000", "100000", "0", "-5", "abc", "120000");
 /* Fair lock: waitMs and the client's clock. A waiter's deadline is
@@ -170,8 +179,9 @@ typedef void gen_fn(conform_gen *g, conform_op *op);
 
 static void g_string(conform_gen *g, conform_op *op)
 {
-    switch (below(g, 9)) {
+    switch (below(g, 10)) {
     case 0: add_name(g, op, "get"); add(op, pick(g, keys)); break;
+    case 9: add_name(g, op, "getset"); add(op, pick(g, keys)); add(op, pick(g, values)); break;
     case 1: {
         add_name(g, op, "set");
         add(op, pick(g, keys));
@@ -260,7 +270,18 @@ static void g_hash(conform_gen *g, conform_op *op)
 
 static void g_list(conform_gen *g, conform_op *op)
 {
-    switch (below(g, 8)) {
+    switch (below(g, 14)) {
+    case 8: add_name(g, op, "lmove"); add(op, pick(g, keys)); add(op, pick(g, keys)); add(op, pick(g, list_ends));
+            add(op, pick(g, list_ends)); break;
+    case 9: add_name(g, op, "rpoplpush"); add(op, pick(g, keys)); add(op, pick(g, keys)); break;
+    case 10: add_name(g, op, "blpop"); add(op, pick(g, keys)); add_some(g, op, keys, 2);
+             add(op, pick(g, block_timeouts)); break;
+    case 11: add_name(g, op, "brpop"); add(op, pick(g, keys)); add_some(g, op, keys, 2);
+             add(op, pick(g, block_timeouts)); break;
+    case 12: add_name(g, op, "blmove"); add(op, pick(g, keys)); add(op, pick(g, keys)); add(op, pick(g, list_ends));
+             add(op, pick(g, list_ends)); add(op, pick(g, block_timeouts)); break;
+    case 13: add_name(g, op, "brpoplpush"); add(op, pick(g, keys)); add(op, pick(g, keys));
+             add(op, pick(g, block_timeouts)); break;
     case 0: add_name(g, op, "rpush"); add(op, pick(g, keys)); add(op, pick(g, values));
             add_some(g, op, values, 3); break;
     case 1: add_name(g, op, "lpush"); add(op, pick(g, keys)); add(op, pick(g, values));
@@ -282,7 +303,13 @@ static void g_list(conform_gen *g, conform_op *op)
 
 static void g_zset(conform_gen *g, conform_op *op)
 {
-    switch (below(g, 9)) {
+    switch (below(g, 13)) {
+    case 9: add_name(g, op, "zpopmin"); add(op, pick(g, keys)); if (chance(g, 50)) add(op, pick(g, ints)); break;
+    case 10: add_name(g, op, "zpopmax"); add(op, pick(g, keys)); if (chance(g, 50)) add(op, pick(g, ints)); break;
+    case 11: add_name(g, op, "bzpopmin"); add(op, pick(g, keys)); add_some(g, op, keys, 2);
+             add(op, pick(g, block_timeouts)); break;
+    case 12: add_name(g, op, "bzpopmax"); add(op, pick(g, keys)); add_some(g, op, keys, 2);
+             add(op, pick(g, block_timeouts)); break;
     case 0: {
         add_name(g, op, "zadd");
         add(op, pick(g, keys));
@@ -654,6 +681,7 @@ static void add_policy_word(conform_gen *g, conform_op *op, const char *t, int i
     else if (strstr(t, "{lease_ms}") || strstr(t, "{wait_ms}")) add(op, pick(g, ttl_ms));
     else if (strstr(t, "{lease_s}")) add(op, pick(g, ttl_s));
     else if (strstr(t, "{channel}")) add(op, pick(g, channels));
+    else if (strstr(t, "{n}") || strstr(t, "{permits}")) add(op, pick(g, small_counts)); /* loop bounds */
     else if (strchr(t, '{')) add(op, pick(g, ints));
     else add(op, t);
 }
@@ -790,6 +818,63 @@ static void g_expiry_probe(conform_gen *g, conform_op *op)
     g->nqueued = 3;
 }
 
+/* A blocking round: two or three blocker connections block on a few
+ * list and zset keys (100 ms, long past the round's other operations),
+ * then the main connection pushes, moves and pops on those keys, then the
+ * round settles (the blockers left time out): who is served, in what
+ * order, with what, and the replies of those that time out. */
+static void g_block_round(conform_gen *g, conform_op *op)
+{
+    static const char *const bkeys[] = POOL("l1", "l2", "z1");
+    static const char *const bvals[] = POOL("a", "b", "c", "1");
+    static const char *const blockers[] = POOL("blpop", "brpop", "blmove", "brpoplpush", "bzpopmin", "bzpopmax");
+    int nb = 2 + (int)below(g, 2), nq = 0;
+    conform_op *q = g->queued;
+    memset(q, 0, sizeof g->queued);
+    for (int i = 0; i < nb; i++) {
+        conform_op *b = i == 0 ? op : &q[nq++];
+        b->target = CONFORM_BLOCKER;
+        b->conn = i;
+        const char *name = pick(g, blockers);
+        add_name(g, b, name);
+        if (!strcmp(name, "blmove") || !strcmp(name, "brpoplpush")) {
+            add(b, pick(g, bkeys));
+            add(b, pick(g, bkeys));
+            if (!strcmp(name, "blmove")) {
+                add(b, chance(g, 50) ? "left" : "right");
+                add(b, chance(g, 50) ? "left" : "right");
+            }
+        } else {
+            add(b, pick(g, bkeys));
+            add_some(g, b, bkeys, 2);
+        }
+        add(b, "0.1");
+        b->family = "blocking round";
+    }
+    int np = 1 + (int)below(g, 4);
+    for (int i = 0; i < np; i++) {
+        conform_op *m = &q[nq++];
+        switch (below(g, 6)) {
+        case 0: add(m, "lpush"); add(m, pick(g, bkeys)); add(m, pick(g, bvals)); add_some(g, m, bvals, 2); break;
+        case 1: add(m, "rpush"); add(m, pick(g, bkeys)); add(m, pick(g, bvals)); add_some(g, m, bvals, 2); break;
+        case 2: add(m, "zadd"); add(m, pick(g, bkeys)); add(m, "1"); add(m, pick(g, bvals)); add(m, "2");
+                add(m, pick(g, bvals)); break;
+        case 3: add(m, "lmove"); add(m, pick(g, bkeys)); add(m, pick(g, bkeys)); add(m, "left"); add(m, "right"); break;
+        case 4: add(m, "eval");
+                add(m, "redis.call('rpush', KEYS[1], 'x'); redis.call('lpop', KEYS[1]); "
+                       "return redis.call('lpush', KEYS[1], 'y', 'z')");
+                add(m, "1");
+                add(m, pick(g, bkeys)); break;
+        default: add(m, "del"); add(m, pick(g, bkeys)); break;
+        }
+        m->family = "blocking round";
+    }
+    q[nq].target = CONFORM_SETTLE;
+    q[nq].family = "blocking round";
+    nq++;
+    g->nqueued = nq;
+}
+
 /* ------------------------------------------------------------- the API */
 
 conform_gen *conform_gen_new(uint64_t seed, int all_scripts)
@@ -832,7 +917,8 @@ void conform_gen_next(conform_gen *g, conform_op *op, int sub_subscribed)
     else if (r < 900) g_script(g, op);
     else if (r < 920) g_script_load(g, op);
     else if (r < 997) g_sub(g, op, sub_subscribed);
-    else g_expiry_probe(g, op);
+    else if (r < 999) g_expiry_probe(g, op);
+    else g_block_round(g, op);
     if (op->target != CONFORM_SLEEP && r < 620) mutate_arity(g, op);
 }
 
@@ -841,7 +927,9 @@ size_t conform_op_format(const conform_op *op, char *buf, size_t cap)
     size_t n = 0;
     if (cap) buf[0] = '\0';
     if (op->target == CONFORM_SLEEP) return (size_t)snprintf(buf, cap, "(sleep %d ms)", op->sleep_ms);
+    if (op->target == CONFORM_SETTLE) return (size_t)snprintf(buf, cap, "(the blockers settle)");
     if (op->target == CONFORM_SUB && cap > 6) n += (size_t)snprintf(buf, cap, "[sub] ");
+    if (op->target == CONFORM_BLOCKER && cap > 12) n += (size_t)snprintf(buf, cap, "[blocker %d] ", op->conn + 1);
     for (int i = 0; i < op->argc && n + 1 < cap; i++) {
         if (i) buf[n++] = ' ';
         buf[n] = '\0';

@@ -50,6 +50,7 @@ void fake_node_set_replica(fake_node *n, int replica)
 {
     n->version++;
     n->replica = replica;
+    if (replica) fk_unblock_all(n);
 }
 
 int fake_node_is_replica(const fake_node *n)

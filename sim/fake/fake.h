@@ -119,6 +119,26 @@ sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
 sim_reply *fake_execv(fake_node *n, fake_conn *conn, int argc,
                       const char *const *argv);
 
+/* Blocking commands (BLPOP BRPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX):
+ * a client that finds nothing to pop blocks, fake_exec returns NULL and
+ * its connection sends nothing more until it is answered: served by a
+ * later command's write, timed out by fake_node_block_timeouts, or told
+ * UNBLOCKED when the node becomes a replica (its connection then closes,
+ * as Redis' CLIENT_CLOSE_AFTER_REPLY). Answers queue on the node in the
+ * order they were given; fake_node_unblocked takes the first: its
+ * connection, the reply (the caller's) and whether to close after it, or
+ * returns 0 when none is left. */
+int fake_conn_blocked(const fake_conn *c);
+int fake_node_unblocked(fake_node *n, fake_conn **conn, sim_reply **r, int *close);
+/* The earliest deadline of a blocked client (node ms: it times out once
+ * the node's clock is past it), -1 when none has one. */
+int64_t fake_node_block_deadline(const fake_node *n);
+/* Times out every blocked client whose deadline the node's clock has
+ * passed (a null array each, queued as answers). */
+void fake_node_block_timeouts(fake_node *n);
+/* The ud the connection was made with. */
+void *fake_conn_ud(const fake_conn *c);
+
 /* ---------------------------------------------------------- observing */
 
 /* Value types as TYPE names them. */

@@ -82,8 +82,13 @@ typedef struct fchannel {
     char c[];
 } fchannel;
 
+typedef struct fblock fblock;     /* blocking.c: a client blocked in BLPOP & co. */
+typedef struct fbkey fbkey;       /* blocking.c: the clients blocked on one key */
+
 struct fake_conn {
     fake_node *node;
+    uint64_t id;      /* the node's connections in the order they were made */
+    fblock *block;    /* blocked in a blocking command, or NULL */
     fake_push_fn *push;
     void *push_ud;
     fstr *channels; /* subscribed, in subscription order */
@@ -197,6 +202,14 @@ struct fake_node {
     int busy;
     int runaway_silent;   /* the EVAL that ran away gets no reply (it never ends) */
     fk_cmd_memo cmd_memo[FK_CMD_CACHE];
+    /* Blocked clients (blocking.c): by key, how many, the keys made ready
+     * by the command running, and the answers not yet taken. */
+    fbkey *blocking;
+    size_t nblocked;
+    fstr *ready;
+    size_t nready, ready_cap;
+    struct fanswer *answered_head, *answered_tail;
+    uint64_t next_conn_id;
 };
 
 /* --------------------------------------------------------- shared texts */
@@ -274,6 +287,31 @@ fhash_field *fh_find(fkey *e, const char *f, size_t flen);
 void fh_free(fkey *e);
 void fl_free(flist *l);
 void fz_free(fzset *z);
+/* Argument i as a list end: 1 LEFT, 0 RIGHT, or -1 after a syntax error. */
+int fl_position(fcmd *c, int i);
+/* Pops one element of list e (not empty) from the head (left) or tail as
+ * c's reply, [k, value] with with_key; e goes when it is left empty. */
+void fl_pop_reply(fcmd *c, fkey *e, int left, int with_key, const char *k, size_t klen);
+/* LMOVE's move: pops from src (not empty) and pushes onto the list dst
+ * (created as key dk when NULL; it may be src), the value as c's reply;
+ * src goes when it is left empty. */
+void fl_move(fcmd *c, fkey *src, const char *dk, size_t dklen, fkey *dst, int left_from, int left_to);
+/* Pops count members (-1: one) from zset e's minimum or maximum end as
+ * c's reply (member, score pairs; with emitkey k first); e goes with its
+ * last member. */
+void fz_pop_reply(fcmd *c, fkey *e, int max, long count, int emitkey, const char *k, size_t klen);
+
+/* blocking.c — blocked clients */
+/* Key k was created as a list or a sorted set: ready for the clients
+ * blocked on it, served after the command (fk_serve_blocked). */
+void fk_signal_ready(fake_node *n, const char *k, size_t klen);
+void fk_serve_blocked(fake_node *n);
+/* The node becomes a replica: every blocked client is answered UNBLOCKED
+ * and its connection is to close. */
+void fk_unblock_all(fake_node *n);
+/* Connection c goes: it waits on nothing, its answers are dropped. */
+void fk_block_conn_gone(fake_conn *c);
+void fk_block_free_all(fake_node *n);
 
 /* cmdtable.c */
 const fake_cmd *fake_cmd_lookup(const char *name, size_t len);
@@ -329,6 +367,17 @@ void cmd_lindex(fcmd *c);
 void cmd_lrem(fcmd *c);
 void cmd_lrange(fcmd *c);
 void cmd_llen(fcmd *c);
+void cmd_lmove(fcmd *c);
+void cmd_rpoplpush(fcmd *c);
+void cmd_blpop(fcmd *c);
+void cmd_brpop(fcmd *c);
+void cmd_blmove(fcmd *c);
+void cmd_brpoplpush(fcmd *c);
+void cmd_bzpopmin(fcmd *c);
+void cmd_bzpopmax(fcmd *c);
+void cmd_zpopmin(fcmd *c);
+void cmd_zpopmax(fcmd *c);
+void cmd_getset(fcmd *c);
 void cmd_zadd(fcmd *c);
 void cmd_zscore(fcmd *c);
 void cmd_zrem(fcmd *c);

@@ -95,6 +95,7 @@ fkey *fk_create(fake_node *n, const char *k, size_t klen, fobj_type type)
     HASH_ADD(hh, n->keys, k[0], klen, e);
     n->version++;
     n->shape++;
+    if (n->blocking && (type == FOBJ_LIST || type == FOBJ_ZSET)) fk_signal_ready(n, e->k, klen);
     return e;
 }
 

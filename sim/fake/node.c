@@ -31,6 +31,7 @@ void fake_node_free(fake_node *n)
     n->repl = hook;
     sim_xfree(n->effects);
     lua_host_free(n->lua);
+    fk_block_free_all(n);
     fk_free_all(n);
     fps_free_all(n);
     sim_xfree(n->name);
@@ -83,6 +84,8 @@ const char *fake_node_runaway(const fake_node *n, int *wrote)
 void fake_node_reset(fake_node *n, int keep_data)
 {
     n->version++;
+    sim_assert(n->nblocked == 0); /* its connections are gone */
+    fk_block_free_all(n);
     fps_free_all(n);
     lua_host_flush(n->lua);
     if (!keep_data) fk_flush(n);
@@ -92,6 +95,7 @@ fake_conn *fake_conn_new(fake_node *n, fake_push_fn *push, void *ud)
 {
     fake_conn *c = sim_xcalloc(1, sizeof *c);
     c->node = n;
+    c->id = ++n->next_conn_id;
     c->push = push;
     c->push_ud = ud;
     return c;
@@ -111,8 +115,14 @@ void fake_conn_free(fake_conn *c)
         c->nchannels = 0;
     }
     fps_unsubscribe_all(c, 0);
+    if (c->node != NULL) fk_block_conn_gone(c);
     sim_xfree(c->channels);
     sim_xfree(c);
+}
+
+void *fake_conn_ud(const fake_conn *c)
+{
+    return c->push_ud;
 }
 
 size_t fake_conn_subscriptions(const fake_conn *c)
@@ -128,7 +138,9 @@ sim_reply *fake_exec(fake_node *n, fake_conn *conn, int argc,
     fcmd c = {.n = n, .conn = conn, .argc = argc, .argv = argv, .lens = lens,
               .sink = &sink};
     if (argc < 1) return sim_reply_err("ERR empty command");
+    sim_assert(conn == NULL || conn->block == NULL); /* a blocked client sends nothing */
     fake_dispatch(&c);
+    if (n->nready > 0) fk_serve_blocked(n); /* keys the command made ready */
     fk_flush_effects(n);
     sim_reply *r = sink.root;
     sink.root = NULL;

@@ -1,4 +1,6 @@
-/* t_list.c — list commands: RPUSH LPUSH LPOP RPOP LINDEX LREM LRANGE LLEN.
+/* t_list.c — list commands: RPUSH LPUSH LPOP RPOP LINDEX LREM LRANGE LLEN
+ * LMOVE RPOPLPUSH, and the list moves the blocking commands share
+ * (blocking.c).
  * A list is a ring buffer of strings; an emptied list is deleted. Argument
  * checks come in the order Redis 7.0 makes them (some before the key lookup,
  * some after), since that order decides which error a client sees. */
@@ -228,4 +230,79 @@ void cmd_llen(fcmd *c)
     fkey *e = fk_lookup_type(c, 1, FOBJ_LIST, &wrong);
     if (wrong) return;
     fr_int(c, e ? (int64_t)e->v.list->len : 0);
+}
+
+/* "left" / "right", as Redis' getListPositionFromObjectOrReply: 1 for
+ * the head, 0 for the tail, -1 after a syntax error. */
+int fl_position(fcmd *c, int i)
+{
+    if (fu_arg_is(c, i, "left")) return 1;
+    if (fu_arg_is(c, i, "right")) return 0;
+    fr_err(c, FERR_SYNTAX);
+    return -1;
+}
+
+void fl_pop_reply(fcmd *c, fkey *e, int left, int with_key, const char *k, size_t klen)
+{
+    flist *l = e->v.list;
+    sim_assert(l->len > 0);
+    size_t idx = left ? 0 : l->len - 1;
+    fstr *s = at(l, idx);
+    if (with_key) {
+        fr_array(c, 2);
+        fr_bulk(c, k, klen);
+    }
+    fr_bulk(c, fstr_ptr(s), s->len);
+    remove_at(l, idx);
+    c->n->dirty++;
+    delete_if_empty(c, e);
+}
+
+void fl_move(fcmd *c, fkey *src, const char *dk, size_t dklen, fkey *dst, int left_from, int left_to)
+{
+    flist *l = src->v.list;
+    sim_assert(l->len > 0 && (dst == NULL || dst->type == FOBJ_LIST));
+    size_t idx = left_from ? 0 : l->len - 1;
+    fstr v = {0};
+    fstr_set(&v, fstr_ptr(at(l, idx)), at(l, idx)->len);
+    remove_at(l, idx);
+    /* The destination is pushed to before the source goes: a rotation of
+     * one list (source = destination) keeps it. */
+    if (dst == NULL) dst = fk_create(c->n, dk, dklen, FOBJ_LIST);
+    push(dst->v.list, fstr_ptr(&v), v.len, left_to);
+    c->n->dirty++;
+    fr_bulk(c, fstr_ptr(&v), v.len);
+    fstr_free(&v);
+    delete_if_empty(c, src);
+}
+
+/* LMOVE / RPOPLPUSH, as Redis' lmoveGenericCommand: a missing or empty
+ * source answers nil before the destination is looked at; a destination
+ * of another type is WRONGTYPE and moves nothing. */
+static void lmove_generic(fcmd *c, int left_from, int left_to)
+{
+    int wrong;
+    fkey *src = fk_lookup_type(c, 1, FOBJ_LIST, &wrong);
+    if (wrong) return;
+    if (src == NULL) {
+        fr_nil(c);
+        return;
+    }
+    fkey *dst = fk_lookup_type(c, 2, FOBJ_LIST, &wrong);
+    if (wrong) return;
+    fl_move(c, src, c->argv[2], c->lens[2], dst, left_from, left_to);
+}
+
+void cmd_lmove(fcmd *c)
+{
+    int from = fl_position(c, 3);
+    if (from < 0) return;
+    int to = fl_position(c, 4);
+    if (to < 0) return;
+    lmove_generic(c, from, to);
+}
+
+void cmd_rpoplpush(fcmd *c)
+{
+    lmove_generic(c, 0, 1);
 }

@@ -1,5 +1,5 @@
-/* t_string.c — string commands: GET SET SETNX MGET INCR DECR INCRBY DECRBY
- * STRLEN, with Redis 7.0's option grammar, checks and their order. */
+/* t_string.c — string commands: GET SET SETNX GETSET MGET INCR DECR INCRBY
+ * DECRBY STRLEN, with Redis 7.0's option grammar, checks and their order. */
 #include <limits.h>
 #include <string.h>
 #include <strings.h>
@@ -213,4 +213,27 @@ void cmd_strlen(fcmd *c)
     fkey *e = fk_lookup_type(c, 1, FOBJ_STRING, &wrong);
     if (wrong) return;
     fr_int(c, e ? (int64_t)e->v.str.len : 0);
+}
+
+/* GETSET key value, as Redis 7.0's getsetCommand: the old value (nil for
+ * none, WRONGTYPE for a key of another type, which is left alone), then
+ * the new one with no expiry; replicated as SET key value. */
+void cmd_getset(fcmd *c)
+{
+    int wrong;
+    fkey *e = fk_lookup_type(c, 1, FOBJ_STRING, &wrong);
+    if (wrong) return;
+    if (e == NULL) {
+        fr_nil(c);
+        e = fk_create(c->n, c->argv[1], c->lens[1], FOBJ_STRING);
+    } else {
+        fr_bulk(c, fstr_ptr(&e->v.str), e->v.str.len);
+    }
+    fk_set_string(e, c->argv[2], c->lens[2]);
+    if (e->expire_ms >= 0) fk_set_expire(c->n, e, -1);
+    c->n->dirty++;
+    const char *argv[3] = {"SET", c->argv[1], c->argv[2]};
+    size_t lens[3] = {3, c->lens[1], c->lens[2]};
+    fk_propagate(c->n, 3, argv, lens);
+    c->propagated = 1;
 }

@@ -1,5 +1,7 @@
 /* t_zset.c — sorted-set commands: ZADD (NX XX GT LT CH INCR) ZINCRBY ZSCORE
- * ZREM ZCARD ZRANGE (rank, BYSCORE, REV, LIMIT, WITHSCORES) ZRANGEBYSCORE.
+ * ZREM ZCARD ZRANGE (rank, BYSCORE, REV, LIMIT, WITHSCORES) ZRANGEBYSCORE
+ * ZREMRANGEBYSCORE ZPOPMIN ZPOPMAX, and the pop BZPOPMIN / BZPOPMAX share
+ * (blocking.c).
  *
  * Invariant: z->sorted holds every member of z->dict exactly once, ordered
  * by (score, member bytes), as Redis orders them. */
@@ -451,4 +453,57 @@ void cmd_zremrangebyscore(fcmd *c)
     }
     c->n->dirty += (uint64_t)deleted;
     fr_int(c, deleted);
+}
+
+/* ------------------------------------------------------------------ pops */
+
+void fz_pop_reply(fcmd *c, fkey *e, int max, long count, int emitkey, const char *k, size_t klen)
+{
+    fzset *z = e->v.zset;
+    if (count == -1) count = 1;
+    size_t n = (size_t)count > z->len ? z->len : (size_t)count;
+    fr_array(c, n * 2 + (emitkey ? 1 : 0));
+    if (emitkey) fr_bulk(c, k, klen);
+    for (size_t i = 0; i < n; i++) {
+        fzmember *zm = z->sorted[max ? z->len - 1 : 0];
+        emit_member(c, zm, 1);
+        zdelete(z, zm);
+    }
+    c->n->dirty += (uint64_t)n;
+    if (z->len == 0) fk_delete(c->n, e);
+}
+
+/* ZPOPMIN / ZPOPMAX key [count], as Redis' zpopMinMaxCommand: more than
+ * one count is a syntax error, a count that is not a positive integer is
+ * "out of range, must be positive", a
+ * missing key or a count of 0 answers an empty array. */
+static void zpop_generic(fcmd *c, int max)
+{
+    if (c->argc > 3) {
+        fr_err(c, FERR_SYNTAX);
+        return;
+    }
+    long long count = -1;
+    if (c->argc == 3 && (!fu_str2ll(c->argv[2], c->lens[2], &count) || count < 0)) {
+        fr_err(c, "ERR value is out of range, must be positive"); /* getPositiveLongFromObjectOrReply's */
+        return;
+    }
+    int wrong;
+    fkey *e = fk_lookup_type(c, 1, FOBJ_ZSET, &wrong);
+    if (wrong) return;
+    if (e == NULL || count == 0) {
+        fr_array(c, 0);
+        return;
+    }
+    fz_pop_reply(c, e, max, (long)count, 0, NULL, 0);
+}
+
+void cmd_zpopmin(fcmd *c)
+{
+    zpop_generic(c, 0);
+}
+
+void cmd_zpopmax(fcmd *c)
+{
+    zpop_generic(c, 1);
 }

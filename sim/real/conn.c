@@ -66,6 +66,14 @@ int real_append(real_conn *c, int argc, const char *const *argv, const size_t *l
     return redisAppendCommandArgv(c->ctx, argc, (const char **)argv, lens) == REDIS_OK ? 0 : -1;
 }
 
+int real_flush(real_conn *c)
+{
+    int done = 0;
+    while (!done)
+        if (redisBufferWrite(c->ctx, &done) != REDIS_OK) return -1;
+    return 0;
+}
+
 sim_reply *real_get_reply(real_conn *c)
 {
     void *raw = NULL;

@@ -25,6 +25,9 @@ sim_reply *real_command(real_conn *c, int argc, const char *const *argv,
 /* Pipelining: queue a command, then collect replies in order. */
 int real_append(real_conn *c, int argc, const char *const *argv, const size_t *lens);
 sim_reply *real_get_reply(real_conn *c);
+/* Writes out what real_append queued, without reading a reply: 0, or -1
+ * on an I/O error. */
+int real_flush(real_conn *c);
 const char *real_errstr(const real_conn *c);
 /* A hiredis redisReply (passed as void *, so callers need not include
  * hiredis) as a sim_reply the caller owns. */

@@ -4,7 +4,13 @@
  * it arrives and its reply goes back over the simulated network. The fake
  * knows nothing of replicas: a master's WAIT is checked by the fake, then
  * counted by the world (repl_wait), and replication applies the effect
- * batches the fake records.
+ * batches the fake records. A client blocked in a blocking command
+ * (BLPOP & co.) blocks its connection as a WAIT does; its answer (served,
+ * timed out by the node's clock, or UNBLOCKED when the node is made a
+ * replica, which closes the connection) goes back when the fake gives it,
+ * and a node's next timeout is an event at the true time its clock passes
+ * the deadline (moved with the clock; a paused node times nothing out
+ * until it runs again).
  *
  * Invariants (asserted): a command reaches a node that is up and
  * running, over an open node end, never while its connection is blocked
@@ -18,6 +24,7 @@
 
 typedef struct wfake {
     fake_node **nodes; /* index = world node */
+    sim_timer *block_timers; /* per node: its next blocked client's timeout */
     uint64_t gen;      /* node faults, clock moves, role changes, admin commands */
     int watching, admin_in_watch;
 } wfake;
@@ -66,6 +73,58 @@ static void run_wait(world *w, world_conn *c, const msg *m)
     repl_wait(w, c, m->req_id, strtoll(m->argv[1], NULL, 10), strtoll(m->argv[2], NULL, 10));
 }
 
+/* ------------------------------------------------ blocked clients */
+
+static void arm_block_timer(world *w, int node);
+
+/* The answers node's fake gave its blocked clients go back, in order. */
+static void answered(world *w, int node)
+{
+    fake_conn *fc;
+    sim_reply *r;
+    int close;
+    while (fake_node_unblocked(node_of(w, node), &fc, &r, &close)) {
+        world_conn *c = fake_conn_ud(fc);
+        sim_assert(c->blocked && c->node_end == fc && c->node == node);
+        c->woff = w->nodes[node].offset;
+        world_reply(c, c->block_req, r);
+        if (close) {
+            world_conn_reset(c);
+        } else {
+            if (w->nodes[node].master < 0) world_ran(w, c, c->block_tag);
+            world_unblock(w, c);
+        }
+    }
+    arm_block_timer(w, node);
+}
+
+static void on_block_timer(sim_ctx *ctx, void *arg);
+
+static void arm_block_timer(world *w, int node)
+{
+    wfake *f = w->be_state;
+    sim_timer *t = &f->block_timers[node];
+    int64_t d = fake_node_block_deadline(node_of(w, node));
+    if (d < 0 || !w->nodes[node].up || w->nodes[node].paused) {
+        sim_timer_cancel(w->ctx, t);
+        return;
+    }
+    int64_t at = sim_clock_true_at(w->ctx, &w->nodes[node].clock, (d + 1) * 1000);
+    if (at < sim_now(w->ctx)) at = sim_now(w->ctx);
+    sim_timer_cancel(w->ctx, t);
+    sim_timer_arm(w->ctx, t, at, "block timeout", on_block_timer, &w->nodes[node]);
+}
+
+static void on_block_timer(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    wnode *n = arg;
+    world *w = n->owner;
+    sim_assert(n->up && !n->paused); /* paused or down: the timer is off */
+    fake_node_block_timeouts(node_of(w, n->index));
+    answered(w, n->index);
+}
+
 static void be_command(world *w, world_conn *c, msg *m)
 {
     wnode *n = &w->nodes[c->node];
@@ -75,8 +134,16 @@ static void be_command(world *w, world_conn *c, msg *m)
     } else {
         sim_reply *r = fake_exec(node_of(w, c->node), c->node_end, m->argc, (const char *const *)m->argv, m->lens);
         c->woff = n->offset;
-        world_ran(w, c, m->tag);
-        if (r) world_reply(c, m->req_id, r); /* NULL: answered with pushes (SUBSCRIBE) */
+        if (fake_conn_blocked(c->node_end)) { /* answered later (answered) */
+            sim_assert(r == NULL);
+            c->blocked = 1;
+            c->block_req = m->req_id;
+            c->block_tag = m->tag;
+        } else {
+            world_ran(w, c, m->tag);
+            if (r) world_reply(c, m->req_id, r); /* NULL: answered with pushes (SUBSCRIBE) */
+        }
+        answered(w, c->node);
     }
     world_msg_free(m);
 }
@@ -101,6 +168,7 @@ static void be_crash(world *w, int node)
     sim_assert(!w->nodes[node].up);
     moved(w);
     fake_node_reset(node_of(w, node), w->s->persistence);
+    arm_block_timer(w, node); /* off: its blocked clients went with their connections */
 }
 
 /* The process was reset at the crash; a paused node is held by the world
@@ -110,8 +178,19 @@ static void be_restart(world *w, int node)
     sim_assert(w->nodes[node].up);
     moved(w);
 }
-static void be_pause(world *w, int node, int on) { (void)node; (void)on; moved(w); }
-static void be_clock_changed(world *w, int node) { (void)node; moved(w); }
+/* A paused server times nothing out: the timer is off until it runs. */
+static void be_pause(world *w, int node, int on)
+{
+    moved(w);
+    arm_block_timer(w, node);
+    (void)on;
+}
+
+static void be_clock_changed(world *w, int node)
+{
+    moved(w);
+    arm_block_timer(w, node);
+}
 
 /* ------------------------------------------------ replication, failover */
 
@@ -129,6 +208,7 @@ static void be_set_replica(world *w, int node)
     moved(w);
     fake_node_set_repl(node_of(w, node), NULL, NULL);
     fake_node_set_replica(node_of(w, node), 1);
+    answered(w, node); /* its blocked clients: UNBLOCKED, then closed */
 }
 
 static void be_full_sync(world *w, int node, int master)
@@ -196,6 +276,7 @@ static sim_reply *be_admin(world *w, int node, int argc, const char *const *argv
     fake_conn *admin = fake_conn_new(node_of(w, node), NULL, NULL);
     sim_reply *r = fake_execv(node_of(w, node), admin, argc, argv);
     fake_conn_free(admin);
+    if (w->nodes[node].up && !w->nodes[node].paused) answered(w, node);
     return r;
 }
 
@@ -258,6 +339,8 @@ static uint64_t be_evals(const world *w)
 static void be_free(world *w)
 {
     wfake *f = w->be_state;
+    for (int i = 0; i < w->nnodes; i++) sim_timer_cancel(w->ctx, &f->block_timers[i]);
+    sim_xfree(f->block_timers);
     for (int i = 0; i < w->nnodes; i++) fake_node_closing(f->nodes[i]);
     for (size_t i = 0; i < w->nconns; i++) be_conn_gone(w, w->conns[i]);
     for (int i = 0; i < w->nnodes; i++) fake_node_free(f->nodes[i]);
@@ -285,6 +368,7 @@ world *world_new(sim_ctx *ctx, const scenario *s)
     world *w = world_alloc(ctx, s);
     wfake *f = sim_xcalloc(1, sizeof *f);
     f->nodes = sim_xcalloc((size_t)w->nnodes, sizeof *f->nodes);
+    f->block_timers = sim_xcalloc((size_t)w->nnodes, sizeof *f->block_timers);
     for (int i = 0; i < w->nnodes; i++) {
         f->nodes[i] = fake_node_new(ctx, w->nodes[i].name, &w->nodes[i].clock);
         fake_node_set_runaway_keep(f->nodes[i], s->runaway_busy);

@@ -238,18 +238,6 @@ int world_connected_replicas(const world *w, int group)
     return n;
 }
 
-static void unblock(world *w, world_conn *c)
-{
-    sim_assert(c->node_end != NULL);
-    c->blocked = 0;
-    while (c->backlog_head && !c->blocked) {
-        msg *m = c->backlog_head;
-        c->backlog_head = m->qnext;
-        if (c->backlog_head == NULL) c->backlog_tail = NULL;
-        w->be->command(w, c, m);
-    }
-}
-
 #define UNBLOCKED_ERR "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
 
 /* Ends WAIT x on node n: the replicas that acknowledged, or, on a node no
@@ -278,7 +266,7 @@ static void finish_wait(world *w, wnode *n, wwait *x, int demoted)
         return;
     }
     world_reply(c, req, sim_reply_int(acked_count(w, c->node, c->woff)));
-    unblock(w, c);
+    world_unblock(w, c);
 }
 
 static void on_wait_timeout(sim_ctx *ctx, void *arg)

@@ -233,6 +233,18 @@ void world_ran(world *w, world_conn *c, uint64_t tag)
     if (w->exec_fn && w->nodes[c->node].master < 0) w->exec_fn(w->exec_ud, c->node, tag);
 }
 
+void world_unblock(world *w, world_conn *c)
+{
+    sim_assert(c->node_end != NULL);
+    c->blocked = 0;
+    while (c->backlog_head && !c->blocked) {
+        msg *m = c->backlog_head;
+        c->backlog_head = m->qnext;
+        if (c->backlog_head == NULL) c->backlog_tail = NULL;
+        w->be->command(w, c, m);
+    }
+}
+
 void world_conn_reset(world_conn *c)
 {
     c->w->be->conn_gone(c->w, c);
@@ -281,7 +293,7 @@ static void at_node(world *w, msg *m)
             reset_again(w, c);
             break;
         }
-        if (c->blocked) {               /* behind a WAIT */
+        if (c->blocked) {               /* behind a WAIT or a blocking command */
             m->qnext = NULL;
             if (c->backlog_tail) c->backlog_tail->qnext = m;
             else c->backlog_head = m;

@@ -44,7 +44,8 @@ struct world_conn {
     int reset_sent;
     int64_t last_up_us, last_down_us;
     uint64_t woff;            /* replication offset after its last command */
-    int blocked;              /* in WAIT: later commands queue */
+    int blocked;              /* in WAIT or a blocking command: later commands queue */
+    uint64_t block_req, block_tag; /* the blocking command's request id and tag (backend_fake.c) */
     void *node_end;           /* the backend's end (fake_conn, real_aconn) while open, else NULL */
     msg *backlog_head, *backlog_tail;
     msg *held_head, *held_tail; /* pushes a partition holds (world_verdict) */
@@ -137,6 +138,9 @@ void world_wire_unlink(world *w, msg *m);
  * taken) back to the client, over the network. */
 void world_reply(world_conn *c, uint64_t req_id, sim_reply *r);
 void world_push(world_conn *c, sim_reply *msg);
+/* c's WAIT or blocking command was answered: the commands that queued
+ * behind it run, until one blocks again. */
+void world_unblock(world *w, world_conn *c);
 /* c's node end is gone: waits, queued commands and the node end go, and
  * the client learns it (once) over the network. */
 void world_conn_reset(world_conn *c);

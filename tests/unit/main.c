@@ -126,6 +126,7 @@ int main(void)
     SRunner *sr = srunner_create(sim_suite());
     srunner_add_suite(sr, reply_suite());
     srunner_add_suite(sr, fake_cmd_suite());
+    srunner_add_suite(sr, fake_blocking_suite());
     srunner_add_suite(sr, fake_expiry_suite());
     srunner_add_suite(sr, lua_host_suite());
     srunner_add_suite(sr, scn_suite());

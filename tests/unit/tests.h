@@ -13,6 +13,7 @@
 Suite *sim_suite(void);
 Suite *reply_suite(void);
 Suite *fake_cmd_suite(void);
+Suite *fake_blocking_suite(void);
 Suite *fake_expiry_suite(void);
 Suite *lua_host_suite(void);
 Suite *scn_suite(void);
