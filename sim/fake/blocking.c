@@ -1,5 +1,5 @@
 /* blocking.c — the blocking commands BLPOP BRPOP BLMOVE BRPOPLPUSH BZPOPMIN
- * BZPOPMAX, as Redis 7.0's blocked.c, t_list.c and t_zset.c run them.
+ * BZPOPMAX, as Redis 7.0.15's blocked.c, t_list.c and t_zset.c run them.
  *
  * A client whose keys hold nothing blocks: its connection waits (fake_exec
  * returns NULL) on each of its keys, in one list per key in the order the
@@ -7,9 +7,8 @@
  * wait on it is ready; after the command that made it ready (a script as a
  * whole) the ready keys are served in the order they became ready, each
  * key's clients first blocked first served while it has elements (a list
- * client found at the head of a list key's clients when the key holds a
- * sorted set, or the reverse, is skipped, and for a list key rotated to
- * its tail, as serveClientsBlockedOnListKey does). A BLMOVE that pushes to
+ * client of a key that holds a sorted set, or the reverse, is skipped and
+ * keeps its place). A BLMOVE that pushes to
  * a key others wait on makes that key ready in turn. Each pop is
  * replicated as the plain command Redis propagates (LPOP, RPOP, LMOVE,
  * RPOPLPUSH, ZPOPMIN, ZPOPMAX) in the batch of the command that served it.
@@ -399,33 +398,24 @@ static int serve_zset(fake_node *n, fblock *x, fkey *e, const fstr *key)
     return deleted;
 }
 
-/* One ready key: its clients, as handleClientsBlockedOnKeys serves them. */
+/* One ready key: its clients of the key's type, first blocked first, as
+ * serveClientsBlockedOnListKey / ...SortedSetKey (7.0.15) serve them; the
+ * others are skipped and keep their place. */
 static void serve_key(fake_node *n, const fstr *key)
 {
     fkey *e = fk_lookup(n, fstr_ptr(key), key->len);
     fbkey *b = bkey_find(n, fstr_ptr(key), key->len);
-    if (e == NULL || b == NULL) return;
-    if (e->type == FOBJ_LIST) {
-        for (size_t left = b->n; left > 0; left--) {
-            fblock *x = b->clients[0];
-            if (!is_list_kind(x->kind)) { /* rotated to the tail */
-                memmove(&b->clients[0], &b->clients[1], (b->n - 1) * sizeof *b->clients);
-                b->clients[b->n - 1] = x;
-                continue;
-            }
-            int last = b->n == 1;
-            if (serve_list(n, x, e, key) || last) return; /* the key went, or so did b */
+    if (e == NULL || b == NULL || (e->type != FOBJ_LIST && e->type != FOBJ_ZSET)) return;
+    int list = e->type == FOBJ_LIST;
+    for (size_t i = 0; i < b->n;) {
+        fblock *x = b->clients[i];
+        if (is_list_kind(x->kind) != list) {
+            i++;
+            continue;
         }
-    } else if (e->type == FOBJ_ZSET) {
-        for (size_t i = 0; i < b->n;) {
-            fblock *x = b->clients[i];
-            if (is_list_kind(x->kind)) {
-                i++;
-                continue;
-            }
-            int last = b->n == 1;
-            if (serve_zset(n, x, e, key) || last) return;
-        }
+        int last = b->n == 1;
+        /* x leaves b (b goes with its last client); stop once the key went */
+        if ((list ? serve_list(n, x, e, key) : serve_zset(n, x, e, key)) || last) return;
     }
 }
 
