@@ -139,6 +139,7 @@ int64_t proto_lease_in_force(const proto_def *p, const scenario *s, int64_t leas
 {
     int none = lease_us == SCN_LEASE_WATCHDOG || lease_us <= 0;
     if (p->impl.proc_init == pol_generic_impl.proc_init) {
+        if (((const pol_policy *)p->impl.cfg)->no_lease) return INT64_MAX;
         int64_t lease = none ? ((const pol_policy *)p->impl.cfg)->lease_us : lease_us;
         return lease > 0 ? lease : INT64_MAX;
     }

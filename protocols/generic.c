@@ -1,7 +1,8 @@
 /* generic.c — the client that runs a lock policy (policy.h): acquire as
  * the policy's steps say, on one master or on N independent ones with a
  * quorum and a validity check; wait by polling (fixed or doubling, with
- * the interval a distribution) or on a pub/sub channel; renew every
+ * the interval a distribution), on a pub/sub channel, or in a blocking
+ * command (BLPOP on a signal list: its reply wakes the waiter); renew every
  * fraction of the lease while held; release; a local lock per process
  * when the policy says so. Re-entry (reentrant =): counted in the client
  * (local: Redis sees the first acquire and the last release), or in Redis
@@ -59,6 +60,7 @@ typedef struct gen_op {
     int reentry;            /* a re-entry counted in Redis: the hold's owner value, past its local lock */
     int between;            /* its attempt is the release after a failed try (release-between) */
     int armed;              /* a broadcast wait's registration is out (cl_sub_arm) */
+    int block_timed_out;    /* a blocking wait timed out: one more try, then give up */
     uint64_t arm_gen;
     gen_attempt *att;       /* the attempt in flight, or NULL */
     struct gen_op *next;    /* in the local lock's waiters */
@@ -184,12 +186,27 @@ static void req_done(cl_proc *p, gen_req *q, pol_outcome o, const sim_reply *r, 
     attempt_unref(p, a);
 }
 
+/* owner = reply / reply:N: the hold's owner value is what the step
+ * answered (the token a BLPOP popped), told to the store observer. */
+static void take_owner(cl_proc *p, gen_attempt *a, const pol_step *st, const sim_reply *r)
+{
+    const sim_reply *v = r;
+    if (st->owner_from > 0) v = r->type == SIM_REPLY_ARRAY && (size_t)st->owner_from <= r->elements ? r->element[st->owner_from - 1] : NULL;
+    if (v == NULL || (v->type != SIM_REPLY_STR && v->type != SIM_REPLY_STATUS)) return;
+    snprintf(a->owner, sizeof a->owner, "%.*s", (int)(v->len < OWNER_MAX - 1 ? v->len : OWNER_MAX - 1), v->str);
+    if (a->op == NULL) return;
+    snprintf(a->op->owner, sizeof a->op->owner, "%s", a->owner);
+    cl_owner_register(a->op->base.t, a->owner);
+    (void)p;
+}
+
 static void on_step_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
 {
     gen_req *q = ud;
     gen_attempt *a = q->a;
     const pol_step *st = &a->sec->step[q->step];
     pol_outcome o = err == CL_OK || err == CL_ERR_REPLY ? pol_match(st, r, &a->ex) : POL_ERROR;
+    if (st->owner_from && (o == POL_NEXT || o == POL_ACQUIRED)) take_owner(p, a, st, r);
     if (o == POL_NEXT) { /* the parser allows no "next" after the last step */
         q->step++;
         req_send(q, p);
@@ -300,12 +317,20 @@ static void arm_node_timeout(cl_proc *p, gen_op *op)
                      on_node_timeout, op);
 }
 
+static int64_t elapsed_ms(const gen_op *op)
+{
+    return cl_now_ms(cl_thread_proc(op->base.t)) - op->start_ms;
+}
+
 static void acquire_start_attempt(gen_op *op)
 {
     cl_proc *p = cl_thread_proc(op->base.t);
     const pol_policy *pol = pol_of(p);
     pol_expand ex;
     expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
+    /* a blocking command in the acquire (a token's BLPOP) blocks for what
+     * is left of the wait: 0, for ever, without one; 1 ms for a zero wait */
+    ex.block_ms = op->wait_ms < 0 ? 0 : op->wait_ms - elapsed_ms(op) > 1 ? op->wait_ms - elapsed_ms(op) : 1;
     op->attempts++;
     attempt_start(p, op, &pol->acquire, &ex);
     arm_node_timeout(p, op);
@@ -333,7 +358,8 @@ static void arm_renew(cl_thread *t, int lock)
  * (HOP_PERMIT, the lease counted from now; again at each renewal). */
 static void permit_told(cl_proc *p, cl_thread *t, int lock, const gen_hold *h)
 {
-    if (pol_of(p)->permits > 0) cl_hist(p, t, HIST_INFO, HOP_PERMIT, lock, SIM_MS(h->lease_ms), h->grant, NULL);
+    if (pol_of(p)->permits > 0 && !pol_of(p)->no_lease)
+        cl_hist(p, t, HIST_INFO, HOP_PERMIT, lock, SIM_MS(h->lease_ms), h->grant, NULL);
 }
 
 static void acquired(gen_op *op, int64_t token)
@@ -375,11 +401,6 @@ static void on_sleep_done(cl_proc *p, void *arg)
 {
     (void)p;
     try_acquire(arg);
-}
-
-static int64_t elapsed_ms(const gen_op *op)
-{
-    return cl_now_ms(cl_thread_proc(op->base.t)) - op->start_ms;
 }
 
 /* Held by another: wait as the policy says, then try again (or give up). */
@@ -459,6 +480,64 @@ static void pubsub_wait(cl_proc *p, gen_op *op, int64_t ttl_ms)
     cl_sub_wait(p, op->base.sub, wait_us, on_message, op);
 }
 
+/* The blocking wait's time for op, in ms (0: for ever), as [wait] block says. */
+static int64_t block_ms(const pol_policy *pol, const gen_op *op)
+{
+    switch (pol->block_time) {
+    case POL_BLOCK_REMAINING: return op->wait_ms < 0 ? 0 : op->wait_ms - elapsed_ms(op);
+    case POL_BLOCK_WAIT: return op->wait_ms < 0 ? 0 : op->wait_ms;
+    case POL_BLOCK_LEASE: return op->lease_ms;
+    case POL_BLOCK_WAIT_OR_LEASE: return op->wait_ms > 0 ? op->wait_ms : op->lease_ms > 0 ? op->lease_ms : 0;
+    case POL_BLOCK_FIXED: return pol->block_us / 1000;
+    }
+    return 0;
+}
+
+static void on_block_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
+{
+    gen_op *op = ud;
+    const pol_policy *pol = pol_of(p);
+    if (err == CL_OK || err == CL_ERR_REPLY) {
+        const pol_step *st = &pol->block.step[0];
+        pol_expand ex = {.pol = pol, .lock = lock_name(p, op->base.lock), .owner = op->owner, .p = p};
+        pol_outcome o = st->npat ? pol_match(st, r, &ex) : r->type == SIM_REPLY_ERR ? POL_ERROR
+                                                            : r->type == SIM_REPLY_NIL || r->type == SIM_REPLY_NILARRAY
+                                                                ? POL_TIMED_OUT
+                                                                : POL_WOKEN;
+        if (o == POL_ERROR) {
+            not_acquired(op, r->type == SIM_REPLY_ERR ? "error reply" : "unexpected reply");
+            return;
+        }
+        /* a timed-out wait of an acquire that has a deadline: its last try */
+        if (o == POL_TIMED_OUT && op->wait_ms > 0) op->block_timed_out = 1;
+    }
+    try_acquire(op); /* woken, timed out, or the command failed: try again */
+}
+
+/* Blocking: the [wait] command (BLPOP on a signal list...) with its time
+ * as {block_s} / {block_ms}, after which the acquire is tried again. */
+static void block_wait(cl_proc *p, gen_op *op)
+{
+    const pol_policy *pol = pol_of(p);
+    int64_t ms = block_ms(pol, op);
+    if (op->block_timed_out || (pol->block_time == POL_BLOCK_REMAINING && op->wait_ms >= 0 && ms <= 0)) {
+        not_acquired(op, NULL);
+        return;
+    }
+    pol_expand ex;
+    expansion(op->base.t, op->base.lock, op->lease_ms, op->wait_ms, op->owner, &ex);
+    ex.block_ms = ms;
+    const pol_step *st = &pol->block.step[0];
+    char bufs[POL_MAX_WORDS][256];
+    const char *words[POL_MAX_WORDS];
+    for (int i = 0; i < st->nwords; i++) {
+        pol_expand_into(&ex, st->words[i], bufs[i], sizeof bufs[i]);
+        words[i] = bufs[i];
+    }
+    int flags = (pol->acquire.resend ? CL_RESEND : CL_NORESEND) | (pol->unsent_fail ? CL_FAILFAST : 0);
+    cl_command(p, 0, st->nwords, words, flags, cl_thread_op(op->base.t), on_block_reply, op);
+}
+
 static void arm_retry(cl_proc *p, gen_op *op)
 {
     int64_t delay = scn_dist_draw(cl_world_ctx(cl_proc_world(p)), &pol_of(p)->retry_delay, "retry delay");
@@ -530,6 +609,7 @@ static void on_acquire_decided(cl_proc *p, gen_op *op, gen_attempt *a)
         if (for_ == 1) acquired(op, token);
         else if (error && strcmp(error, "not-owner") != 0) not_acquired(op, error);
         else if (pol->wait == POL_WAIT_PUBSUB && op->wait_ms != 0) pubsub_wait(p, op, ttl);
+        else if (pol->wait == POL_WAIT_BLOCK && op->wait_ms != 0) block_wait(p, op);
         else wait_and_retry(p, op, ttl);
         return;
     }
@@ -605,7 +685,7 @@ static void gen_acquire(cl_thread *t, int lock, int64_t wait_us, int64_t lease_u
     }
     gen_op *op = cl_op_new(t, sizeof *op, lock, done);
     op->wait_ms = cl_wait_ms(wait_us);
-    op->lease_ms = lease_us == SCN_LEASE_WATCHDOG || lease_us <= 0 ? pol->lease_us / 1000 : lease_us / 1000;
+    op->lease_ms = pol->no_lease ? 0 : lease_us == SCN_LEASE_WATCHDOG || lease_us <= 0 ? pol->lease_us / 1000 : lease_us / 1000;
     op->start_ms = cl_now_ms(p);
     if (pol->reentrant == CL_REENTRY_REDIS && h->depth > 0) {
         /* re-entry: Redis counts it, under the hold's owner value; this
@@ -708,6 +788,7 @@ static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err);
 
 typedef struct renew_ctx {
     int thread, lock, pending, renewed, failed; /* failed: replies matching [renew] failed */
+    int errors;                                 /* error replies, timeouts, lost connections */
 } renew_ctx;
 
 static void on_renew_tick(cl_proc *p, void *arg)
@@ -761,6 +842,7 @@ static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
     pol_outcome o = err == CL_OK || err == CL_ERR_REPLY ? pol_match(&pol->renew.step[0], r, &ex) : POL_ERROR;
     if (o == POL_RENEWED) c->renewed++;
     else if (o == POL_FAILED) c->failed++;
+    else c->errors++;
     if (--c->pending > 0) return;
     int ok = c->renewed >= quorum(pol);
     /* Only replies the policy declares failed (the lock is no longer ours)
@@ -768,13 +850,17 @@ static void on_renew_done(cl_proc *p, void *ud, const sim_reply *r, cl_err err)
      * (the script may have run), and the renewer tries again at its next
      * period, as long as a quorum is still possible. */
     int lost = pol->masters - c->failed < quorum(pol);
+    int errored = c->errors > 0 && pol->renew_error_stop;
     int thread = c->thread, lock = c->lock;
     cl_free(p, c);
     if (h->owner[0] == '\0') return; /* released meanwhile */
     if (!ok) {
-        int stop = lost && !pol->renew_retry;
+        int stop = (lost && !pol->renew_retry) || errored;
         cl_trace(p, cl_proc_name(p), "renewal of %s failed%s", lock_name(p, lock),
-                 stop ? ": renewal stops" : lost ? ": trying again" : ": outcome unknown, trying again");
+                 errored ? ": an error, renewal stops"
+                 : stop  ? ": renewal stops"
+                 : lost  ? ": trying again"
+                         : ": outcome unknown, trying again");
         if (stop) return;
     }
     if (ok) permit_told(p, NULL, lock, h);
@@ -849,24 +935,28 @@ static int first_field(void *ud, const char *f, size_t flen, const char *v, size
     return 0;
 }
 
-/* A semaphore's key: the permits held are its members (zset, list) or
- * its integer (counter), the rest available; a missing key holds none. */
+/* A semaphore's key: the permits held are its members (zset, set, list,
+ * hash) or its integer (counter), the rest available; with members = free
+ * the reverse (a list of free tokens). A missing key holds none. */
 static void observe_semaphore(cl_world *cw, int group, int lock, hist_store *out)
 {
     const pol_policy *pol = cl_world_cfg(cw);
     world_peek_result pk;
     int64_t held = 0;
+    int64_t permits = permits_of(cw);
     if (cl_store_peek(cw, group, lock, out, &pk)) {
         if (pol->observe == POL_OBS_COUNTER && pk.type == WORLD_TYPE_STRING) {
             char num[32];
             snprintf(num, sizeof num, "%.*s", (int)(pk.len < 31 ? pk.len : 31), pk.str);
             held = strtoll(num, NULL, 10);
         } else if ((pol->observe == POL_OBS_ZSET && pk.type == WORLD_TYPE_ZSET) ||
-                   (pol->observe == POL_OBS_LIST && pk.type == WORLD_TYPE_LIST)) {
+                   (pol->observe == POL_OBS_LIST && pk.type == WORLD_TYPE_LIST) ||
+                   (pol->observe == POL_OBS_SET && pk.type == WORLD_TYPE_SET) ||
+                   (pol->observe == POL_OBS_HASH && pk.type == WORLD_TYPE_HASH)) {
             held = (int64_t)pk.count;
         }
     }
-    int64_t permits = permits_of(cw);
+    if (pol->observe_free) held = permits - held; /* the key holds the free permits (a list of tokens) */
     out->held = 1; /* the semaphore exists whether its key does or not */
     out->counter = 1;
     out->acquired = held < 0 ? 0 : held;

@@ -9,7 +9,8 @@
  *   [lock]     name, version, summary, key (template), owner (template),
  *              permits = N (a counting semaphore of N permits: {permits};
  *              an acquire takes one, or {n} where a template names it),
- *              lease (default when the scenario gives none), reentrant =
+ *              lease (default when the scenario gives none; none: the lock
+ *              writes nothing that expires), reentrant =
  *              redis | local | no (default no: the lock claims no re-entry;
  *              redis: Redis counts it, every acquire and release is sent and
  *              a hold keeps its owner value and renewal until its last
@@ -21,27 +22,41 @@
  *              offline queue)
  *   [acquire]  steps (below); outcomes: acquired, held, ttl (held, the
  *              integer reply is the holder's remaining ms), next, error
- *   [wait]     mode = none | poll | pubsub; interval (a distribution),
+ *   [wait]     mode = none | poll | pubsub | block; interval (a distribution),
  *              backoff = fixed | double, max, deadline = try-after | no-sleep-past,
- *              channel (pubsub), message = one | all
+ *              channel (pubsub), message = one | all; block: command = a
+ *              blocking command (BLPOP ...: its reply wakes the waiter,
+ *              which tries again) with outcomes woken / timed-out (default:
+ *              nil timed out, anything else woken), block = remaining |
+ *              wait | lease | wait-or-lease | D (its {block_s} /
+ *              {block_ms}: the rest of the acquire's wait, all of it, the
+ *              lease, the wait if the acquire has one else the lease, or a
+ *              fixed time; 0 blocks for ever); a block that timed out while
+ *              the acquire has a wait leaves it one more try
  *   [renew]    every (a duration or a fraction of the lease: 1/3), steps
- *              with outcomes renewed / failed, on-failure = stop | retry
+ *              with outcomes renewed / failed, on-failure = stop | retry,
+ *              on-error = retry | stop (an error reply or no reply: tried
+ *              again at the next period, or the renewer ends, as a thread
+ *              an uncaught exception kills)
  *   [release]  steps; outcomes released, not-owner, error
  *   [masters]  count, quorum = majority | all | N, drift = P% + D,
  *              validity = yes | no, resolve = early | all, node-timeout,
  *              retries, retry-delay (a distribution), release-between,
  *              release-on-failure
- *   [observe]  type = string | hash | zset | list | counter (string: the
- *              value is the owner; hash: a field is the owner, its value
- *              the count; a semaphore's ([lock] permits): zset or list,
- *              a member per permit held; counter: an integer, the permits
- *              held)
+ *   [observe]  type = string | hash | zset | set | list | counter (string:
+ *              the value is the owner; hash: a field is the owner, its
+ *              value the count; a semaphore's ([lock] permits): zset, set,
+ *              list or hash, a member per permit held, or with members =
+ *              free a member per permit free (a list of tokens); counter:
+ *              an integer, the permits held, or free)
  *   [contract] survives = fault kinds of the nemesis (crash, pause,
  *              partition, ...) the lock claims to survive; source = where
  *              that claim is written (the library's documentation)
  *
  * A step is `command = WORD ...` (a plain command) or `script = FILE` with
- * `keys = ...` and `args = ...`; each section has `resend = yes | no` (a
+ * `keys = ...` and `args = ...`, and in [acquire] `owner = reply` or
+ * `owner = reply:N` (the hold's owner value is what the step answered, or
+ * element N of its array: the token a BLPOP popped); each section has `resend = yes | no` (a
  * reply timeout resends: Redisson's transport R, or fails: NR). After a
  * step, `OUTCOME = PATTERN, ...` lines say what its reply means, tried in
  * the order written; a reply no line matches is an error. Patterns: OK,
@@ -53,7 +68,8 @@
  * (the process's id), {permits} (the semaphore's permits: [protocol]
  * permits, else [lock]'s), {n} (the permits this acquire takes), {channel},
  * {random} / {random:N} (N hex characters,
- * drawn for each acquire), {base64:N} (N random bytes in base64), {seq}
+ * drawn for each acquire), {block_s} / {block_ms} (a blocking wait's time,
+ * [wait] block), {base64:N} (N random bytes in base64), {seq}
  * (the process's acquire counter). */
 #ifndef LOCKSIM_POLICY_H
 #define LOCKSIM_POLICY_H
@@ -77,6 +93,8 @@ typedef enum pol_outcome {
     POL_FAILED,    /* a renewal that did not renew */
     POL_RELEASED,
     POL_NOT_OWNER, /* a release of a lock that is not (any more) ours */
+    POL_WOKEN,     /* a blocking wait answered: try again */
+    POL_TIMED_OUT, /* a blocking wait that timed out */
     POL_ERROR
 } pol_outcome;
 
@@ -102,6 +120,7 @@ typedef struct pol_step {
     int nwords, nkeys;
     pol_pattern pat[POL_MAX_PATTERNS];
     int npat;
+    int owner_from;              /* owner = reply (-1) / reply:N (N): the hold's owner from this reply; 0 none */
 } pol_step;
 
 typedef struct pol_section {
@@ -111,7 +130,16 @@ typedef struct pol_section {
     int resend;      /* CL_RESEND (1) or CL_NORESEND (0) */
 } pol_section;
 
-typedef enum pol_wait_mode { POL_WAIT_NONE, POL_WAIT_POLL, POL_WAIT_PUBSUB } pol_wait_mode;
+typedef enum pol_wait_mode { POL_WAIT_NONE, POL_WAIT_POLL, POL_WAIT_PUBSUB, POL_WAIT_BLOCK } pol_wait_mode;
+
+/* A blocking wait's time ([wait] block). */
+typedef enum pol_block_time {
+    POL_BLOCK_REMAINING,     /* the rest of the acquire's wait (for ever without one) */
+    POL_BLOCK_WAIT,          /* the whole of it, each time */
+    POL_BLOCK_LEASE,         /* the lease */
+    POL_BLOCK_WAIT_OR_LEASE, /* the wait when the acquire has one, else the lease (python-redis-lock) */
+    POL_BLOCK_FIXED          /* block_us */
+} pol_block_time;
 
 /* How the store keeps the lock ([observe] type). */
 typedef enum pol_observe {
@@ -119,7 +147,8 @@ typedef enum pol_observe {
     POL_OBS_HASH,    /* a field is the owner, its value the count */
     POL_OBS_ZSET,    /* a semaphore: a member per permit held */
     POL_OBS_LIST,    /* a semaphore: an element per permit held */
-    POL_OBS_COUNTER  /* a semaphore: an integer, the permits held */
+    POL_OBS_COUNTER, /* a semaphore: an integer, the permits held */
+    POL_OBS_SET      /* a semaphore: a member per permit held */
 } pol_observe;
 
 typedef struct pol_policy {
@@ -129,6 +158,7 @@ typedef struct pol_policy {
     /* [lock] */
     char *key, *owner;
     int64_t lease_us;        /* the default lease */
+    int no_lease;            /* lease = none: nothing the lock writes expires; a scenario's lease is not its */
     cl_reentry reentrant;    /* who counts re-entry: Redis, the client, or none (not reentrant) */
     int local_lock;          /* a process's threads take a local lock first */
     int unsent_fail;         /* unsent = fail: a command with no connection fails at once
@@ -146,10 +176,14 @@ typedef struct pol_policy {
     int no_sleep_past;       /* never sleep past the deadline: give up first */
     char *channel;
     int message_all;         /* a message wakes every waiter (else one) */
+    pol_section block;       /* mode = block: its one step, the blocking command */
+    pol_block_time block_time;
+    int64_t block_us;        /* POL_BLOCK_FIXED */
     /* [renew] */
     int64_t renew_every_us;  /* > 0: a period; else renew_num / renew_den of the lease */
     int renew_num, renew_den;
     int renew_retry;         /* a failed renewal tries again (else stops) */
+    int renew_error_stop;    /* on-error = stop: an error or timeout ends the renewal (else tried again) */
     /* [masters] */
     int masters;             /* independent node groups (1: one master) */
     int quorum;              /* 0: a majority */
@@ -166,6 +200,7 @@ typedef struct pol_policy {
     /* [observe] */
     pol_observe observe;
     int observe_hash;        /* observe == POL_OBS_HASH */
+    int observe_free;        /* members = free: a semaphore's key holds its free permits */
     /* [contract]: what the lock claims to survive (default: a lease lock's
      * but failover, which the generic client never WAITs for, and a
      * client's clock where a template reads it: {now_ms}, validity) */
@@ -199,6 +234,7 @@ typedef struct pol_expand {
     const char *uuid;
     uint64_t seq;
     int64_t permits, n;      /* {permits}, {n} */
+    int64_t block_ms;        /* {block_ms}, {block_s} */
     cl_proc *p;              /* draws {random} from its PRNG (NULL: none) */
 } pol_expand;
 

@@ -76,6 +76,16 @@ static void expand(const pol_expand *ex, const char *t, char *buf, size_t cap, s
     }
 }
 
+/* ms as seconds: "10", "1.5", "0.01" (Redis reads a blocking time so). */
+static void put_seconds(char *buf, size_t cap, size_t *len, int64_t ms)
+{
+    char t[48];
+    int n = snprintf(t, sizeof t, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
+    while (n > 0 && t[n - 1] == '0') n--;
+    if (n > 0 && t[n - 1] == '.') n--;
+    put(buf, cap, len, t, (size_t)n);
+}
+
 static int is(const char *name, size_t n, const char *word)
 {
     return strlen(word) == n && !strncmp(name, word, n);
@@ -99,6 +109,8 @@ static void put_placeholder(const pol_expand *ex, const char *name, size_t n, ch
     else if (is(name, n, "seq")) put_i64(buf, cap, len, (int64_t)ex->seq);
     else if (is(name, n, "permits")) put_i64(buf, cap, len, ex->permits);
     else if (is(name, n, "n")) put_i64(buf, cap, len, ex->n > 0 ? ex->n : 1);
+    else if (is(name, n, "block_ms")) put_i64(buf, cap, len, ex->block_ms);
+    else if (is(name, n, "block_s")) put_seconds(buf, cap, len, ex->block_ms);
     else if (is(name, n, "uuid")) put(buf, cap, len, ex->uuid ? ex->uuid : "", ex->uuid ? strlen(ex->uuid) : 0);
     else if (is(name, n, "random")) put_random_hex(ex, buf, cap, len, 32);
     else if (n > 7 && !strncmp(name, "random:", 7)) put_random_hex(ex, buf, cap, len, atoi(name + 7));

@@ -22,6 +22,8 @@ typedef struct pparser {
     pol_section *sec;        /* the section of steps being read, or NULL */
     char section[32];
     int permits_line, observe_line, semaphore_line; /* where [lock] permits, [observe] type, {permits} / {n} were */
+    int members_line;        /* [observe] members */
+    int mode_line;           /* [wait] mode */
 } pparser;
 
 static int fail(pparser *pp, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -95,7 +97,7 @@ static const cl_script *load_script(pparser *pp, const char *rel)
 
 static const char *const placeholders[] = {
     "lock", "key", "owner", "lease_ms", "lease_s", "wait_ms", "now_ms", "thread", "client",
-    "uuid", "channel", "random", "seq", "permits", "n", NULL,
+    "uuid", "channel", "random", "seq", "permits", "n", "block_ms", "block_s", NULL,
 };
 
 /* 0 when every {name} of t is a placeholder ({random:N}, {base64:N} too). */
@@ -113,7 +115,7 @@ static int check_template(pparser *pp, const char *t)
         if (!ok)
             return fail(pp, pp->line,
                         "\"%.*s\" is not a placeholder (lock, key, owner, lease_ms, lease_s, wait_ms, now_ms, "
-                        "thread, client, uuid, channel, random, random:N, base64:N, seq, permits, n)",
+                        "thread, client, uuid, channel, random, random:N, base64:N, seq, permits, n, block_ms, block_s)",
                         (int)(n + 2), c),
                    -1;
         if ((n == 7 && !strncmp(c + 1, "permits", 7)) || (n == 1 && c[1] == 'n')) {
@@ -152,7 +154,9 @@ static const struct {
     {"failed", POL_FAILED, "renew"},
     {"released", POL_RELEASED, "release force"},
     {"not-owner", POL_NOT_OWNER, "release force"},
-    {"error", POL_ERROR, "acquire renew release force"},
+    {"woken", POL_WOKEN, "wait"},
+    {"timed-out", POL_TIMED_OUT, "wait"},
+    {"error", POL_ERROR, "acquire renew release force wait"},
 };
 
 static int parse_pattern(pparser *pp, const char *w, pol_pattern *pat)
@@ -301,6 +305,15 @@ static int step_key(pparser *pp, const char *name, const char *value)
         return 1;
     }
     if (!strcmp(name, "resend")) return yes_no(pp, name, value, &sec->resend) == 0;
+    if (!strcmp(name, "owner") && !strcmp(pp->section, "acquire")) {
+        pol_step *st = sec->nsteps ? &sec->step[sec->nsteps - 1] : NULL;
+        int n = 0, k = 0;
+        if (st == NULL) return fail(pp, pp->line, "owner = reply belongs to a step (command = or script = first)");
+        if (!strcmp(value, "reply")) st->owner_from = -1;
+        else if (sscanf(value, "reply:%d%n", &n, &k) == 1 && value[k] == '\0' && n >= 1 && n <= 64) st->owner_from = n;
+        else return fail(pp, pp->line, "owner wants reply or reply:N (the step's reply, or element N of it; got \"%s\")", value);
+        return 1;
+    }
     for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
         if (strcmp(name, outcomes[i].name) != 0) continue;
         if (!strstr(outcomes[i].sections, pp->section))
@@ -326,7 +339,14 @@ static int lock_key(pparser *pp, const char *name, const char *value)
         *str = sim_xstrdup(value);
         return 1;
     }
-    if (!strcmp(name, "lease")) return duration(pp, name, value, &p->lease_us) == 0;
+    if (!strcmp(name, "lease")) {
+        p->no_lease = !strcmp(value, "none"); /* the key never expires (a list of tokens) */
+        if (p->no_lease) {
+            p->lease_us = 0;
+            return 1;
+        }
+        return duration(pp, name, value, &p->lease_us) == 0;
+    }
     if (!strcmp(name, "permits")) {
         int v = 0;
         if (integer(pp, name, value, 1, 2147483647, &v) != 0) return 0;
@@ -362,8 +382,33 @@ static int wait_key(pparser *pp, const char *name, const char *value)
         if (!strcmp(value, "none")) p->wait = POL_WAIT_NONE;
         else if (!strcmp(value, "poll")) p->wait = POL_WAIT_POLL;
         else if (!strcmp(value, "pubsub")) p->wait = POL_WAIT_PUBSUB;
-        else return fail(pp, pp->line, "mode wants none, poll or pubsub (got \"%s\")", value);
+        else if (!strcmp(value, "block")) p->wait = POL_WAIT_BLOCK;
+        else return fail(pp, pp->line, "mode wants none, poll, pubsub or block (got \"%s\")", value);
+        pp->mode_line = pp->line;
         return 1;
+    }
+    if (!strcmp(name, "command") || !strcmp(name, "woken") || !strcmp(name, "timed-out") || !strcmp(name, "error")) {
+        if (!strcmp(name, "command") && p->block.nsteps)
+            return fail(pp, pp->line, "[wait] has one blocking command");
+        p->block.present = 1;
+        p->block.line = p->block.line ? p->block.line : pp->line;
+        pp->sec = &p->block; /* the wait's step, read as a section's */
+        int rc = step_key(pp, name, value);
+        pp->sec = NULL;
+        return rc;
+    }
+    if (!strcmp(name, "block")) {
+        static const char *const names[] = {"remaining", "wait", "lease", "wait-or-lease", NULL};
+        for (int i = 0; names[i]; i++)
+            if (!strcmp(value, names[i])) {
+                p->block_time = (pol_block_time)i;
+                return 1;
+            }
+        if (scn_parse_duration(value, &p->block_us) == 0 && p->block_us >= 0) {
+            p->block_time = POL_BLOCK_FIXED;
+            return 1;
+        }
+        return fail(pp, pp->line, "block wants remaining, wait, lease, wait-or-lease or a duration (got \"%s\")", value);
     }
     if (!strcmp(name, "interval")) return dist(pp, name, value, &p->interval) == 0;
     if (!strcmp(name, "max")) return duration(pp, name, value, &p->backoff_max_us) == 0;
@@ -456,12 +501,19 @@ static int section_key(pparser *pp, const char *section, const char *name, const
     if (!strcmp(section, "wait")) return wait_key(pp, name, value);
     if (!strcmp(section, "masters")) return masters_key(pp, name, value);
     if (!strcmp(section, "observe")) {
-        static const char *const types[] = {"string", "hash", "zset", "list", "counter", NULL};
+        static const char *const types[] = {"string", "hash", "zset", "list", "counter", "set", NULL};
+        if (!strcmp(name, "members")) {
+            if (strcmp(value, "holders") && strcmp(value, "free"))
+                return fail(pp, pp->line, "members wants holders or free (got \"%s\")", value);
+            p->observe_free = !strcmp(value, "free");
+            pp->members_line = pp->line;
+            return 1;
+        }
         if (strcmp(name, "type")) return -1;
         int i = 0;
         while (types[i] && strcmp(value, types[i])) i++;
         if (types[i] == NULL)
-            return fail(pp, pp->line, "type wants string, hash, zset, list or counter (got \"%s\")", value);
+            return fail(pp, pp->line, "type wants string, hash, zset, set, list or counter (got \"%s\")", value);
         p->observe = (pol_observe)i;
         p->observe_hash = p->observe == POL_OBS_HASH;
         pp->observe_line = pp->line;
@@ -476,6 +528,11 @@ static int section_key(pparser *pp, const char *section, const char *name, const
     }
     if (!strcmp(section, "renew")) {
         if (!strcmp(name, "every")) return every(pp, value) == 0;
+        if (!strcmp(name, "on-error")) {
+            if (strcmp(value, "stop") && strcmp(value, "retry")) return fail(pp, pp->line, "on-error wants stop or retry (got \"%s\")", value);
+            p->renew_error_stop = !strcmp(value, "stop");
+            return 1;
+        }
         if (!strcmp(name, "on-failure")) {
             if (strcmp(value, "stop") && strcmp(value, "retry")) return fail(pp, pp->line, "on-failure wants stop or retry (got \"%s\")", value);
             p->renew_retry = !strcmp(value, "retry");
@@ -560,6 +617,28 @@ static int check_section(pparser *pp, const pol_section *sec, const char *name, 
     return 0;
 }
 
+/* [wait] mode = block: one blocking command, on one master. */
+static void block_checks(pparser *pp)
+{
+    pol_policy *p = pp->p;
+    static const char *const blocking[] = {"BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BZPOPMIN", "BZPOPMAX", NULL};
+    const pol_step *st = &p->block.step[0];
+    if (pp->failed) return;
+    if (p->wait != POL_WAIT_BLOCK) {
+        if (p->block.nsteps) fail(pp, st->line, "[wait] command is a blocking wait's: mode = block is missing");
+        return;
+    }
+    if (p->block.nsteps == 0) {
+        fail(pp, pp->mode_line, "[wait] mode = block needs its blocking command (command = BLPOP KEY {block_s})");
+        return;
+    }
+    int known = 0;
+    for (int i = 0; blocking[i] && !known; i++) known = !strcasecmp(st->words[0], blocking[i]);
+    if (!known) fail(pp, st->line, "[wait] command: \"%s\" does not block (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX)",
+                     st->words[0]);
+    else if (p->masters > 1) fail(pp, st->line, "a blocking wait on several masters ([masters] count) is not supported");
+}
+
 /* Does a step of p read the client's clock ({now_ms})? */
 static int reads_clock(const pol_policy *p)
 {
@@ -592,15 +671,17 @@ static void default_contract(pol_policy *p)
 static void semaphore_checks(pparser *pp)
 {
     pol_policy *p = pp->p;
-    int set_type = p->observe >= POL_OBS_ZSET;
+    int set_type = p->observe >= POL_OBS_ZSET || (p->permits > 0 && p->observe == POL_OBS_HASH);
     if (p->permits == 0 && pp->semaphore_line)
         fail(pp, pp->semaphore_line, "{permits} and {n} are a semaphore's: [lock] permits = N is missing");
     else if (p->permits == 0 && set_type)
-        fail(pp, pp->observe_line, "[observe] type zset, list and counter are a semaphore's: [lock] permits = N is missing");
+        fail(pp, pp->observe_line, "[observe] type zset, set, list and counter are a semaphore's: [lock] permits = N is missing");
+    else if (p->permits == 0 && pp->members_line)
+        fail(pp, pp->members_line, "[observe] members is a semaphore's: [lock] permits = N is missing");
     else if (p->permits > 0 && !set_type)
         fail(pp, pp->observe_line ? pp->observe_line : pp->permits_line,
-             "a semaphore ([lock] permits) keeps its holders in a zset, a list or a counter: [observe] type = zset, "
-             "list or counter");
+             "a semaphore ([lock] permits) keeps its permits in a zset, a set, a list, a hash or a counter: [observe] "
+             "type = zset, set, list, hash or counter");
     else if (p->permits > 0 && p->reentrant != CL_REENTRY_NO)
         fail(pp, pp->permits_line, "a semaphore's permits are not re-entered: reentrant = no");
     else if (p->permits > 0 && p->masters > 1)
@@ -624,6 +705,7 @@ static void finish_checks(pparser *pp)
         check_section(pp, &p->renew, "renew", 0) || check_section(pp, &p->force, "force", 0))
         return;
     if (p->wait == POL_WAIT_PUBSUB && p->channel == NULL) fail(pp, 0, "[wait] mode = pubsub needs a channel");
+    block_checks(pp);
     if (p->renew.nsteps && p->renew_every_us == 0 && p->renew_num == 0) {
         p->renew_num = 1;
         p->renew_den = 3;
@@ -683,7 +765,7 @@ pol_policy *pol_load(const char *path, int bundled, scn_error *err)
 void pol_free(pol_policy *p)
 {
     if (p == NULL) return;
-    pol_section *secs[] = {&p->acquire, &p->renew, &p->release, &p->force};
+    pol_section *secs[] = {&p->acquire, &p->renew, &p->release, &p->force, &p->block};
     for (size_t s = 0; s < sizeof secs / sizeof secs[0]; s++)
         for (int i = 0; i < secs[s]->nsteps; i++) {
             pol_step *st = &secs[s]->step[i];

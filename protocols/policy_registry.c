@@ -22,7 +22,7 @@ static unsigned invariants(const pol_policy *p)
      * (a crashed holder's permits come back with it). */
     if (p->permits > 0)
         return PROTO_INV(SCN_INV_PERMITS) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK) |
-               PROTO_INV(SCN_INV_LEASES);
+               (p->no_lease ? 0 : PROTO_INV(SCN_INV_LEASES)); /* without one, a dead holder's permits are lost */
     unsigned inv = PROTO_INV(SCN_INV_MUTEX) | PROTO_INV(SCN_INV_LIVENESS) | PROTO_INV(SCN_INV_DEADLOCK);
     if (p->fencing) inv |= PROTO_INV(SCN_INV_FENCING);
     if (p->observe_hash && p->reentrant != CL_REENTRY_LOCAL) inv |= PROTO_INV(SCN_INV_REENTRANCY);

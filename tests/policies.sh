@@ -6,7 +6,8 @@
 # name; a lock that claims no re-entry refuses [clients] reentry, and a
 # bad reentrant value is FILE:LINE, both exit 2; a script that fails at
 # run time is an error reply counted in the run (its text in the trace),
-# not a crash.
+# not a crash; a semaphore of a set runs from a file, and the mistakes of
+# the semaphore and blocking-wait keys are FILE:LINE, exit 2.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/locksim}
@@ -65,3 +66,33 @@ errors=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlin
 "$bin" replay "$tmp/bad.scn" --seed 1 --no-events | grep -q 'acquire on master 0: error reply (error) "ERR Wrong number of args' ||
     fail "the script's error is not in the trace"
 echo "ok   a script that fails at run time: $errors error replies counted, the text in the trace, exit $rc"
+
+# Semaphores and blocking waits from files: a set semaphore of plain
+# commands runs; each new key's mistake is FILE:LINE, exit 2.
+mkdir -p "$tmp/sem"
+pol() { printf "$1" > "$tmp/sem/p.lock"; printf '[scenario]\nduration = 3s\n[protocol]\nname = p.lock\n[clients]\ncount = 3\nthreads = 2\n[expect]\npermits = held\n' > "$tmp/sem/s.scn"; }
+pol '[lock]\nname = setsem\npermits = 2\nlease = none\n[acquire]\nscript = acq.lua\nkeys = {key}\nargs = {owner} {permits}\nacquired = 1\nheld = 0\n[wait]\nmode = poll\ninterval = 10ms\n[release]\ncommand = SREM {key} {owner}\nreleased = int\n[observe]\ntype = set\n'
+printf "if redis.call('scard', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end\nreturn redis.call('sadd', KEYS[1], ARGV[1])\n" > "$tmp/sem/acq.lua"
+"$bin" run "$tmp/sem/s.scn" --seed 1 > "$tmp/out" 2>&1 || fail "a set semaphore from a policy file: $(cat "$tmp/out")"
+echo "ok   a semaphore of a set (SADD/SREM, [observe] type = set) from a policy file: permits held"
+bad() { # bad POLICY-TEXT WANT: the run is refused, exit 2, saying WANT
+    pol "$1"
+    "$bin" run "$tmp/sem/s.scn" --seed 1 > "$tmp/out" 2>&1
+    local rc=$?
+    [ "$rc" -eq 2 ] && grep -qF "$2" "$tmp/out" || fail "exit $rc, $(cat "$tmp/out") (wanted: $2)"
+}
+head='[lock]\nname = p\n[acquire]\ncommand = SET {key} 1 NX\nacquired = OK\nheld = nil\n'
+tail='[release]\ncommand = DEL {key}\nreleased = int\n'
+bad "$head[wait]\nmode = block\n$tail" "p.lock:8: [wait] mode = block needs its blocking command"
+bad "$head[wait]\nmode = block\ncommand = LPOP x\n$tail" "p.lock:9: [wait] command: \"LPOP\" does not block"
+bad "$head[wait]\nmode = block\ncommand = BLPOP x {block_s}\nblock = soon\n$tail" "p.lock:10: block wants remaining, wait, lease, wait-or-lease or a duration"
+bad "$head[wait]\ncommand = BLPOP x 1\n$tail" "p.lock:8: [wait] command is a blocking wait's: mode = block is missing"
+bad '[lock]\nname = p\n[acquire]\ncommand = SET {key} 1 NX\nowner = rep\nacquired = OK\n[release]\ncommand = DEL {key}\nreleased = int\n' \
+    "p.lock:5: owner wants reply or reply:N"
+bad "$head$tail[observe]\nmembers = free\n" "p.lock:11: [observe] members is a semaphore's: [lock] permits = N is missing"
+bad '[lock]\nname = p\npermits = 2\n[acquire]\ncommand = SET {key} 1 NX\nacquired = OK\n[release]\ncommand = DEL {key}\nreleased = int\n[observe]\ntype = set\nmembers = some\n' \
+    "p.lock:12: members wants holders or free"
+bad "$head[renew]\ncommand = PEXPIRE {key} 1\nrenewed = 1\non-error = maybe\n$tail" "p.lock:10: on-error wants stop or retry"
+bad '[lock]\nname = p\npermits = 2\n[acquire]\ncommand = SET {key} 1 NX\nacquired = OK\n[release]\ncommand = DEL {key}\nreleased = int\n' \
+    "p.lock:3: a semaphore ([lock] permits) keeps its permits in a zset, a set, a list, a hash or a counter"
+echo "ok   semaphores and blocking waits from files: bad permits, observe, wait block, owner and on-error lines are FILE:LINE, exit 2"

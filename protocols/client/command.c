@@ -4,9 +4,12 @@
  * reply timeout; resending (transport R, or any request that could not be
  * written) after the retry delay — a resent script really runs again;
  * EVALSHA with the EVAL fallback on NOSCRIPT; synced evaluation (the script
- * pipelined with WAIT, NoSyncedSlaves when no replica acknowledged); and
- * reconnection, with resubscription, after a connection is lost or the
- * master changes.
+ * pipelined with WAIT, NoSyncedSlaves when no replica acknowledged);
+ * blocking commands (BLPOP & co.) each on a connection of their own, as a
+ * pooled client borrows one, with their block time added to the reply
+ * timeout (none when they block for ever; such a connection keeps what a
+ * partition cuts off, as TCP would); and reconnection, with
+ * resubscription, after a connection is lost or the master changes.
  *
  * A command lives until it is done; replies to its earlier attempts are
  * recognised by id and dropped.
@@ -16,7 +19,9 @@
  * a command of its own node group; resends never pass the attempts
  * allowed; what a connection delivers passes its own process's gate. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "protocols/client/client_int.h"
 
@@ -39,6 +44,8 @@ struct cl_cmd {
     sim_reply *first;  /* synced: the script's reply, waiting for WAIT's */
     int want_wait;     /* synced: replicas the WAIT asks for */
     cl_timer timeout, retry;
+    int64_t block_us;  /* a blocking command's block time (0: for ever); -1: not one */
+    world_conn *bconn; /* a blocking command's connection, of its current attempt */
     cl_cmd_fn *fn;
     void *ud;
     cl_cmd *prev, *next; /* the group's commands */
@@ -119,6 +126,8 @@ static void cmd_free(cl_cmd *c)
     if (c->next) c->next->prev = c->prev;
     cl_timer_cancel(c->p, &c->timeout);
     cl_timer_cancel(c->p, &c->retry);
+    world_close(c->bconn);
+    c->bconn = NULL;
     /* Replies to any attempt of it are unknown ids from now on. */
     req_entry *e, *tmp;
     HASH_ITER(hh, n->reqs, e, tmp) if (e->cmd == c) {
@@ -211,6 +220,45 @@ static void on_unwritten_fail(cl_proc *p, void *arg)
     finish(c, NULL, CL_ERR_CONNECTION);
 }
 
+static void on_block_reply(void *ud, uint64_t req, const sim_reply *r);
+static void on_block_reset(void *ud);
+
+/* A blocking command's attempt: a connection of its own to the master
+ * the process knows (the last attempt's is closed), its reply matched by
+ * id as any other; the reply timeout is the block time later, or none. */
+static void send_blocking(cl_cmd *c)
+{
+    cl_proc *p = c->p;
+    cl_node *n = &p->nodes[c->group];
+    world *w = p->cw->w;
+    world_close(c->bconn);
+    c->req = ++n->next_req;
+    char name[112];
+    snprintf(name, sizeof name, "%s/%d#%llu>%s", p->name, p->inc, (unsigned long long)c->req,
+             world_node_name(w, n->target));
+    c->bconn = world_connect(w, WORLD_CLIENT(p->client), n->target, name, on_block_reply, NULL, on_block_reset, c);
+    world_conn_keep(c->bconn);
+    world_send(c->bconn, c->argc, (const char *const *)c->argv, c->lens, c->tag, c->req);
+    remember(n, c->req, c, 0);
+    c->want_wait = 0;
+    if (c->block_us > 0)
+        cl_timer_arm(p, &c->timeout, p->cw->s->timeout_us + c->block_us, "cmd timeout", on_timeout, c);
+}
+
+/* The block time of a blocking command (its last word, in seconds), -1
+ * for any other. A time the server refuses answers at once: 0. */
+static int64_t block_time_us(int argc, const char *const *argv)
+{
+    static const char *const names[] = {"blpop", "brpop", "bzpopmin", "bzpopmax", "blmove", "brpoplpush"};
+    int blocking = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !blocking; i++) blocking = !strcasecmp(argv[0], names[i]);
+    if (!blocking || argc < 3) return -1;
+    char *end;
+    double secs = strtod(argv[argc - 1], &end);
+    if (*end != '\0' || !(secs > 0) || secs > 1e9) return 0;
+    return (int64_t)(secs * 1e6);
+}
+
 static void send_now(cl_cmd *c)
 {
     cl_proc *p = c->p;
@@ -236,6 +284,10 @@ static void send_now(cl_cmd *c)
         return;
     }
     sim_assert(n->cmd != NULL);
+    if (c->block_us >= 0) {
+        send_blocking(c);
+        return;
+    }
     c->req = ++n->next_req;
     world_send(n->cmd, c->argc, (const char *const *)c->argv, c->lens, c->tag, c->req);
     remember(n, c->req, c, 0);
@@ -475,11 +527,27 @@ static int crash_strikes(cl_proc *p, const delivery *d)
     return 1;
 }
 
+/* A blocking command's connection was reset (its node crashed, closed
+ * it, or was made a replica): its attempt failed unanswered. */
+static void block_reset(cl_node *n, uint64_t id)
+{
+    req_entry *e;
+    HASH_FIND(hh, n->reqs, &id, sizeof id, e);
+    if (e == NULL || e->cmd->req != id) return; /* answered, or a later attempt is out */
+    cl_cmd *c = e->cmd;
+    forget(n, id);
+    cl_timer_cancel(c->p, &c->timeout);
+    cl_timer_cancel(c->p, &c->retry);
+    world_close(c->bconn);
+    c->bconn = NULL;
+    retry_or_fail(c, 1, "connection reset", CL_ERR_CONNECTION);
+}
+
 static void on_gated(cl_proc *p, void *arg)
 {
     delivery *d = arg;
     cl_node *n = d->n;
-    sim_assert(n->p == p && d->cw == p->cw && d->kind >= 0 && d->kind <= 3); /* its own gate */
+    sim_assert(n->p == p && d->cw == p->cw && d->kind >= 0 && d->kind <= 4); /* its own gate */
     if (crash_strikes(p, d)) {
         cl_world_observe_all(d->cw);
         delivery_free(d);
@@ -492,6 +560,7 @@ static void on_gated(cl_proc *p, void *arg)
      * ends nothing: the new one is up, and must not be dropped. */
     case 2: if (d->gen == n->cmd_gen) lost(n, 0); break;
     case 3: if (d->gen == n->ps_gen) lost(n, 1); break;
+    case 4: block_reset(n, d->req); break;
     }
     delivery_free(d);
 }
@@ -512,7 +581,7 @@ static void deliver(cl_node *n, int kind, uint64_t req, const sim_reply *r)
     d->gen = kind == 2 ? n->cmd_gen : n->ps_gen;
     d->req = req;
     d->reply = r ? sim_reply_ref((sim_reply *)r) : NULL; /* the network's message: shared, not copied */
-    static const char *const labels[] = {"reply", "push", "reset", "reset"};
+    static const char *const labels[] = {"reply", "push", "reset", "reset", "reset"};
     cl_post_owned(n->p, labels[kind], on_gated, d, delivery_free);
 }
 
@@ -541,6 +610,20 @@ static void on_cmd_reset(void *ud)
 static void on_ps_reset(void *ud)
 {
     deliver(ud, 3, 0, NULL);
+}
+
+/* A blocking command's connection's callbacks name the command: alive,
+ * since its connection closes before it is freed. */
+static void on_block_reply(void *ud, uint64_t req, const sim_reply *r)
+{
+    cl_cmd *c = ud;
+    deliver(&c->p->nodes[c->group], 0, req, r);
+}
+
+static void on_block_reset(void *ud)
+{
+    cl_cmd *c = ud; /* alive: its connection closes before it is freed */
+    deliver(&c->p->nodes[c->group], 4, c->req, NULL);
 }
 
 /* (Re)opens whichever connection of the group is down, to the target. */
@@ -680,6 +763,7 @@ void cl_eval(cl_proc *p, int group, const cl_script *t, int nkeys, const char *c
     char nk[24];
     sim_fmt_i64(nk, nkeys);
     c->script = t;
+    c->block_us = -1;
     const char *words[c->argc];
     words[0] = "EVALSHA";
     words[1] = t->sha;
@@ -695,5 +779,6 @@ void cl_command(cl_proc *p, int group, int argc, const char *const *argv, int fl
 {
     cl_cmd *c = cmd_new(p, group, argc, flags, fn, ud, tag);
     set_args(c, argv);
+    c->block_us = block_time_us(argc, argv);
     send_now(c);
 }

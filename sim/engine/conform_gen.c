@@ -303,7 +303,12 @@ static void g_list(conform_gen *g, conform_op *op)
 
 static void g_zset(conform_gen *g, conform_op *op)
 {
-    switch (below(g, 13)) {
+    switch (below(g, 18)) {
+    case 13: add_name(g, op, "sadd"); add(op, pick(g, keys)); add(op, pick(g, members)); add_some(g, op, members, 3); break;
+    case 14: add_name(g, op, "srem"); add(op, pick(g, keys)); add(op, pick(g, members)); add_some(g, op, members, 2); break;
+    case 15: add_name(g, op, "scard"); add(op, pick(g, keys)); break;
+    case 16: add_name(g, op, "sismember"); add(op, pick(g, keys)); add(op, pick(g, members)); break;
+    case 17: add_name(g, op, "smembers"); add(op, pick(g, keys)); op->cmp = CONFORM_CMP_SET; break;
     case 9: add_name(g, op, "zpopmin"); add(op, pick(g, keys)); if (chance(g, 50)) add(op, pick(g, ints)); break;
     case 10: add_name(g, op, "zpopmax"); add(op, pick(g, keys)); if (chance(g, 50)) add(op, pick(g, ints)); break;
     case 11: add_name(g, op, "bzpopmin"); add(op, pick(g, keys)); add_some(g, op, keys, 2);
@@ -379,7 +384,7 @@ static void g_zset(conform_gen *g, conform_op *op)
     /* A fair lock script given "h1" as its deadlines set (its 1 in 10
      * wrong-key case) leaves there a deadline derived from a PTTL: read
      * back, it may differ by the time between the two runs. */
-    op->cmp = CONFORM_CMP_TIME;
+    op->cmp |= CONFORM_CMP_TIME;
 }
 
 static void g_misc(conform_gen *g, conform_op *op)

@@ -146,6 +146,7 @@ void *fake_conn_ud(const fake_conn *c);
 #define FAKE_TYPE_LIST 1
 #define FAKE_TYPE_HASH 2
 #define FAKE_TYPE_ZSET 3
+#define FAKE_TYPE_SET 4
 
 typedef struct fake_peek {
     int type;          /* FAKE_TYPE_* */

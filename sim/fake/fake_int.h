@@ -30,7 +30,7 @@ static inline const char *fstr_ptr(const fstr *s)
     return s->len < FSTR_INLINE ? s->u.small : s->u.p;
 }
 
-typedef enum fobj_type { FOBJ_STRING, FOBJ_LIST, FOBJ_HASH, FOBJ_ZSET } fobj_type;
+typedef enum fobj_type { FOBJ_STRING, FOBJ_LIST, FOBJ_HASH, FOBJ_ZSET, FOBJ_SET } fobj_type;
 
 typedef struct fhash_field {
     UT_hash_handle hh;
@@ -64,7 +64,7 @@ typedef struct fkey {
     fobj_type type;
     union {
         fstr str;
-        fhash_field *hash; /* uthash head */
+        fhash_field *hash; /* uthash head (a set's members too: empty values) */
         flist *list;
         fzset *zset;
     } v;
@@ -378,6 +378,11 @@ void cmd_bzpopmax(fcmd *c);
 void cmd_zpopmin(fcmd *c);
 void cmd_zpopmax(fcmd *c);
 void cmd_getset(fcmd *c);
+void cmd_sadd(fcmd *c);
+void cmd_srem(fcmd *c);
+void cmd_scard(fcmd *c);
+void cmd_sismember(fcmd *c);
+void cmd_smembers(fcmd *c);
 void cmd_zadd(fcmd *c);
 void cmd_zscore(fcmd *c);
 void cmd_zrem(fcmd *c);

@@ -42,7 +42,8 @@ static void free_value(fkey *e)
 {
     switch (e->type) {
     case FOBJ_STRING: fstr_free(&e->v.str); break;
-    case FOBJ_HASH: fh_free(e); break;
+    case FOBJ_HASH:
+    case FOBJ_SET: fh_free(e); break;
     case FOBJ_LIST: fl_free(e->v.list); break;
     case FOBJ_ZSET: fz_free(e->v.zset); break;
     }
@@ -88,7 +89,8 @@ fkey *fk_create(fake_node *n, const char *k, size_t klen, fobj_type type)
     e->type = type;
     switch (type) {
     case FOBJ_STRING: fstr_set(&e->v.str, "", 0); break;
-    case FOBJ_HASH: e->v.hash = NULL; break;
+    case FOBJ_HASH:
+    case FOBJ_SET: e->v.hash = NULL; break;
     case FOBJ_LIST: e->v.list = sim_xcalloc(1, sizeof(flist)); break;
     case FOBJ_ZSET: e->v.zset = sim_xcalloc(1, sizeof(fzset)); break;
     }
@@ -175,7 +177,8 @@ int fake_node_peek(fake_node *n, const char *key, size_t klen, fake_peek *out)
         out->str = fstr_ptr(&e->v.str);
         out->len = e->v.str.len;
         break;
-    case FOBJ_HASH: out->count = HASH_COUNT(e->v.hash); break;
+    case FOBJ_HASH:
+    case FOBJ_SET: out->count = HASH_COUNT(e->v.hash); break;
     case FOBJ_LIST: out->count = e->v.list->len; break;
     case FOBJ_ZSET: out->count = e->v.zset->len; break;
     }
@@ -215,7 +218,8 @@ static void copy_value(fkey *dst, const fkey *src)
     case FOBJ_STRING:
         fstr_set(&dst->v.str, fstr_ptr(&src->v.str), src->v.str.len);
         break;
-    case FOBJ_HASH: {
+    case FOBJ_HASH:
+    case FOBJ_SET: {
         fhash_field *hf, *tmp;
         HASH_ITER(hh, src->v.hash, hf, tmp) {
             fhash_field *c = sim_xcalloc(1, sizeof *c + hf->flen + 1);
@@ -237,7 +241,7 @@ void fake_node_copy_data(fake_node *dst, fake_node *src)
     fk_flush(dst);
     fkey *e, *tmp;
     HASH_ITER(hh, src->keys, e, tmp) {
-        if (e->type == FOBJ_STRING || e->type == FOBJ_HASH) {
+        if (e->type == FOBJ_STRING || e->type == FOBJ_HASH || e->type == FOBJ_SET) {
             fkey *d = fk_create(dst, e->k, e->klen, e->type);
             copy_value(d, e);
             d->expire_ms = e->expire_ms;

@@ -196,7 +196,7 @@ void cmd_persist(fcmd *c)
 
 void cmd_type(fcmd *c)
 {
-    static const char *const names[] = {"string", "list", "hash", "zset"};
+    static const char *const names[] = {"string", "list", "hash", "zset", "set"};
     fkey *e = fk_lookup(c->n, c->argv[1], c->lens[1]);
     fr_status(c, e ? names[e->type] : "none");
 }

@@ -249,7 +249,8 @@ static void be_promote(world *w, int node)
 static int be_peek(world *w, int node, const char *key, size_t klen, world_peek_result *out)
 {
     static const int types[] = {[FAKE_TYPE_STRING] = WORLD_TYPE_STRING, [FAKE_TYPE_LIST] = WORLD_TYPE_LIST,
-                                [FAKE_TYPE_HASH] = WORLD_TYPE_HASH, [FAKE_TYPE_ZSET] = WORLD_TYPE_ZSET};
+                                [FAKE_TYPE_HASH] = WORLD_TYPE_HASH, [FAKE_TYPE_ZSET] = WORLD_TYPE_ZSET,
+                                [FAKE_TYPE_SET] = WORLD_TYPE_SET};
     fake_peek fp;
     int found = fake_node_peek(node_of(w, node), key, klen, &fp);
     *out = (world_peek_result){types[fp.type], fp.expire_ms, fp.str, fp.len, fp.count};

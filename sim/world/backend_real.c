@@ -341,6 +341,7 @@ static int be_peek(world *w, int node, const char *key, size_t klen, world_peek_
     else if (!strcmp(type, "hash")) out->type = WORLD_TYPE_HASH, count_cmd = "HLEN";
     else if (!strcmp(type, "list")) out->type = WORLD_TYPE_LIST, count_cmd = "LLEN";
     else if (!strcmp(type, "zset")) out->type = WORLD_TYPE_ZSET, count_cmd = "ZCARD";
+    else if (!strcmp(type, "set")) out->type = WORLD_TYPE_SET, count_cmd = "SCARD";
     sim_reply_free(t);
     int64_t unix_ms = host_unix_us() / 1000;
     sim_reply *p = side_key(w, node, "PTTL", key, klen);

@@ -98,14 +98,18 @@ static const char *const kind_labels[] = {"net open",  "net cmd",   "net close",
  * crashed (the FIN its kernel sends is retransmitted the same way): the
  * client learns at the heal, not at the next command it writes, that its
  * connections are gone. Commands and replies a partition cuts off are
- * still lost: the client's reply timeout and resend stand for them. */
+ * still lost: the client's reply timeout and resend stand for them;
+ * except on a kept connection (world_conn_keep: a blocking command's,
+ * whose client has no reply timeout to resend after), where they are
+ * held as pushes are. */
 static void release_held(sim_ctx *ctx, void *arg);
 
 static void hold(world_conn *c, msg *m, int64_t until)
 {
     world *w = c->w;
-    sim_assert((m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET) && m->c == c && !m->on_wire &&
-               until > sim_now(w->ctx));
+    sim_assert((m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET ||
+                (c->keep && (m->kind == WORLD_MSG_CMD || m->kind == WORLD_MSG_REPLY))) &&
+               m->c == c && !m->on_wire && until > sim_now(w->ctx));
     sim_trace(w->ctx, "net", "hold %s to %s until the partition ends", kind_labels[m->kind], c->name);
     m->qnext = NULL;
     if (c->held_tail) c->held_tail->qnext = m;
@@ -131,8 +135,10 @@ static void release(world_conn *c)
         } else if (c->held_head) {
             c->held_tail->qnext = m; /* behind one held again */
             c->held_tail = m;
-        } else {
+        } else if (WORLD_IS_CLIENT(m->to)) {
             world_post(w, m, c->lat_down, &w->s->latency, &c->last_down_us);
+        } else {
+            world_post(w, m, c->lat_up, &w->s->latency, &c->last_up_us);
         }
         m = next;
     }
@@ -155,11 +161,16 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
     world_verdict v = {0, 0, 0};
     if (w->policy) w->policy(w->policy_ud, m->from, m->to, m->kind, m->reply, &v);
     world_conn *down = m->c && WORLD_IS_CLIENT(m->to) ? m->c : NULL;
+    /* A kept connection (world_conn_keep) holds its commands and replies
+     * too, both ways, in the one queue (each direction keeps its order). */
+    world_conn *hc = down ? down : m->c && m->c->keep ? m->c : NULL;
     /* TCP order: what a partition held goes before anything that passes. */
-    if (down && !v.drop && down->held_head) release(down);
-    int holdable = down && (m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET) && !down->closed;
-    if (holdable && (v.drop ? v.hold_until_us > sim_now(w->ctx) : down->held_head != NULL)) {
-        hold(down, m, v.drop ? v.hold_until_us : INT64_MAX); /* cut off, or behind one held again */
+    if (hc && !v.drop && hc->held_head) release(hc);
+    int holdable = hc && !hc->closed &&
+                   ((down && (m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET)) ||
+                    (hc->keep && (m->kind == WORLD_MSG_CMD || m->kind == WORLD_MSG_REPLY)));
+    if (holdable && (v.drop ? v.hold_until_us > sim_now(w->ctx) : hc->held_head != NULL)) {
+        hold(hc, m, v.drop ? v.hold_until_us : INT64_MAX); /* cut off, or behind one held again */
         return;
     }
     if (v.drop) {
@@ -516,6 +527,11 @@ void world_close(world_conn *c)
     msg *m = world_msg_new(c->w, WORLD_MSG_CLOSE, c->from, c->node);
     m->c = c;
     post_up(c, m);
+}
+
+void world_conn_keep(world_conn *c)
+{
+    c->keep = 1;
 }
 
 int world_conn_closed(const world_conn *c)

@@ -74,6 +74,7 @@ world *world_new_real(sim_ctx *ctx, const scenario *s, struct real_servers *srv)
 #define WORLD_TYPE_LIST 1
 #define WORLD_TYPE_HASH 2
 #define WORLD_TYPE_ZSET 3
+#define WORLD_TYPE_SET 4
 
 /* What a peek sees of one key, whichever the backend. */
 typedef struct world_peek_result {
@@ -81,7 +82,7 @@ typedef struct world_peek_result {
     int64_t expire_ms; /* deadline on the node's clock, -1 none */
     const char *str;   /* strings: the value, borrowed until the next peek or command */
     size_t len;
-    size_t count;      /* hash fields, list or zset members */
+    size_t count;      /* hash fields, list, zset or set members */
 } world_peek_result;
 
 /* Reads key on node without side effects: the fake's store, or a side
@@ -180,6 +181,10 @@ world_conn *world_connect(world *w, int from, int node, const char *name,
  * handed to the exec hook when it runs. */
 void world_send(world_conn *c, int argc, const char *const *argv, const size_t *lens,
                 uint64_t tag, uint64_t req_id);
+/* What a partition cuts off on c, commands and replies too, is held and
+ * sent once it ends (TCP's retransmission), never lost: for a connection
+ * whose client waits with no reply timeout (a blocking command's). */
+void world_conn_keep(world_conn *c);
 /* Closes the connection: no callback runs for it afterwards. */
 void world_close(world_conn *c);
 int world_conn_node(const world_conn *c);

@@ -41,6 +41,7 @@ struct world_conn {
     world_reset_fn *on_reset;
     void *ud;
     int closed;               /* client side gone: deliver nothing more */
+    int keep;                 /* world_conn_keep: commands and replies a partition cuts off are held */
     int reset_sent;
     int64_t last_up_us, last_down_us;
     uint64_t woff;            /* replication offset after its last command */
