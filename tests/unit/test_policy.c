@@ -113,7 +113,7 @@ static const struct {
     {GOOD_HEAD GOOD_ACQUIRE "[release]\ncommand = GET {key}\nnext = {owner}\n", "", 9, "\"next\" after the last step"},
     {"[lock]\nkey = x\n" GOOD_ACQUIRE GOOD_RELEASE, "", 0, "[lock] name is required"},
     {GOOD_HEAD GOOD_RELEASE, "", 0, "[acquire] needs at least one step"},
-    {GOOD_HEAD GOOD_ACQUIRE "[wait]\nmode = sleep\n" GOOD_RELEASE, "", 9, "mode wants none, poll or pubsub"},
+    {GOOD_HEAD GOOD_ACQUIRE "[wait]\nmode = sleep\n" GOOD_RELEASE, "", 9, "mode wants none, poll, pubsub or block"},
     {GOOD_HEAD GOOD_ACQUIRE "held = 0\n" GOOD_RELEASE "[acquire]\n", "", 0, ""},
     {GOOD_HEAD GOOD_ACQUIRE "[renew]\nrenewed = 1\n" GOOD_RELEASE, "", 9, "a reply meaning before any step"},
     {GOOD_HEAD GOOD_ACQUIRE "[masters]\ncount = 3\nquorum = 4\n" GOOD_RELEASE, "", 0, "quorum 4 is more than the 3"},
