@@ -10,7 +10,10 @@
  *              permits = N (a counting semaphore of N permits: {permits};
  *              an acquire takes one, or {n} where a template names it),
  *              lease (default when the scenario gives none; none: the lock
- *              writes nothing that expires), reentrant =
+ *              writes nothing that expires), lease-scope = acquire | key
+ *              (key: one lease for every client of a key, as a library
+ *              configured once per key; the hunt varies it per lock, not
+ *              per acquire), reentrant =
  *              redis | local | no (default no: the lock claims no re-entry;
  *              redis: Redis counts it, every acquire and release is sent and
  *              a hold keeps its owner value and renewal until its last
@@ -159,6 +162,8 @@ typedef struct pol_policy {
     char *key, *owner;
     int64_t lease_us;        /* the default lease */
     int no_lease;            /* lease = none: nothing the lock writes expires; a scenario's lease is not its */
+    int lease_key;           /* lease-scope = key: every client of a key uses one lease (its scripts judge
+                                others' holds by the caller's): the hunt draws none per acquire */
     cl_reentry reentrant;    /* who counts re-entry: Redis, the client, or none (not reentrant) */
     int local_lock;          /* a process's threads take a local lock first */
     int unsent_fail;         /* unsent = fail: a command with no connection fails at once

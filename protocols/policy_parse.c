@@ -355,6 +355,12 @@ static int lock_key(pparser *pp, const char *name, const char *value)
         return 1;
     }
     if (!strcmp(name, "local-lock")) return yes_no(pp, name, value, &p->local_lock) == 0;
+    if (!strcmp(name, "lease-scope")) {
+        if (strcmp(value, "acquire") && strcmp(value, "key"))
+            return fail(pp, pp->line, "lease-scope wants acquire or key (got \"%s\")", value);
+        p->lease_key = !strcmp(value, "key");
+        return 1;
+    }
     if (!strcmp(name, "unsent")) {
         if (strcmp(value, "resend") && strcmp(value, "fail")) return fail(pp, pp->line, "unsent wants resend or fail (got \"%s\")", value);
         p->unsent_fail = !strcmp(value, "fail");

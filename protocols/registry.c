@@ -2,6 +2,7 @@
  * scenario's [protocol] name selects. */
 #include <string.h>
 
+#include "protocols/policy.h"
 #include "protocols/rlock.h"
 
 extern const proto_def proto_baseline_setnx, proto_baseline_cad, proto_spinlock, proto_multilock,
@@ -155,6 +156,7 @@ cl_reentry proto_reentry(const proto_def *p)
 int proto_counts_permits(const proto_def *p)
 {
     unsigned inv = proto_invariants(p);
+    if (p->impl.proc_init == pol_generic_impl.proc_init) return 0; /* a policy's permits are its members, not a count */
     return (inv & PROTO_INV(SCN_INV_PERMITS)) && !(inv & PROTO_INV(SCN_INV_LEASES));
 }
 

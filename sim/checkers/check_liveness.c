@@ -362,17 +362,6 @@ static int parked_at(const history *hi, const hist_event *e, int64_t t)
  * an impairment, or of a fail-reply fault that lost the reply to one of
  * its commands (HOP_REPLY_LOST: the lines do not say when that happens,
  * the history does). 0 elsewhere. */
-/* Did a fail-reply fault lose the reply to a command of e's operation in
- * [from, to] (HOP_REPLY_LOST)? */
-static int reply_lost_within(const history *hi, const hist_event *e, int64_t from, int64_t to)
-{
-    for (const hist_event *x = e + 1; x < hi->ev + hi->n && x->t_us <= to; x++)
-        if (x->op == HOP_REPLY_LOST && x->t_us >= from && x->client == e->client && x->inc == e->inc &&
-            x->thread == e->thread && x->seq == e->seq)
-            return 1;
-    return 0;
-}
-
 static int64_t resend_grace(const history *hi, const check_input *in, const hist_event *e, int64_t a0, int64_t a)
 {
     int64_t grace = check_resend_grace(in);
@@ -381,7 +370,7 @@ static int64_t resend_grace(const history *hi, const check_input *in, const hist
      * its acquire began lost nothing of it. */
     int64_t since = a - grace > e->t_us ? a - grace : e->t_us;
     int after = a > a0 || check_impaired_in_grace(in->impaired, e->client, e->lock, e->t_us, a, grace) ||
-                reply_lost_within(hi, e, since, a);
+                check_reply_lost_within(hi, e, since, a);
     if (!after || parked_at(hi, e, a)) return 0;
     return grace;
 }

@@ -257,8 +257,13 @@ int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const
         int64_t got = nsib ? longest_behind(&a->tl[w->lock], sib, nsib, n, x, y, &where)
                            : check_avail_longest(a, w->lock, n, x, y, &where);
         if (got == 0) continue;
-        /* The grace after an impairment within its own wait. */
-        int64_t g = grace > 0 && check_impaired_in_grace(im, w->client, w->lock, w->t_us, where, grace) ? grace : 0;
+        /* The grace after an impairment within its own wait, or after a
+         * reply of it a fail-reply lost. */
+        int64_t since = where - grace > w->t_us ? where - grace : w->t_us;
+        int64_t g = grace > 0 && (check_impaired_in_grace(im, w->client, w->lock, w->t_us, where, grace) ||
+                                  check_reply_lost_within(hi, w, since, where + got))
+                        ? grace
+                        : 0;
         if (got - g > best) {
             best = got - g;
             *len = got;

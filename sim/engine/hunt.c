@@ -45,6 +45,7 @@ typedef struct declared {
     int reentry;        /* both claim re-entry (a thread's second acquire counts) */
     int members;        /* member locks per lock (MultiLock, RedLock), 0 */
     int nodes;          /* masters */
+    int lease_spread;   /* both take a lease per acquire (not one per key: lease-scope = key) */
 } declared;
 
 static int is_policy(const proto_def *pd)
@@ -74,6 +75,7 @@ static void declare(const proto_def *pd, declared *d)
     d->reentry = proto_reentry(pd) != CL_REENTRY_NO;
     d->members = 0;
     d->nodes = 1;
+    d->lease_spread = !(is_policy(pd) && ((const pol_policy *)pd->impl.cfg)->lease_key);
     if (is_policy(pd)) d->nodes = ((const pol_policy *)pd->impl.cfg)->masters;
     else if (pd->options && strstr(pd->options, "members = ")) d->nodes = d->members = 3; /* member locks */
 }
@@ -106,7 +108,7 @@ static void template_shapes(FILE *f, const declared *d, int beyond)
     /* Drawn for every protocol: where nothing held has a lease, the
      * acquire reads none of it, but the draw keeps every later draw of a
      * seed what it was (published seeds replay). */
-    fprintf(f, "nowait = 33%%\nlease-spread = 33%%\nretry-unlock = 25%%\n");
+    fprintf(f, "nowait = 33%%\nlease-spread = %d%%\nretry-unlock = 25%%\n", d->lease_spread ? 33 : 0);
     if (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) fprintf(f, "switch = 50%%\n");
     if (d->renews) fprintf(f, "long-hold = %d%%\n", (d->inv & PROTO_INV(SCN_INV_RW_EXCLUSION)) ? 50 : 25);
     if (beyond && d->leases && !d->renews) fprintf(f, "overrun = 25%%\n");
@@ -181,6 +183,7 @@ char *hunt_template(const char *target, const hunt_base_opts *o, scn_error *err)
         d.leases |= r.leases;
         d.permit_counts &= r.permit_counts;
         d.reentry &= r.reentry;
+        d.lease_spread &= r.lease_spread;
         if (r.nodes > d.nodes) d.nodes = r.nodes;
         if (r.members != d.members) d.members = 0;
     }
