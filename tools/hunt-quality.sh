@@ -47,7 +47,8 @@ say() { printf '%s\n' "$*" | tee -a "$summary"; }
 
 correct="redisson.lock redisson.fairlock redisson.rwlock redisson.semaphore redisson.expirable-semaphore
 redisson.latch redisson.spinlock redisson.fencedlock redis-py node-redlock redsync spring-lockregistry
-spring-lockregistry-pubsub scenarios/own-lock/distlock.lock scenarios/own-lock/hashlock/hashlock.lock"
+spring-lockregistry-pubsub python-redis-lock redis-semaphore redis-semaphore-multi redis-semaphore-mutex ruby-redis-semaphore
+scenarios/own-lock/distlock.lock scenarios/own-lock/hashlock/hashlock.lock"
 targets=${QUALITY_TARGETS:-$correct}
 
 if [ "${QUALITY_ONLY:-precision}" = precision ]; then
