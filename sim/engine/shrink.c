@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "faults/fault.h"
 #include "sim/engine/pool.h"
 #include "sim/engine/shrink.h"
@@ -27,7 +29,43 @@ typedef struct shrinker {
     unsigned char *paired; /* by step id: an unlock anchored to its lock */
     size_t nids, ids_cap;
     size_t *ids;          /* cur's steps' ids */
+    /* The texts of the candidates that did not fail the same way, by hash
+     * (open addressing, 0 empty): a run is a function of its text and the
+     * seed, so one tried before (a later round's single line, removed
+     * again from an unchanged scenario) is not run again. */
+    uint64_t *tried;
+    size_t ntried, tried_cap;
+    unsigned memo_hits;
 } shrinker;
+
+static int tried_before(const shrinker *k, uint64_t h)
+{
+    if (k->tried_cap == 0) return 0;
+    for (size_t i = h & (k->tried_cap - 1); k->tried[i]; i = (i + 1) & (k->tried_cap - 1))
+        if (k->tried[i] == h) return 1;
+    return 0;
+}
+
+static void remember_tried(shrinker *k, uint64_t h)
+{
+    if (2 * (k->ntried + 1) > k->tried_cap) {
+        size_t cap = k->tried_cap ? 2 * k->tried_cap : 256;
+        uint64_t *t = sim_xcalloc(cap, sizeof *t);
+        for (size_t i = 0; i < k->tried_cap; i++) {
+            if (!k->tried[i]) continue;
+            size_t j = k->tried[i] & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = k->tried[i];
+        }
+        sim_xfree(k->tried);
+        k->tried = t;
+        k->tried_cap = cap;
+    }
+    size_t j = h & (k->tried_cap - 1);
+    while (k->tried[j]) j = (j + 1) & (k->tried_cap - 1);
+    k->tried[j] = h;
+    k->ntried++;
+}
 
 /* A candidate: a scenario, and its steps' ids. */
 typedef struct cand {
@@ -184,8 +222,18 @@ static int try_candidate(shrinker *k, scenario *cur, cand *c)
 {
     scenario parsed;
     int admitted = k->o->admit == NULL || k->o->admit(&c->s, NULL, k->o->admit_arg);
-    int ok = admitted && reparse(&c->s, &parsed) == 0;
     k->refused += !admitted;
+    int ok = 0;
+    uint64_t h = 0;
+    if (admitted) {
+        size_t len;
+        char *text = to_text(&c->s, &len);
+        h = XXH3_64bits(text, len) | 1; /* never 0: the empty slot */
+        scn_error err;
+        if (tried_before(k, h)) k->memo_hits++;
+        else ok = scn_load_string(c->s.path, text, &parsed, &err) == 0;
+        free(text);
+    }
     if (ok) sim_assert(same_steps(&c->s, &parsed)); /* cur is parsed text: the writer keeps the order */
     scn_free(&c->s);
     if (ok && fails_same(k, &parsed)) {
@@ -195,7 +243,10 @@ static int try_candidate(shrinker *k, scenario *cur, cand *c)
         k->ids = c->ids;
         return 1;
     }
-    if (ok) scn_free(&parsed);
+    if (ok) {
+        scn_free(&parsed);
+        remember_tried(k, h);
+    }
     sim_xfree(c->ids);
     return 0;
 }
@@ -806,6 +857,7 @@ static int shrink_drawn(const scenario *s, uint64_t seed, const shrink_opts *o, 
     sim_xfree(k.anchor);
     sim_xfree(k.paired);
     sim_xfree(k.ids);
+    sim_xfree(k.tried);
     return 1;
 }
 
