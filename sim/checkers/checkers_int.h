@@ -28,9 +28,10 @@ int64_t check_resend_grace(const check_input *in);
 /* Was the waiter (client, lock) whose wait began at wait_from impaired
  * within grace before t, during that wait (an impairment that ended
  * before the wait began lost nothing of it)? */
-/* Did a fail-reply fault lose the reply to a command of e's operation
- * (e its invoke) in [from, to] (HOP_REPLY_LOST)? Its thread then waits for
- * the reply timeout and the resend: the grace, as after an impairment. */
+/* How many replies to commands of e's operation (e its invoke) did a
+ * fail-reply fault lose in [from, to] (HOP_REPLY_LOST)? Its thread waits
+ * for the reply timeout and the resend after each: a grace each, as after
+ * an impairment. */
 int check_reply_lost_within(const history *hi, const hist_event *e, int64_t from, int64_t to);
 int check_impaired_in_grace(const check_impaired *im, int client, int lock, int64_t wait_from, int64_t t,
                             int64_t grace);

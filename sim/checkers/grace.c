@@ -29,11 +29,11 @@ int64_t check_resend_grace(const check_input *in)
 
 int check_reply_lost_within(const history *hi, const hist_event *e, int64_t from, int64_t to)
 {
+    int n = 0;
     for (const hist_event *x = e + 1; x < hi->ev + hi->n && x->t_us <= to; x++)
-        if (x->op == HOP_REPLY_LOST && x->t_us >= from && x->client == e->client && x->inc == e->inc &&
-            x->thread == e->thread && x->seq == e->seq)
-            return 1;
-    return 0;
+        n += x->op == HOP_REPLY_LOST && x->t_us >= from && x->client == e->client && x->inc == e->inc &&
+             x->thread == e->thread && x->seq == e->seq;
+    return n;
 }
 
 int check_impaired_in_grace(const check_impaired *im, int client, int lock, int64_t wait_from, int64_t t,

@@ -260,10 +260,9 @@ int64_t check_avail_waiter(const check_avail *a, const check_impaired *im, const
         /* The grace after an impairment within its own wait, or after a
          * reply of it a fail-reply lost. */
         int64_t since = where - grace > w->t_us ? where - grace : w->t_us;
-        int64_t g = grace > 0 && (check_impaired_in_grace(im, w->client, w->lock, w->t_us, where, grace) ||
-                                  check_reply_lost_within(hi, w, since, where + got))
-                        ? grace
-                        : 0;
+        int lost = grace > 0 ? check_reply_lost_within(hi, w, since, where + got) : 0;
+        int impaired = grace > 0 && check_impaired_in_grace(im, w->client, w->lock, w->t_us, where, grace);
+        int64_t g = grace * (lost > impaired ? lost : impaired);
         if (got - g > best) {
             best = got - g;
             *len = got;
