@@ -101,8 +101,13 @@ static const char *const kind_labels[] = {"net open",  "net cmd",   "net close",
  * still lost: the client's reply timeout and resend stand for them;
  * except on a kept connection (world_conn_keep: a blocking command's,
  * whose client has no reply timeout to resend after), where they are
- * held as pushes are. */
+ * held as pushes are, and what a drop fault loses is sent again a
+ * retransmission timeout (KEPT_RTO_US) later. */
 static void release_held(sim_ctx *ctx, void *arg);
+
+/* A kept connection's lost message is sent again after this (TCP's
+ * minimum retransmission timeout, rounded up as Linux's first is). */
+#define KEPT_RTO_US SIM_MS(1000)
 
 static void hold(world_conn *c, msg *m, int64_t until)
 {
@@ -169,6 +174,11 @@ void world_post(world *w, msg *m, const char *lat, const scn_dist *d, int64_t *l
     int holdable = hc && !hc->closed &&
                    ((down && (m->kind == WORLD_MSG_PUSH || m->kind == WORLD_MSG_RESET)) ||
                     (hc->keep && (m->kind == WORLD_MSG_CMD || m->kind == WORLD_MSG_REPLY)));
+    /* On a kept connection a message lost otherwise (a drop fault) is
+     * sent again, as TCP retransmits it, a retransmission timeout later. */
+    if (holdable && v.drop && v.hold_until_us <= sim_now(w->ctx) && hc->keep &&
+        (m->kind == WORLD_MSG_CMD || m->kind == WORLD_MSG_REPLY))
+        v.hold_until_us = sim_now(w->ctx) + KEPT_RTO_US;
     if (holdable && (v.drop ? v.hold_until_us > sim_now(w->ctx) : hc->held_head != NULL)) {
         hold(hc, m, v.drop ? v.hold_until_us : INT64_MAX); /* cut off, or behind one held again */
         return;
