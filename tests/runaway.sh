@@ -2,8 +2,9 @@
 # runaway.sh BIN — a lock policy whose acquire script never ends:
 #  1. `run` stops at its first eval with one line naming the script, its
 #     policy file and line, exit 2, well within 10 s of wall time;
-#  2. with [redis] runaway = busy the run goes on, the node answering
-#     BUSY (Redis 7.0's text) to everyone;
+#  2. with [redis] runaway = busy the run goes on, the node holding every
+#     other client for busy-reply-threshold (5 s), then answering BUSY
+#     (Redis 7.0's text) to everyone;
 #  3. SIGTERM, sent while a long script runs, stops the run within 1 s
 #     (the script's instruction hook looks at the stop signal).
 set -u
@@ -60,11 +61,18 @@ echo "ok   a script that never ends: exit 2 in $took ms: $(cut -c1-110 err.txt).
 
 # 2. Keep going: BUSY to everyone.
 policy busy 'while true do end' $'[redis]\nrunaway = busy'
+sed -i 's/^duration = 5s$/duration = 12s/' busy.scn
 "$bin" run busy.scn > out.txt 2> err.txt; rc=$?
 [ $rc = 0 ] || fail "[redis] runaway = busy: exit $rc ($(cat err.txt))"
-n=$("$bin" replay busy.scn | grep -c '"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."')
+"$bin" replay busy.scn > replay.txt
+n=$(grep -c '"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."' replay.txt)
 [ "$n" -gt 10 ] || fail "[redis] runaway = busy: $n BUSY replies"
-echo "ok   [redis] runaway = busy: the run goes on, $n BUSY replies"
+# The node holds every other client for busy-reply-threshold (5 s) after
+# the script began, then answers BUSY.
+first=$(grep -m1 '"BUSY Redis is busy' replay.txt | awk '{print $1}' | tr -d s)
+python3 -c "import sys; sys.exit(0 if float('$first') >= 5.0 else 1)" ||
+    fail "[redis] runaway = busy: the first BUSY at ${first}s, before busy-reply-threshold (5 s)"
+echo "ok   [redis] runaway = busy: the node serves nobody for 5 s (busy-reply-threshold), then $n BUSY replies (the first at ${first}s)"
 
 # 3. SIGTERM inside a long script (each eval runs for seconds of wall time).
 policy loop "for i = 1, 1000000000 do redis.call('incr', KEYS[1] .. ':n') end return 1"

@@ -125,6 +125,10 @@ static void on_block_timer(sim_ctx *ctx, void *arg)
     answered(w, n->index);
 }
 
+/* Redis 7.0's busy-reply-threshold: a script that does not end holds
+ * every other client for this long, then they are answered BUSY. */
+#define BUSY_REPLY_THRESHOLD_US SIM_SEC(5)
+
 static void be_command(world *w, world_conn *c, msg *m)
 {
     wnode *n = &w->nodes[c->node];
@@ -132,7 +136,18 @@ static void be_command(world *w, world_conn *c, msg *m)
     if (is_wait(m) && n->master < 0) {
         run_wait(w, c, m);
     } else {
+        int wrote;
+        int was_runaway = fake_node_runaway(node_of(w, c->node), &wrote) != NULL;
         sim_reply *r = fake_exec(node_of(w, c->node), c->node_end, m->argc, (const char *const *)m->argv, m->lens);
+        /* A script that ran the limit on a node that keeps going ([redis]
+         * runaway = busy) runs on: the node serves nobody until the busy
+         * threshold has passed (a stall, as a pause), then answers BUSY. */
+        if (!was_runaway && w->s->runaway_busy && fake_node_runaway(node_of(w, c->node), &wrote) != NULL) {
+            c->woff = n->offset;
+            world_msg_free(m);
+            world_node_pause(w, c->node, BUSY_REPLY_THRESHOLD_US);
+            return;
+        }
         c->woff = n->offset;
         if (fake_conn_blocked(c->node_end)) { /* answered later (answered) */
             sim_assert(r == NULL);
