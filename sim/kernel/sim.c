@@ -243,6 +243,7 @@ static void compact(sim_ctx *ctx, sim_heap *h, int where)
  * with a live event. */
 static void skip_dead(sim_ctx *ctx)
 {
+    if ((ctx->near.dead | ctx->far.dead | ctx->now_dead) == 0) return; /* the common case */
     sim_heap *heaps[] = {&ctx->near, &ctx->far};
     for (int k = 0; k < 2; k++) {
         sim_heap *h = heaps[k];
@@ -295,11 +296,11 @@ static sim_event *peek(const sim_ctx *ctx)
     return best;
 }
 
-/* Removes and returns the next live event (after skip_dead). */
-static sim_event *take(sim_ctx *ctx)
+/* Removes ev, the next live event (peek's, after skip_dead). */
+static sim_event *take(sim_ctx *ctx, sim_event *ev)
 {
-    sim_event *ev = peek(ctx);
     sim_assert(ev != NULL && !ev->dead);
+    sim_paranoid(ev == peek(ctx));
     switch (ev->where) {
     case SIM_IN_NEAR: sim_assert(heap_pop(&ctx->near) == ev); return ev;
     case SIM_IN_FAR: sim_assert(heap_pop(&ctx->far) == ev); return ev;
@@ -416,11 +417,12 @@ int64_t sim_next_time(sim_ctx *ctx)
     return ev ? ev->t_us : SIM_TIME_NEVER;
 }
 
-static void dispatch(sim_ctx *ctx)
+/* Runs next, the event peek returned. */
+static void dispatch(sim_ctx *ctx, sim_event *next)
 {
     if (SIM_PARANOID_ON && ctx->events_run % SIM_SWEEP_EVERY == 0)
         sim_paranoid(heap_ok(&ctx->near, SIM_IN_NEAR) && heap_ok(&ctx->far, SIM_IN_FAR) && now_ok(ctx));
-    sim_event *ev = take(ctx);
+    sim_event *ev = take(ctx, next);
     sim_assert(ev->t_us >= ctx->now_us); /* time never goes backwards */
     /* the near heap holds what was due within SIM_NEAR_US when scheduled */
     sim_assert(ev->where != SIM_IN_NEAR || ev->t_us - ctx->now_us < SIM_NEAR_US);
@@ -440,8 +442,9 @@ static void dispatch(sim_ctx *ctx)
 int sim_step(sim_ctx *ctx)
 {
     skip_dead(ctx);
-    if (peek(ctx) == NULL) return 0;
-    dispatch(ctx);
+    sim_event *next = peek(ctx);
+    if (next == NULL) return 0;
+    dispatch(ctx, next);
     return 1;
 }
 
@@ -480,7 +483,7 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
         }
         sim_event *next = peek(ctx);
         if (next == NULL || next->t_us > until_us) break;
-        dispatch(ctx);
+        dispatch(ctx, next);
         n++;
         if (ctx->poll && ++ctx->poll_count >= ctx->poll_every) {
             ctx->poll_count = 0;
