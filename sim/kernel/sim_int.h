@@ -73,6 +73,7 @@ struct sim_ctx {
     int64_t stamp_us;        /* the time stamp formatted in stamp */
     char stamp[24];
     size_t stamp_len;
+    int64_t stamp_hi;        /* stamp_us / 10000 when that is > 0, else -1 */
     uint64_t trace_lines;
     sim_trace_sink_fn *sink;
     void *sink_ud;

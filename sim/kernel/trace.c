@@ -23,6 +23,7 @@ void sim_trace_init(sim_ctx *ctx)
     XXH3_64bits_reset(ctx->hash);
     ctx->hash_buf = sim_xmalloc(HASH_BUF_BYTES);
     ctx->stamp_us = -1;
+    ctx->stamp_hi = -1;
 }
 
 void sim_trace_free(sim_ctx *ctx)
@@ -206,14 +207,31 @@ static void emit(sim_ctx *ctx, char *line, size_t len)
     }
 }
 
+/* The time stamp for now. Its digits above the last four change once per
+ * 10 ms of virtual time, every few dozen events: only the last four are
+ * written again while they stay. */
+static void restamp(sim_ctx *ctx)
+{
+    int64_t t = ctx->now_us;
+    ctx->stamp_us = t;
+    if (t >= 10000 && t / 10000 == ctx->stamp_hi) {
+        unsigned lo = (unsigned)(t % 10000), a = lo / 100, b = lo % 100;
+        char *d = ctx->stamp + ctx->stamp_len - 4;
+        d[0] = digit_pairs[2 * a];
+        d[1] = digit_pairs[2 * a + 1];
+        d[2] = digit_pairs[2 * b];
+        d[3] = digit_pairs[2 * b + 1];
+        return;
+    }
+    ctx->stamp_len = put_i64(ctx->stamp, t);
+    ctx->stamp_hi = t >= 10000 ? t / 10000 : -1;
+}
+
 /* Starts a line with "<now> <who> " and returns its length. Many lines
  * share a time: it is formatted once. */
 static size_t head(sim_ctx *ctx, char *line, const char *who)
 {
-    if (ctx->stamp_us != ctx->now_us) {
-        ctx->stamp_len = put_i64(ctx->stamp, ctx->now_us);
-        ctx->stamp_us = ctx->now_us;
-    }
+    if (ctx->stamp_us != ctx->now_us) restamp(ctx);
     sim_assert(ctx->stamp_len > 0 && ctx->stamp_len < sizeof ctx->stamp);
     memcpy(line, ctx->stamp, sizeof ctx->stamp); /* all of it: the line has room */
     size_t len = ctx->stamp_len;
@@ -255,10 +273,7 @@ void sim_trace(sim_ctx *ctx, const char *who, const char *fmt, ...)
 void sim_trace_event(sim_ctx *ctx, const sim_event *ev)
 {
     char *line = line_at(ctx);
-    if (ctx->stamp_us != ctx->now_us) {
-        ctx->stamp_len = put_i64(ctx->stamp, ctx->now_us);
-        ctx->stamp_us = ctx->now_us;
-    }
+    if (ctx->stamp_us != ctx->now_us) restamp(ctx);
     memcpy(line, ctx->stamp, sizeof ctx->stamp); /* all of it: the line has room */
     size_t len = ctx->stamp_len;
     memcpy(line + len, " ev ", 4);
