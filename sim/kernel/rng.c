@@ -51,10 +51,11 @@ uint64_t sim_rng_next(sim_rng *r)
 uint64_t sim_rng_below(sim_rng *r, uint64_t n)
 {
     sim_assert(n > 0);
-    uint64_t threshold = (0 - n) % n; /* 2^64 mod n: reject below it */
+    /* Reject v below 2^64 mod n. That bound is below n, so a draw of n or
+     * more (every draw but one in 2^64 / n) is kept without dividing for it. */
     for (;;) {
         uint64_t v = sim_rng_next(r);
-        if (v >= threshold) return v % n;
+        if (v >= n || v >= (0 - n) % n) return v % n;
     }
 }
 
