@@ -38,6 +38,7 @@ typedef struct sim_heap {
 enum { SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR, SIM_IN_FREE };
 
 typedef struct sim_stream_entry sim_stream_entry;
+#define SIM_STREAM_MEMO_BITS 9
 
 struct sim_ctx {
     uint64_t seed;
@@ -62,7 +63,8 @@ struct sim_ctx {
     struct {                   /* the last stream seen at each name address */
         const char *name;      /* (checked by content: a buffer is reused) */
         sim_stream_entry *e;
-    } stream_memo[64];
+    } stream_memo[1 << SIM_STREAM_MEMO_BITS]; /* by a hash of the address: one per connection's
+                                                latency label, and the constants */
     sim_chooser_fn *chooser;
     void *chooser_ud;
     uint64_t choices;
