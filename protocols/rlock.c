@@ -489,8 +489,9 @@ static void acq_send(acq_op *op)
         return;
     }
     char tokens[192];
-    proto_prefix_name("redisson_lock_token", lock_key(op->base.t, op->base.lock), tokens, sizeof tokens);
-    const char *keys[] = {lock_key(op->base.t, op->base.lock), tokens};
+    if (c->fenced) /* the token key goes along only then */
+        proto_prefix_name("redisson_lock_token", lock_key(op->base.t, op->base.lock), tokens, sizeof tokens);
+    const char *keys[] = {lock_key(op->base.t, op->base.lock), c->fenced ? tokens : NULL};
     const char *args[] = {lease, op->lname};
     cl_eval(p, node, script(p, c->acquire), c->fenced ? 2 : 1, keys, 2, args, cl_lock_flags(p, c->acquire_tr),
             cl_thread_op(op->base.t), on_acquire_reply, op);
