@@ -173,11 +173,6 @@ static sim_event *heap_pop(sim_heap *h)
     return top;
 }
 
-static sim_event *heap_top(const sim_heap *h)
-{
-    return h->len ? h->v[0].ev : NULL;
-}
-
 static void event_release(sim_ctx *ctx, sim_event *ev)
 {
     sim_assert(ev->where != SIM_IN_FREE); /* not twice */
@@ -239,31 +234,6 @@ static void compact(sim_ctx *ctx, sim_heap *h, int where)
     sim_paranoid(heap_ok(h, where));
 }
 
-/* Drops dead events from the heads, so each place, if not empty, starts
- * with a live event. */
-static void skip_dead(sim_ctx *ctx)
-{
-    if ((ctx->near.dead | ctx->far.dead | ctx->now_dead) == 0) return; /* the common case */
-    sim_heap *heaps[] = {&ctx->near, &ctx->far};
-    for (int k = 0; k < 2; k++) {
-        sim_heap *h = heaps[k];
-        while (h->len > 0 && h->v[0].ev->dead) {
-            sim_event *ev = heap_pop(h);
-            sim_assert(h->dead > 0); /* counted when cancelled */
-            h->dead--;
-            event_release(ctx, ev);
-        }
-    }
-    while (ctx->now_len > 0 && ctx->now[ctx->now_head]->dead) {
-        sim_event *ev = ctx->now[ctx->now_head];
-        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
-        ctx->now_len--;
-        sim_assert(ctx->now_dead > 0);
-        ctx->now_dead--;
-        event_release(ctx, ev);
-    }
-}
-
 static void now_push(sim_ctx *ctx, sim_event *ev)
 {
     sim_assert(ev->t_us == ctx->now_us && !ev->dead);
@@ -281,22 +251,48 @@ static void now_push(sim_ctx *ctx, sim_event *ev)
     ctx->now_len++;
 }
 
-static int event_before(const sim_event *a, const sim_event *b)
+/* The earliest queued event, live or dead, or NULL: the smallest of the
+ * three heads, compared by the keys the heap slots carry. */
+static sim_event *peek_any(const sim_ctx *ctx)
 {
-    return a->t_us < b->t_us || (a->t_us == b->t_us && a->seq < b->seq);
-}
-
-/* The next live event (after skip_dead), or NULL. */
-static sim_event *peek(const sim_ctx *ctx)
-{
-    sim_event *best = heap_top(&ctx->near), *far = heap_top(&ctx->far);
-    if (far && (best == NULL || event_before(far, best))) best = far;
+    const sim_slot *best = ctx->near.len ? &ctx->near.v[0] : NULL;
+    if (ctx->far.len && (best == NULL || slot_before(&ctx->far.v[0], best))) best = &ctx->far.v[0];
     sim_event *f = ctx->now_len ? ctx->now[ctx->now_head] : NULL;
-    if (f && (best == NULL || event_before(f, best))) best = f;
-    return best;
+    if (f && (best == NULL || f->t_us < best->t_us || (f->t_us == best->t_us && f->seq < best->seq))) return f;
+    return best ? best->ev : NULL;
 }
 
-/* Removes ev, the next live event (peek's, after skip_dead). */
+/* Drops ev, a dead event at the head of its place. */
+static void drop_dead(sim_ctx *ctx, sim_event *ev)
+{
+    sim_assert(ev->dead && ev->owner == NULL);
+    if (ev->where == SIM_IN_NOW) {
+        sim_assert(ev == ctx->now[ctx->now_head] && ctx->now_dead > 0); /* counted when cancelled */
+        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+        ctx->now_len--;
+        ctx->now_dead--;
+    } else {
+        sim_heap *h = ev->where == SIM_IN_NEAR ? &ctx->near : &ctx->far;
+        sim_assert(h->len > 0 && h->v[0].ev == ev && h->dead > 0);
+        heap_pop(h);
+        h->dead--;
+    }
+    event_release(ctx, ev);
+}
+
+/* The next live event, or NULL. Dead events are dropped only when they
+ * come first: dispatch follows (time, seq) over the live ones whatever
+ * the dead do. */
+static sim_event *peek(sim_ctx *ctx)
+{
+    for (;;) {
+        sim_event *ev = peek_any(ctx);
+        if (ev == NULL || !ev->dead) return ev;
+        drop_dead(ctx, ev);
+    }
+}
+
+/* Removes ev, the next live event (peek's). */
 static sim_event *take(sim_ctx *ctx, sim_event *ev)
 {
     sim_assert(ev != NULL && !ev->dead);
@@ -412,7 +408,6 @@ uint64_t sim_events_run(const sim_ctx *ctx)
 
 int64_t sim_next_time(sim_ctx *ctx)
 {
-    skip_dead(ctx);
     sim_event *ev = peek(ctx);
     return ev ? ev->t_us : SIM_TIME_NEVER;
 }
@@ -441,7 +436,6 @@ static void dispatch(sim_ctx *ctx, sim_event *next)
 
 int sim_step(sim_ctx *ctx)
 {
-    skip_dead(ctx);
     sim_event *next = peek(ctx);
     if (next == NULL) return 0;
     dispatch(ctx, next);
@@ -468,7 +462,6 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
     int64_t start_us = ctx->now_us;
     ctx->stopping = 0;
     for (;;) {
-        skip_dead(ctx);
         if (ctx->waiter) {
             /* Real time: wait for the next event or for outside input. */
             int64_t next = sim_next_time(ctx);
