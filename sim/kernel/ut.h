@@ -1,6 +1,7 @@
 /* ut.h — uthash configured for locksim: every table hashes with one
- * function (ut_hash) and expands early (short chains). Include this instead of <uthash.h>, so all
- * code touching a table agrees on its hash function. uthash iterates in
+ * function (ut_hash) and expands early (short chains). Include this
+ * instead of <uthash.h>, so all code touching a table agrees on its hash
+ * function. uthash iterates in
  * insertion order, which is what keeps runs deterministic. */
 #ifndef LOCKSIM_UT_H
 #define LOCKSIM_UT_H
@@ -11,32 +12,44 @@
 
 #include "sim/kernel/sim.h"
 
-/* Keys of 4 or 8 bytes (ids, tags, numbers: most lookups of a run) mix
- * inline (murmur3's finalizer); the rest go to XXH3. Which function a table
- * hashes with changes its buckets only, never its (insertion) order. */
-static inline unsigned ut_hash_word(uint64_t k)
+/* murmur3's finaliser for short keys, XXH3 for the rest. Which function a
+ * table hashes with changes its buckets only, never its (insertion) order. */
+static inline uint64_t ut_mix(uint64_t k)
 {
     k ^= k >> 33;
     k *= UINT64_C(0xff51afd7ed558ccd);
     k ^= k >> 33;
     k *= UINT64_C(0xc4ceb9fe1a85ec53);
     k ^= k >> 33;
-    return (unsigned)k;
+    return k;
 }
 
+/* Keys of 4, 8, 12 or 16 bytes (ids, tags, numbers, tuples of ints: most
+ * lookups of a run and of its checkers) mix inline, a word at a time. */
 static inline unsigned ut_hash(const void *key, size_t len)
 {
-    if (len == 8) {
-        uint64_t k;
-        memcpy(&k, key, 8);
-        return ut_hash_word(k);
+    const unsigned char *p = key;
+    uint64_t a, b = 0;
+    uint32_t h;
+    switch (len) {
+    case 4:
+        memcpy(&h, p, 4);
+        return (unsigned)ut_mix(h);
+    case 8:
+        memcpy(&a, p, 8);
+        return (unsigned)ut_mix(a);
+    case 12:
+        memcpy(&a, p, 8);
+        memcpy(&h, p + 8, 4);
+        b = h;
+        return (unsigned)ut_mix(a ^ ut_mix(b + len));
+    case 16:
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        return (unsigned)ut_mix(a ^ ut_mix(b + len));
+    default:
+        return (unsigned)XXH3_64bits(key, len);
     }
-    if (len == 4) {
-        uint32_t k;
-        memcpy(&k, key, 4);
-        return ut_hash_word(k);
-    }
-    return (unsigned)XXH3_64bits(key, len);
 }
 
 #ifndef HASH_FUNCTION /* bench/floor.c keeps its own */
