@@ -244,11 +244,10 @@ static void send_now(cl_cmd *c)
     if (c->flags & CL_SYNCED) {
         c->want_wait = world_connected_replicas(p->cw->w, c->group);
         if (c->want_wait > 0) {
-            char want[16], ms[16];
-            snprintf(want, sizeof want, "%d", c->want_wait);
-            snprintf(ms, sizeof ms, "%d", WAIT_TIMEOUT_MS);
+            char want[24], ms[24];
+            size_t want_len = sim_fmt_i64(want, c->want_wait), ms_len = sim_fmt_i64(ms, WAIT_TIMEOUT_MS);
             const char *argv[] = {"WAIT", want, ms};
-            size_t lens[] = {4, strlen(want), strlen(ms)};
+            size_t lens[] = {4, want_len, ms_len};
             c->wait_req = ++n->next_req;
             world_send(n->cmd, 3, argv, lens, 0, c->wait_req);
             remember(n, c->wait_req, c, 1);
