@@ -226,6 +226,10 @@ uint64_t sim_choices(const sim_ctx *ctx);
 /* Writes v in decimal at buf (at least 21 bytes) with a NUL; returns its
  * length. The hot paths' integer arguments (no printf). */
 size_t sim_fmt_i64(char *buf, int64_t v);
+/* The strings up to a NULL, one after the other, into buf of cap bytes
+ * (cap > 0), cut and terminated as snprintf(buf, cap, "%s%s...") would;
+ * returns the bytes written. The hot paths' names and keys (no printf). */
+size_t sim_strjoin(char *buf, size_t cap, ...);
 void sim_trace(sim_ctx *ctx, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sim_vtrace(sim_ctx *ctx, const char *who, const char *fmt, va_list ap);

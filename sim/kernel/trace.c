@@ -90,6 +90,21 @@ size_t sim_fmt_i64(char *buf, int64_t v)
     return n;
 }
 
+size_t sim_strjoin(char *buf, size_t cap, ...)
+{
+    va_list ap;
+    va_start(ap, cap);
+    size_t n = 0;
+    for (const char *part; (part = va_arg(ap, const char *)) != NULL;) {
+        size_t len = strnlen(part, cap - 1 - n);
+        memcpy(buf + n, part, len);
+        n += len;
+    }
+    va_end(ap);
+    buf[n] = '\0';
+    return n;
+}
+
 /* -------------------------------------------------------- the formatter */
 
 /* An output bounded the way vsnprintf bounds it: at most cap - 1 bytes are
