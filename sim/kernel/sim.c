@@ -237,7 +237,7 @@ static void compact(sim_ctx *ctx, sim_heap *h, int where)
 static void now_push(sim_ctx *ctx, sim_event *ev)
 {
     sim_assert(ev->t_us == ctx->now_us && !ev->dead);
-    if (ctx->now_len == ctx->now_cap) { /* grow, unrolling the ring */
+    if (ctx->now_len == ctx->now_cap) { /* grow, unrolling the ring (a power of two: masked indexes) */
         size_t cap = ctx->now_cap ? ctx->now_cap * 2 : 64;
         sim_event **v = sim_xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < ctx->now_len; i++) v[i] = ctx->now[(ctx->now_head + i) % ctx->now_cap];
@@ -247,7 +247,7 @@ static void now_push(sim_ctx *ctx, sim_event *ev)
         ctx->now_head = 0;
     }
     ev->where = SIM_IN_NOW;
-    ctx->now[(ctx->now_head + ctx->now_len) % ctx->now_cap] = ev;
+    ctx->now[(ctx->now_head + ctx->now_len) & (ctx->now_cap - 1)] = ev;
     ctx->now_len++;
 }
 
@@ -268,7 +268,7 @@ static void drop_dead(sim_ctx *ctx, sim_event *ev)
     sim_assert(ev->dead && ev->owner == NULL);
     if (ev->where == SIM_IN_NOW) {
         sim_assert(ev == ctx->now[ctx->now_head] && ctx->now_dead > 0); /* counted when cancelled */
-        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+        ctx->now_head = (ctx->now_head + 1) & (ctx->now_cap - 1);
         ctx->now_len--;
         ctx->now_dead--;
     } else {
@@ -302,7 +302,7 @@ static sim_event *take(sim_ctx *ctx, sim_event *ev)
     case SIM_IN_FAR: sim_assert(heap_pop(&ctx->far) == ev); return ev;
     default:
         sim_assert(ev->where == SIM_IN_NOW && ev == ctx->now[ctx->now_head] && ev->t_us == ctx->now_us);
-        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+        ctx->now_head = (ctx->now_head + 1) & (ctx->now_cap - 1);
         ctx->now_len--;
         return ev;
     }
