@@ -328,9 +328,11 @@ static int script_kind(const cl_script *t)
  * waits for its timeout), with *as_error set when it becomes an error. */
 static int spoiled(cl_cmd *c, int *as_error)
 {
-    int kind = script_kind(c->script);
     cl_fail_budget *b = &c->p->cw->fail[c->p->client - 1];
     *as_error = 0;
+    if ((b->count[CL_KIND_ACQUIRE] | b->count[CL_KIND_UNLOCK] | b->count[CL_KIND_RENEW]) == 0)
+        return 0; /* no budget armed: the script's kind does not matter */
+    int kind = script_kind(c->script);
     if (kind == 0 || b->count[kind] == 0) return 0;
     b->count[kind]--;
     *as_error = b->as_error[kind];
