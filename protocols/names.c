@@ -29,5 +29,5 @@ void proto_unlock_latch(cl_proc *p, const char *name, char *buf, size_t cap)
     char request[33], base[192];
     cl_random_hex(p, request);
     proto_prefix_name("redisson_unlock_latch", name, base, sizeof base);
-    snprintf(buf, cap, "%s:%s", base, request);
+    sim_strjoin(buf, cap, base, ":", request, (const char *)NULL);
 }

@@ -123,9 +123,9 @@ static void channel_name(const cl_proc *p, const char *name, char *buf, size_t c
  * side of a read/write lock. */
 static void side_name(const cl_thread *t, int read, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s", cl_thread_lock_name(t));
     const rlock_cfg *c = cfg_of(cl_thread_proc(t));
-    if (c->read_acquire && !read && !c->rw_shared_name) snprintf(buf + strlen(buf), cap - strlen(buf), ":write");
+    int write = c->read_acquire && !read && !c->rw_shared_name;
+    sim_strjoin(buf, cap, cl_thread_lock_name(t), write ? ":write" : "", (const char *)NULL);
 }
 
 /* The read side's key prefix "{name}" (name itself when it has a '{')
@@ -133,9 +133,9 @@ static void side_name(const cl_thread *t, int read, char *buf, size_t cap)
 static void rw_prefixes(const cl_thread *t, int lock, char *key_prefix, char *timeout_prefix, size_t cap)
 {
     const char *name = lock_key(t, lock);
-    if (strchr(name, '{')) snprintf(key_prefix, cap, "%s", name);
-    else snprintf(key_prefix, cap, "{%s}", name);
-    snprintf(timeout_prefix, cap, "%s:%s:rwlock_timeout", key_prefix, cl_thread_lock_name(t));
+    if (strchr(name, '{')) sim_strjoin(key_prefix, cap, name, (const char *)NULL);
+    else sim_strjoin(key_prefix, cap, "{", name, "}", (const char *)NULL);
+    sim_strjoin(timeout_prefix, cap, key_prefix, ":", cl_thread_lock_name(t), ":rwlock_timeout", (const char *)NULL);
 }
 
 /* Sends one unlock of t's hold of lock on its side (read: READ_UNLOCK;
@@ -417,7 +417,7 @@ static void on_acquire_reply(cl_proc *p, void *ud, const sim_reply *r, cl_err er
         if (is_fair(c)) {
             fair_entry(op->base.t, op->base.lock, entry, channel);
         } else {
-            snprintf(entry, sizeof entry, "%s:%s", cl_proc_id(p), lock_key(op->base.t, op->base.lock));
+            sim_strjoin(entry, sizeof entry, cl_proc_id(p), ":", lock_key(op->base.t, op->base.lock), (const char *)NULL);
             channel_name(p, lock_key(op->base.t, op->base.lock), channel, sizeof channel);
         }
         op->state = ACQ_SUBSCRIBING;
@@ -489,8 +489,9 @@ static void acq_send(acq_op *op)
         return;
     }
     char tokens[192];
-    proto_prefix_name("redisson_lock_token", lock_key(op->base.t, op->base.lock), tokens, sizeof tokens);
-    const char *keys[] = {lock_key(op->base.t, op->base.lock), tokens};
+    if (c->fenced) /* the token key goes along only then */
+        proto_prefix_name("redisson_lock_token", lock_key(op->base.t, op->base.lock), tokens, sizeof tokens);
+    const char *keys[] = {lock_key(op->base.t, op->base.lock), c->fenced ? tokens : NULL};
     const char *args[] = {lease, op->lname};
     cl_eval(p, node, script(p, c->acquire), c->fenced ? 2 : 1, keys, 2, args, cl_lock_flags(p, c->acquire_tr),
             cl_thread_op(op->base.t), on_acquire_reply, op);

@@ -154,11 +154,28 @@ int cl_key_add(cl_world *cw, const char *name, int group)
     return k;
 }
 
-const cl_script *cl_script_lookup(const cl_world *cw, const char *name)
+static const cl_script *script_find(const cl_world *cw, const char *name)
 {
     for (size_t i = 0; i < cw->proto->npatched; i++)
         if (strcmp(cw->proto->patched[i].name, name) == 0) return &cw->proto->patched[i];
     return cw->proto->script ? cw->proto->script(name) : NULL;
+}
+
+/* Protocols ask for a script by a name of their configuration on every
+ * send: the answer for that name's address is kept (checked by content,
+ * as a buffer may be reused for another name). */
+const cl_script *cl_script_lookup(const cl_world *cw, const char *name)
+{
+    cl_world *m = (cl_world *)cw; /* the memo only; what is found does not change */
+    size_t slot = ((uintptr_t)name >> 3) % (sizeof m->script_memo / sizeof m->script_memo[0]);
+    const cl_script *s = m->script_memo[slot].script;
+    if (m->script_memo[slot].name == name && s != NULL && strcmp(s->name, name) == 0) return s;
+    s = script_find(cw, name);
+    if (s != NULL) {
+        m->script_memo[slot].name = name;
+        m->script_memo[slot].script = s;
+    }
+    return s;
 }
 
 const cl_script *cl_script_of(const cl_world *cw, const char *name)

@@ -138,6 +138,10 @@ struct cl_world {
     char *key_owned[SCN_MAX_LOCKS];
     int key_group[SCN_MAX_LOCKS];
     int nkeys;
+    struct {             /* cl_script_lookup's last answers, by the name's address */
+        const char *name;
+        const cl_script *script;
+    } script_memo[8];
     sim_freelist events; /* cl_event blocks */
     sim_freelist reqs, deliveries, cmds; /* command.c's blocks */
 };

@@ -296,11 +296,10 @@ static void send_now(cl_cmd *c)
     if (c->flags & CL_SYNCED) {
         c->want_wait = world_connected_replicas(p->cw->w, c->group);
         if (c->want_wait > 0) {
-            char want[16], ms[16];
-            snprintf(want, sizeof want, "%d", c->want_wait);
-            snprintf(ms, sizeof ms, "%d", WAIT_TIMEOUT_MS);
+            char want[24], ms[24];
+            size_t want_len = sim_fmt_i64(want, c->want_wait), ms_len = sim_fmt_i64(ms, WAIT_TIMEOUT_MS);
             const char *argv[] = {"WAIT", want, ms};
-            size_t lens[] = {4, strlen(want), strlen(ms)};
+            size_t lens[] = {4, want_len, ms_len};
             c->wait_req = ++n->next_req;
             world_send(n->cmd, 3, argv, lens, 0, c->wait_req);
             remember(n, c->wait_req, c, 1);
@@ -381,9 +380,11 @@ static int script_kind(const cl_script *t)
  * waits for its timeout), with *as_error set when it becomes an error. */
 static int spoiled(cl_cmd *c, int *as_error)
 {
-    int kind = script_kind(c->script);
     cl_fail_budget *b = &c->p->cw->fail[c->p->client - 1];
     *as_error = 0;
+    if ((b->count[CL_KIND_ACQUIRE] | b->count[CL_KIND_UNLOCK] | b->count[CL_KIND_RENEW]) == 0)
+        return 0; /* no budget armed: the script's kind does not matter */
+    int kind = script_kind(c->script);
     if (kind == 0 || b->count[kind] == 0) return 0;
     b->count[kind]--;
     *as_error = b->as_error[kind];

@@ -128,8 +128,8 @@ cl_sub *cl_sub_acquire(cl_proc *p, int node, const char *entry, const char *chan
         s = sim_xcalloc(1, sizeof *s);
         s->p = p;
         s->node = node;
-        snprintf(s->entry, sizeof s->entry, "%s", entry);
-        snprintf(s->channel, sizeof s->channel, "%s", channel);
+        sim_strjoin(s->entry, sizeof s->entry, entry, (const char *)NULL);
+        sim_strjoin(s->channel, sizeof s->channel, channel, (const char *)NULL);
         HASH_ADD_STR(p->subs, entry, s);
         const char *argv[] = {"SUBSCRIBE", channel};
         cl_ps_send(p, node, 2, argv);

@@ -24,19 +24,95 @@
 
 /* ------------------------------------------------------------- allocator */
 
+/* Lua's blocks of up to LH_SMALL_MAX bytes (strings, tables, closures: all
+ * but a few a script makes) come from free lists of the host, one per
+ * 16-byte class, carved from slabs the host frees when its state closes;
+ * larger ones from malloc. Lua tells the size of every block it frees or
+ * resizes, so a block's class is known without a header. The accounting
+ * and the heap budget see the sizes Lua asks for, as before; under
+ * AddressSanitizer every block is malloc'd (SIM_FL_BYPASS). */
+static size_t small_class(size_t n)
+{
+    return (n + LH_SMALL_STEP - 1) / LH_SMALL_STEP;
+}
+
+static void *small_get(lua_host *h, size_t cls)
+{
+    void **p = h->small_free[cls];
+    if (p) {
+        h->small_free[cls] = *p;
+        return p;
+    }
+    size_t bytes = cls * LH_SMALL_STEP;
+    if (h->slab_left < bytes) {
+        lh_slab *sl = malloc(sizeof *sl + LH_SLAB_BYTES);
+        if (sl == NULL) return NULL;
+        sl->next = h->slabs;
+        h->slabs = sl;
+        h->slab_next = sl->data;
+        h->slab_left = LH_SLAB_BYTES;
+    }
+    void *q = h->slab_next;
+    h->slab_next += bytes;
+    h->slab_left -= bytes;
+    return q;
+}
+
+static void small_put(lua_host *h, void *p, size_t cls)
+{
+    *(void **)p = h->small_free[cls];
+    h->small_free[cls] = p;
+}
+
+/* Frees the slabs (the state that used them is closed). */
+static void small_drop(lua_host *h)
+{
+    while (h->slabs) {
+        lh_slab *sl = h->slabs;
+        h->slabs = sl->next;
+        free(sl);
+    }
+    memset(h->small_free, 0, sizeof h->small_free);
+    h->slab_next = NULL;
+    h->slab_left = 0;
+}
+
 static void *lh_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     lua_host *h = ud;
+    int small_old = !SIM_FL_BYPASS && ptr != NULL && osize <= LH_SMALL_MAX;
     if (nsize == 0) {
-        free(ptr);
+        if (small_old) small_put(h, ptr, small_class(osize));
+        else free(ptr);
         h->mem_used -= osize;
         return NULL;
     }
     if (h->in_script && nsize > osize &&
         h->mem_used + (nsize - osize) > h->n->script_bytes)
         return NULL; /* Lua raises "not enough memory" */
-    void *p = realloc(ptr, nsize);
-    if (p == NULL) return NULL;
+    void *p;
+    if (!SIM_FL_BYPASS && nsize <= LH_SMALL_MAX) {
+        size_t cls = small_class(nsize);
+        if (small_old && small_class(osize) == cls) {
+            p = ptr;
+        } else {
+            p = small_get(h, cls);
+            if (p == NULL) return NULL;
+            if (ptr) {
+                memcpy(p, ptr, osize < nsize ? osize : nsize);
+                if (small_old) small_put(h, ptr, small_class(osize));
+                else free(ptr);
+            }
+        }
+    } else if (small_old) {
+        p = malloc(nsize);
+        if (p == NULL) return NULL;
+        memcpy(p, ptr, osize);
+        small_put(h, ptr, small_class(osize));
+    } else {
+        p = realloc(ptr, nsize);
+        if (p == NULL) return NULL;
+    }
     h->mem_used = h->mem_used - osize + nsize;
     return p;
 }
@@ -284,6 +360,7 @@ void lua_host_free(lua_host *h)
     if (h == NULL) return;
     drop_cache(h);
     lua_close(h->L);
+    small_drop(h);
     sim_xfree(h);
 }
 
@@ -291,6 +368,7 @@ void lua_host_flush(lua_host *h)
 {
     drop_cache(h);
     lua_close(h->L);
+    small_drop(h);
     h->mem_used = 0;
     init_state(h);
 }

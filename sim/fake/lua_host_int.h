@@ -15,6 +15,15 @@ typedef struct lscript {
     int ref; /* the compiled function, in the registry */
 } lscript;
 
+/* The small-block pool of the Lua allocator (lua_host.c). */
+#define LH_SMALL_STEP 16
+#define LH_SMALL_MAX 512
+#define LH_SLAB_BYTES ((size_t)64 << 10)
+typedef struct lh_slab {
+    struct lh_slab *next;
+    _Alignas(16) unsigned char data[];
+} lh_slab;
+
 #define LH_NAME_MEMO 64 /* power of two */
 #define LH_PIN_MAX 512
 
@@ -29,6 +38,10 @@ struct lua_host {
     int keys_name_ref;    /* the strings "KEYS" and "ARGV", interned once */
     int argv_name_ref;
     size_t mem_used;
+    void *small_free[LH_SMALL_MAX / LH_SMALL_STEP + 1]; /* free blocks by class */
+    lh_slab *slabs;
+    unsigned char *slab_next; /* the unused rest of the newest slab */
+    size_t slab_left;
     int in_script;        /* 1 while a script runs: limits apply */
     uint64_t steps;       /* VM instructions counted in this run */
     int killed;           /* the step limit fired: keep failing */

@@ -48,45 +48,6 @@ char *sim_xmemdup(const void *p, size_t n)
     return q;
 }
 
-void sim_xfree(void *p)
-{
-    free(p);
-}
-
-/* Free lists step aside under AddressSanitizer (see sim.h). */
-#if defined(__SANITIZE_ADDRESS__)
-#define FL_BYPASS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FL_BYPASS 1
-#endif
-#endif
-#ifndef FL_BYPASS
-#define FL_BYPASS 0
-#endif
-
-void *sim_fl_get(sim_freelist *fl)
-{
-    void **p = fl->head;
-    if (FL_BYPASS || p == NULL) return sim_xcalloc(1, fl->size);
-    fl->head = *p;
-    fl->kept--;
-    memset(p, 0, fl->size);
-    return p;
-}
-
-void sim_fl_put(sim_freelist *fl, void *p)
-{
-    if (p == NULL) return;
-    if (FL_BYPASS) {
-        free(p);
-        return;
-    }
-    *(void **)p = fl->head;
-    fl->head = p;
-    fl->kept++;
-}
-
 void sim_fl_drain(sim_freelist *fl)
 {
     while (fl->head) {

@@ -51,10 +51,11 @@ uint64_t sim_rng_next(sim_rng *r)
 uint64_t sim_rng_below(sim_rng *r, uint64_t n)
 {
     sim_assert(n > 0);
-    uint64_t threshold = (0 - n) % n; /* 2^64 mod n: reject below it */
+    /* Reject v below 2^64 mod n. That bound is below n, so a draw of n or
+     * more (every draw but one in 2^64 / n) is kept without dividing for it. */
     for (;;) {
         uint64_t v = sim_rng_next(r);
-        if (v >= threshold) return v % n;
+        if (v >= n || v >= (0 - n) % n) return v % n;
     }
 }
 
@@ -63,7 +64,7 @@ sim_rng *sim_stream(sim_ctx *ctx, const char *name)
     /* Most names are string constants, drawn from again and again: the
      * memo at the name's address answers without hashing it. */
     sim_assert(name != NULL);
-    size_t slot = ((uintptr_t)name >> 3) % (sizeof ctx->stream_memo / sizeof ctx->stream_memo[0]);
+    size_t slot = (size_t)(((uint64_t)(uintptr_t)name * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - SIM_STREAM_MEMO_BITS));
     sim_stream_entry *e = ctx->stream_memo[slot].e;
     if (ctx->stream_memo[slot].name == name && strcmp(e->name, name) == 0) return &e->rng;
     size_t len = strlen(name);

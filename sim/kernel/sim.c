@@ -173,11 +173,6 @@ static sim_event *heap_pop(sim_heap *h)
     return top;
 }
 
-static sim_event *heap_top(const sim_heap *h)
-{
-    return h->len ? h->v[0].ev : NULL;
-}
-
 static void event_release(sim_ctx *ctx, sim_event *ev)
 {
     sim_assert(ev->where != SIM_IN_FREE); /* not twice */
@@ -239,34 +234,10 @@ static void compact(sim_ctx *ctx, sim_heap *h, int where)
     sim_paranoid(heap_ok(h, where));
 }
 
-/* Drops dead events from the heads, so each place, if not empty, starts
- * with a live event. */
-static void skip_dead(sim_ctx *ctx)
-{
-    sim_heap *heaps[] = {&ctx->near, &ctx->far};
-    for (int k = 0; k < 2; k++) {
-        sim_heap *h = heaps[k];
-        while (h->len > 0 && h->v[0].ev->dead) {
-            sim_event *ev = heap_pop(h);
-            sim_assert(h->dead > 0); /* counted when cancelled */
-            h->dead--;
-            event_release(ctx, ev);
-        }
-    }
-    while (ctx->now_len > 0 && ctx->now[ctx->now_head]->dead) {
-        sim_event *ev = ctx->now[ctx->now_head];
-        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
-        ctx->now_len--;
-        sim_assert(ctx->now_dead > 0);
-        ctx->now_dead--;
-        event_release(ctx, ev);
-    }
-}
-
 static void now_push(sim_ctx *ctx, sim_event *ev)
 {
     sim_assert(ev->t_us == ctx->now_us && !ev->dead);
-    if (ctx->now_len == ctx->now_cap) { /* grow, unrolling the ring */
+    if (ctx->now_len == ctx->now_cap) { /* grow, unrolling the ring (a power of two: masked indexes) */
         size_t cap = ctx->now_cap ? ctx->now_cap * 2 : 64;
         sim_event **v = sim_xmalloc(cap * sizeof *v);
         for (size_t i = 0; i < ctx->now_len; i++) v[i] = ctx->now[(ctx->now_head + i) % ctx->now_cap];
@@ -276,36 +247,62 @@ static void now_push(sim_ctx *ctx, sim_event *ev)
         ctx->now_head = 0;
     }
     ev->where = SIM_IN_NOW;
-    ctx->now[(ctx->now_head + ctx->now_len) % ctx->now_cap] = ev;
+    ctx->now[(ctx->now_head + ctx->now_len) & (ctx->now_cap - 1)] = ev;
     ctx->now_len++;
 }
 
-static int event_before(const sim_event *a, const sim_event *b)
+/* The earliest queued event, live or dead, or NULL: the smallest of the
+ * three heads, compared by the keys the heap slots carry. */
+static sim_event *peek_any(const sim_ctx *ctx)
 {
-    return a->t_us < b->t_us || (a->t_us == b->t_us && a->seq < b->seq);
-}
-
-/* The next live event (after skip_dead), or NULL. */
-static sim_event *peek(const sim_ctx *ctx)
-{
-    sim_event *best = heap_top(&ctx->near), *far = heap_top(&ctx->far);
-    if (far && (best == NULL || event_before(far, best))) best = far;
+    const sim_slot *best = ctx->near.len ? &ctx->near.v[0] : NULL;
+    if (ctx->far.len && (best == NULL || slot_before(&ctx->far.v[0], best))) best = &ctx->far.v[0];
     sim_event *f = ctx->now_len ? ctx->now[ctx->now_head] : NULL;
-    if (f && (best == NULL || event_before(f, best))) best = f;
-    return best;
+    if (f && (best == NULL || f->t_us < best->t_us || (f->t_us == best->t_us && f->seq < best->seq))) return f;
+    return best ? best->ev : NULL;
 }
 
-/* Removes and returns the next live event (after skip_dead). */
-static sim_event *take(sim_ctx *ctx)
+/* Drops ev, a dead event at the head of its place. */
+static void drop_dead(sim_ctx *ctx, sim_event *ev)
 {
-    sim_event *ev = peek(ctx);
+    sim_assert(ev->dead && ev->owner == NULL);
+    if (ev->where == SIM_IN_NOW) {
+        sim_assert(ev == ctx->now[ctx->now_head] && ctx->now_dead > 0); /* counted when cancelled */
+        ctx->now_head = (ctx->now_head + 1) & (ctx->now_cap - 1);
+        ctx->now_len--;
+        ctx->now_dead--;
+    } else {
+        sim_heap *h = ev->where == SIM_IN_NEAR ? &ctx->near : &ctx->far;
+        sim_assert(h->len > 0 && h->v[0].ev == ev && h->dead > 0);
+        heap_pop(h);
+        h->dead--;
+    }
+    event_release(ctx, ev);
+}
+
+/* The next live event, or NULL. Dead events are dropped only when they
+ * come first: dispatch follows (time, seq) over the live ones whatever
+ * the dead do. */
+static sim_event *peek(sim_ctx *ctx)
+{
+    for (;;) {
+        sim_event *ev = peek_any(ctx);
+        if (ev == NULL || !ev->dead) return ev;
+        drop_dead(ctx, ev);
+    }
+}
+
+/* Removes ev, the next live event (peek's). */
+static sim_event *take(sim_ctx *ctx, sim_event *ev)
+{
     sim_assert(ev != NULL && !ev->dead);
+    sim_paranoid(ev == peek(ctx));
     switch (ev->where) {
     case SIM_IN_NEAR: sim_assert(heap_pop(&ctx->near) == ev); return ev;
     case SIM_IN_FAR: sim_assert(heap_pop(&ctx->far) == ev); return ev;
     default:
         sim_assert(ev->where == SIM_IN_NOW && ev == ctx->now[ctx->now_head] && ev->t_us == ctx->now_us);
-        ctx->now_head = (ctx->now_head + 1) % ctx->now_cap;
+        ctx->now_head = (ctx->now_head + 1) & (ctx->now_cap - 1);
         ctx->now_len--;
         return ev;
     }
@@ -411,16 +408,16 @@ uint64_t sim_events_run(const sim_ctx *ctx)
 
 int64_t sim_next_time(sim_ctx *ctx)
 {
-    skip_dead(ctx);
     sim_event *ev = peek(ctx);
     return ev ? ev->t_us : SIM_TIME_NEVER;
 }
 
-static void dispatch(sim_ctx *ctx)
+/* Runs next, the event peek returned. */
+static void dispatch(sim_ctx *ctx, sim_event *next)
 {
     if (SIM_PARANOID_ON && ctx->events_run % SIM_SWEEP_EVERY == 0)
         sim_paranoid(heap_ok(&ctx->near, SIM_IN_NEAR) && heap_ok(&ctx->far, SIM_IN_FAR) && now_ok(ctx));
-    sim_event *ev = take(ctx);
+    sim_event *ev = take(ctx, next);
     sim_assert(ev->t_us >= ctx->now_us); /* time never goes backwards */
     /* the near heap holds what was due within SIM_NEAR_US when scheduled */
     sim_assert(ev->where != SIM_IN_NEAR || ev->t_us - ctx->now_us < SIM_NEAR_US);
@@ -439,9 +436,9 @@ static void dispatch(sim_ctx *ctx)
 
 int sim_step(sim_ctx *ctx)
 {
-    skip_dead(ctx);
-    if (peek(ctx) == NULL) return 0;
-    dispatch(ctx);
+    sim_event *next = peek(ctx);
+    if (next == NULL) return 0;
+    dispatch(ctx, next);
     return 1;
 }
 
@@ -465,7 +462,6 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
     int64_t start_us = ctx->now_us;
     ctx->stopping = 0;
     for (;;) {
-        skip_dead(ctx);
         if (ctx->waiter) {
             /* Real time: wait for the next event or for outside input. */
             int64_t next = sim_next_time(ctx);
@@ -480,7 +476,7 @@ uint64_t sim_run(sim_ctx *ctx, int64_t until_us)
         }
         sim_event *next = peek(ctx);
         if (next == NULL || next->t_us > until_us) break;
-        dispatch(ctx);
+        dispatch(ctx, next);
         n++;
         if (ctx->poll && ++ctx->poll_count >= ctx->poll_every) {
             ctx->poll_count = 0;

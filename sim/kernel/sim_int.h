@@ -38,6 +38,7 @@ typedef struct sim_heap {
 enum { SIM_IN_NOW, SIM_IN_NEAR, SIM_IN_FAR, SIM_IN_FREE };
 
 typedef struct sim_stream_entry sim_stream_entry;
+#define SIM_STREAM_MEMO_BITS 9
 
 struct sim_ctx {
     uint64_t seed;
@@ -62,7 +63,8 @@ struct sim_ctx {
     struct {                   /* the last stream seen at each name address */
         const char *name;      /* (checked by content: a buffer is reused) */
         sim_stream_entry *e;
-    } stream_memo[64];
+    } stream_memo[1 << SIM_STREAM_MEMO_BITS]; /* by a hash of the address: one per connection's
+                                                latency label, and the constants */
     sim_chooser_fn *chooser;
     void *chooser_ud;
     uint64_t choices;
@@ -73,6 +75,7 @@ struct sim_ctx {
     int64_t stamp_us;        /* the time stamp formatted in stamp */
     char stamp[24];
     size_t stamp_len;
+    int64_t stamp_hi;        /* stamp_us / 10000 when that is > 0, else -1 */
     uint64_t trace_lines;
     sim_trace_sink_fn *sink;
     void *sink_ud;

@@ -243,6 +243,66 @@ START_TEST(trace_hash_is_a_function_of_the_lines)
 }
 END_TEST
 
+typedef struct stamps {
+    int64_t want;
+    int bad;
+} stamps;
+
+static void check_stamp(void *ud, const char *line, size_t len)
+{
+    stamps *st = ud;
+    char want[32];
+    int n = snprintf(want, sizeof want, "%lld ev tick", (long long)st->want);
+    if ((size_t)n != len || memcmp(want, line, len) != 0) st->bad++;
+}
+
+static void nothing(sim_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    (void)arg;
+}
+
+/* Time stamps are rewritten in place while their upper digits stay
+ * (trace.c): every stamp reads as printf would write it, across steps of
+ * one microsecond to a long jump, digit counts growing, 9999 -> 10000. */
+START_TEST(trace_stamps_are_decimal_times)
+{
+    sim_ctx *ctx = sim_new(1);
+    stamps st = {0, 0};
+    sim_set_trace_sink(ctx, check_stamp, &st);
+    sim_rng r;
+    sim_rng_seed(&r, 7);
+    const int64_t fixed[] = {0, 1, 9, 10, 99, 100, 9998, 9999, 10000, 10001, 19999, 20000, 99999999, 100000000};
+    int64_t t = 0;
+    for (int i = 0; i < 20000; i++) {
+        if (i < (int)(sizeof fixed / sizeof fixed[0])) t = fixed[i];
+        else t += (int64_t)sim_rng_below(&r, i % 97 == 0 ? 5000000 : i % 7 == 0 ? 20000 : 300);
+        sim_at(ctx, t, "tick", nothing, NULL);
+        st.want = t;
+        ck_assert_int_eq(sim_step(ctx), 1);
+    }
+    ck_assert_int_eq(st.bad, 0);
+    ck_assert_uint_eq(sim_trace_lines(ctx), 20000);
+    sim_free(ctx);
+}
+END_TEST
+
+START_TEST(strjoin_cuts_as_snprintf)
+{
+    char buf[8], want[8];
+    ck_assert_uint_eq(sim_strjoin(buf, sizeof buf, "ab", ":", "cd", (const char *)NULL), 5);
+    ck_assert_str_eq(buf, "ab:cd");
+    for (size_t cap = 1; cap <= sizeof buf; cap++) {
+        size_t n = sim_strjoin(buf, cap, "lock", "{", "x}", (const char *)NULL);
+        snprintf(want, cap, "%s%s%s", "lock", "{", "x}");
+        ck_assert_str_eq(buf, want);
+        ck_assert_uint_eq(n, strlen(want));
+    }
+    ck_assert_uint_eq(sim_strjoin(buf, sizeof buf, (const char *)NULL), 0);
+    ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 START_TEST(clocks_offset_jump_drift)
 {
     sim_ctx *ctx = sim_new(1);
@@ -330,6 +390,8 @@ Suite *sim_suite(void)
     tcase_add_test(core, streams_are_independent);
     tcase_add_test(core, choose_goes_through_the_chooser);
     tcase_add_test(core, trace_hash_is_a_function_of_the_lines);
+    tcase_add_test(core, trace_stamps_are_decimal_times);
+    tcase_add_test(core, strjoin_cuts_as_snprintf);
     tcase_add_test(core, clocks_offset_jump_drift);
     tcase_add_test(core, real_time_waits_and_takes_input);
     suite_add_tcase(s, core);
