@@ -294,16 +294,9 @@ void sim_trace_event(sim_ctx *ctx, const sim_event *ev)
     memcpy(line + len, " ev ", 4);
     len += 4;
     len += put_str(line + len, ev->label, LINE_MAX_BYTES - len - 1);
-    line[len] = '\n';
-    ctx->hash_len += len + 1;
-    ctx->trace_lines++;
-    if (ctx->sink) {
-        char copy[LINE_MAX_BYTES + 2];
-        memcpy(copy, line, len);
-        copy[len] = '\0';
-        ctx->sink(ctx->sink_ud, copy, len);
-    }
+    emit(ctx, line, len);
 }
+
 uint64_t sim_trace_hash(const sim_ctx *ctx)
 {
     /* The digest of what was hashed and what waits: no flush, ctx stays as is. */
