@@ -189,4 +189,8 @@ int fake_script_compile(const char *body, size_t len, char *err, size_t cap);
 /* SHA1 of len bytes as 40 lowercase hex characters plus NUL (out[41]). */
 void fake_sha1hex(const char *s, size_t len, char out[41]);
 
+/* Redis' string2ll (util.c): s[0..len) as a strict integer (optional '-',
+ * no leading zeros or spaces, in range) into *out; 1 if it is one, else 0. */
+int fake_str2ll(const char *s, size_t len, long long *out);
+
 #endif /* LOCKSIM_FAKE_H */

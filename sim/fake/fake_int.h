@@ -243,7 +243,7 @@ void fr_array(fcmd *c, size_t n);
 void fr_double(fcmd *c, double d);
 
 /* util.c — Redis' number parsing and formatting, SHA1, rand48 */
-int fu_str2ll(const char *s, size_t len, long long *out);
+/* fake_str2ll (Redis' string2ll) is in fake.h: the world reads WAIT's words with it */
 int fu_str2d(const char *s, size_t len, double *out);  /* getDoubleFromObject */
 size_t fu_d2str(char *buf, size_t cap, double d);         /* %.17g, inf, -inf */
 size_t fu_ll2str(char *buf, long long v);                 /* NUL-terminated */

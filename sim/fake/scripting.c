@@ -158,7 +158,7 @@ void cmd_wait(fcmd *c)
 {
     long long numreplicas, timeout;
     if (fu_arg_ll(c, 1, &numreplicas) != 0) return;
-    if (!fu_str2ll(c->argv[2], c->lens[2], &timeout)) {
+    if (!fake_str2ll(c->argv[2], c->lens[2], &timeout)) {
         fr_err(c, "ERR timeout is not an integer or out of range");
         return;
     }

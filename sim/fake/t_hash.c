@@ -119,7 +119,7 @@ void cmd_hincrby(fcmd *c)
     fkey *e = lookup_write_or_create(c);
     if (e == NULL) return;
     fhash_field *hf = fh_find(e, c->argv[2], c->lens[2]);
-    if (hf && !fu_str2ll(fstr_ptr(&hf->val), hf->val.len, &value)) {
+    if (hf && !fake_str2ll(fstr_ptr(&hf->val), hf->val.len, &value)) {
         fr_err(c, "ERR hash value is not an integer");
         return;
     }

@@ -95,7 +95,7 @@ static void pop_generic(fcmd *c, int left)
         fr_errf(c, "ERR wrong number of arguments for '%s' command", left ? "lpop" : "rpop");
         return;
     }
-    if (hascount && (!fu_str2ll(c->argv[2], c->lens[2], &count) || count < 0)) {
+    if (hascount && (!fake_str2ll(c->argv[2], c->lens[2], &count) || count < 0)) {
         fr_err(c, "ERR value is out of range, must be positive");
         return;
     }

@@ -161,7 +161,7 @@ static void incr_decr(fcmd *c, long long incr)
     long long value = 0;
     fkey *e = fk_lookup_type(c, 1, FOBJ_STRING, &wrong);
     if (wrong) return;
-    if (e && !fu_str2ll(fstr_ptr(&e->v.str), e->v.str.len, &value)) {
+    if (e && !fake_str2ll(fstr_ptr(&e->v.str), e->v.str.len, &value)) {
         fr_err(c, FERR_NOTINT);
         return;
     }

@@ -484,7 +484,7 @@ static void zpop_generic(fcmd *c, int max)
         return;
     }
     long long count = -1;
-    if (c->argc == 3 && (!fu_str2ll(c->argv[2], c->lens[2], &count) || count < 0)) {
+    if (c->argc == 3 && (!fake_str2ll(c->argv[2], c->lens[2], &count) || count < 0)) {
         fr_err(c, "ERR value is out of range, must be positive"); /* getPositiveLongFromObjectOrReply's */
         return;
     }

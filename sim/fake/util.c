@@ -15,7 +15,7 @@
 
 /* Redis' string2ll: optional '-', no '+', no spaces, no leading zeros
  * ("0" alone is fine, "-0" is not), within long long. */
-int fu_str2ll(const char *s, size_t len, long long *out)
+int fake_str2ll(const char *s, size_t len, long long *out)
 {
     size_t i = 0;
     int negative = 0;
@@ -126,7 +126,7 @@ int32_t fu_rand48(uint64_t *state)
 
 int fu_arg_ll(fcmd *c, int i, long long *out)
 {
-    if (fu_str2ll(c->argv[i], c->lens[i], out)) return 0;
+    if (fake_str2ll(c->argv[i], c->lens[i], out)) return 0;
     fr_err(c, FERR_NOTINT);
     return -1;
 }

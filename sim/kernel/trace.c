@@ -242,14 +242,20 @@ static void restamp(sim_ctx *ctx)
     ctx->stamp_hi = t >= 10000 ? t / 10000 : -1;
 }
 
-/* Starts a line with "<now> <who> " and returns its length. Many lines
- * share a time: it is formatted once. */
-static size_t head(sim_ctx *ctx, char *line, const char *who)
+/* Starts a line with "<now>" and returns its length. Many lines share a
+ * time: it is formatted once. */
+static size_t put_stamp(sim_ctx *ctx, char *line)
 {
     if (ctx->stamp_us != ctx->now_us) restamp(ctx);
     sim_assert(ctx->stamp_len > 0 && ctx->stamp_len < sizeof ctx->stamp);
     memcpy(line, ctx->stamp, sizeof ctx->stamp); /* all of it: the line has room */
-    size_t len = ctx->stamp_len;
+    return ctx->stamp_len;
+}
+
+/* Starts a line with "<now> <who> " and returns its length. */
+static size_t head(sim_ctx *ctx, char *line, const char *who)
+{
+    size_t len = put_stamp(ctx, line);
     line[len++] = ' ';
     len += put_str(line + len, who, 64);
     line[len++] = ' ';
@@ -288,9 +294,7 @@ void sim_trace(sim_ctx *ctx, const char *who, const char *fmt, ...)
 void sim_trace_event(sim_ctx *ctx, const sim_event *ev)
 {
     char *line = line_at(ctx);
-    if (ctx->stamp_us != ctx->now_us) restamp(ctx);
-    memcpy(line, ctx->stamp, sizeof ctx->stamp); /* all of it: the line has room */
-    size_t len = ctx->stamp_len;
+    size_t len = put_stamp(ctx, line);
     memcpy(line + len, " ev ", 4);
     len += 4;
     len += put_str(line + len, ev->label, LINE_MAX_BYTES - len - 1);

@@ -59,16 +59,6 @@ static int is_wait(const msg *m)
     return m->argc == 3 && m->lens[0] == 4 && strncasecmp(m->argv[0], "wait", 4) == 0;
 }
 
-/* A WAIT argument the fake accepted: an integer in Redis' strict form
- * (optional '-', digits, in range), read as strtoll would read it. */
-static long long wait_arg(const char *s, size_t len)
-{
-    int neg = len > 0 && s[0] == '-';
-    unsigned long long v = 0;
-    for (size_t i = (size_t)neg; i < len; i++) v = v * 10 + (unsigned)(s[i] - '0');
-    return neg ? (long long)(0 - v) : (long long)v;
-}
-
 /* A master's WAIT: the fake checks its arguments as Redis does (and
  * answers errors); the world counts the replicas. */
 static void run_wait(world *w, world_conn *c, const msg *m)
@@ -80,7 +70,10 @@ static void run_wait(world *w, world_conn *c, const msg *m)
         return;
     }
     sim_reply_free(r);
-    repl_wait(w, c, m->req_id, wait_arg(m->argv[1], m->lens[1]), wait_arg(m->argv[2], m->lens[2]));
+    long long want = 0, ms = 0; /* the fake accepted both: strict integers */
+    int ok = fake_str2ll(m->argv[1], m->lens[1], &want) && fake_str2ll(m->argv[2], m->lens[2], &ms);
+    sim_assert(ok);
+    repl_wait(w, c, m->req_id, want, ms);
 }
 
 /* ------------------------------------------------ blocked clients */
