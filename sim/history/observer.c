@@ -58,6 +58,15 @@ typedef struct reading {
     hist_store st; /* what the reader returned */
 } reading;
 
+/* The last hold count recorded for one sending thread's lock (the tag
+ * without its operation count: client, incarnation, thread, lock). */
+typedef struct last_count {
+    UT_hash_handle hh;
+    uint64_t key;
+    uint64_t tag;  /* the command's tag that recorded it */
+    int64_t value;
+} last_count;
+
 /* The last observation of one lock, to record changes only. */
 typedef struct seen {
     int observed;
@@ -78,6 +87,7 @@ struct hist_observer {
     qlist cur;               /* the queue being read */
     incarnation *ids, *tags; /* uthash */
     owner_tok *tokens;       /* uthash by token */
+    last_count *counts;      /* uthash by key */
     incarnation **all;       /* every one, to free */
     size_t n, cap;
     uint64_t names;          /* changes with every incarnation or token told */
@@ -327,6 +337,22 @@ static void observe_count(hist_observer *o, int group, uint64_t tag, const hist_
     sim_fmt_i64(lname + idlen + 1, thread);
     int64_t count = st->held && strcmp(st->owner, lname) == 0 ? st->count : 0;
     if (o->r.store_count) count = o->r.store_count(o->r.ud, group, lock, lname);
+    /* A command of the same operation that leaves the count as the last
+     * one recorded for this thread's lock found says nothing new (a
+     * contended acquire's retries): the first time the count changed
+     * and its last value per operation are what the checkers read. */
+    uint64_t key = tag >> 22;
+    last_count *lc;
+    HASH_FIND(hh, o->counts, &key, sizeof key, lc);
+    if (lc == NULL) {
+        lc = sim_xcalloc(1, sizeof *lc);
+        lc->key = key;
+        HASH_ADD(hh, o->counts, key, sizeof lc->key, lc);
+    } else if (lc->tag == tag && lc->value == count) {
+        return;
+    }
+    lc->tag = tag;
+    lc->value = count;
     hist_event e = {.t_us = sim_now(o->ctx), .kind = HIST_INFO, .op = HOP_STORE_COUNT, .client = client,
                     .inc = inc, .thread = thread, .lock = lock, .value = count, .seq = tag};
     hist_add(o->h, &e);
@@ -377,6 +403,11 @@ void hist_observer_free(hist_observer *o)
     HASH_CLEAR(by_id, o->ids);
     HASH_CLEAR(by_tag, o->tags);
     owner_tok *t, *tmp;
+    last_count *c, *ctmp;
+    HASH_ITER(hh, o->counts, c, ctmp) {
+        HASH_DEL(o->counts, c);
+        sim_xfree(c);
+    }
     HASH_ITER(hh, o->tokens, t, tmp) {
         HASH_DEL(o->tokens, t);
         sim_xfree(t);

@@ -7,7 +7,9 @@
  * own lease ([clients] lease), a nested section held after an inner
  * release ([clients] nested), the work that stops ([clients] stop), a
  * re-entered section held to its latest lease where the re-entry keeps
- * the lease. */
+ * the lease; the store's hold counts the observer records for a
+ * contended lock (one per change of an operation's count, each answered
+ * operation's count among them). */
 #include <stdio.h>
 #include <string.h>
 
@@ -388,6 +390,58 @@ START_TEST(switch_is_refused_without_sides)
 }
 END_TEST
 
+/* Six threads on one lock: their acquires are retried while it is held.
+ * The observer records a thread's store count when an operation's command
+ * changed it (or first ran), not again for a retry that left it as it
+ * was; every answered acquire and release finds its count recorded before
+ * its answer, equal to what its thread believes (the reentrancy checker
+ * reads exactly that). */
+START_TEST(store_counts_are_recorded_per_change)
+{
+    scenario s;
+    history h;
+    run_result r;
+    run_text("[scenario]\nduration = 3s\n[protocol]\nname = redisson.lock\nlease = -1\n[clients]\ncount = 3\n"
+             "threads = 2\nhold = 5ms..20ms\nthink = 1ms..5ms\nreentry = 0.25\n[expect]\nreentrancy = held\n",
+             &h, &r, &s);
+    ck_assert(r.expectations_met);
+    enum { MAXK = 64 };
+    struct { int key[4]; uint64_t seq; int64_t value; } last[MAXK];
+    size_t nlast = 0, counts = 0, answered = 0;
+    for (size_t k = 0; k < h.n; k++) {
+        const hist_event *e = &h.ev[k];
+        int key[4] = {e->client, e->inc, e->thread, e->lock};
+        if (e->op == HOP_STORE_COUNT) {
+            counts++;
+            size_t i = 0;
+            while (i < nlast && memcmp(last[i].key, key, sizeof key) != 0) i++;
+            if (i == nlast) {
+                ck_assert_uint_lt(nlast, MAXK);
+                memcpy(last[nlast++].key, key, sizeof key);
+            } else {
+                ck_assert_msg(last[i].seq != e->seq || last[i].value != e->value,
+                              "event %zu: c%d.t%d's count %lld recorded twice for one operation", k, e->client,
+                              e->thread, (long long)e->value);
+            }
+            last[i].seq = e->seq;
+            last[i].value = e->value;
+            continue;
+        }
+        if (e->kind != HIST_OK || (e->op != HOP_ACQUIRE && e->op != HOP_RELEASE) || e->seq == 0) continue;
+        answered++;
+        size_t i = 0;
+        while (i < nlast && memcmp(last[i].key, key, sizeof key) != 0) i++;
+        ck_assert_msg(i < nlast && last[i].seq == e->seq && last[i].value == e->value,
+                      "event %zu: c%d.t%d's answer (%lld) has no count of its own recorded before it", k, e->client,
+                      e->thread, (long long)e->value);
+    }
+    /* contended: more commands ran than counts changed */
+    ck_assert_uint_gt(answered, 100);
+    ck_assert_uint_lt(counts, (size_t)r.evals);
+    done(&h, &r, &s);
+}
+END_TEST
+
 Suite *workload_suite(void)
 {
     Suite *s = suite_create("workload");
@@ -404,6 +458,7 @@ Suite *workload_suite(void)
     tcase_add_test(t, swarm_settings_are_refused_without_their_protocol);
     tcase_add_test(t, stop_ends_the_work);
     tcase_add_test(t, reentry_that_keeps_the_lease_holds_to_the_latest);
+    tcase_add_test(t, store_counts_are_recorded_per_change);
     suite_add_tcase(s, t);
     return s;
 }
