@@ -13,7 +13,7 @@ void hist_init(history *h)
 
 void hist_free(history *h)
 {
-    sim_xfree(h->ev);
+    sim_xgrow_free(h->ev, h->cap * sizeof *h->ev);
     for (size_t i = 0; i < h->ntexts; i++) sim_xfree(h->texts[i]);
     sim_xfree(h->texts);
     memset(h, 0, sizeof *h);
@@ -77,8 +77,9 @@ int64_t hist_text(history *h, const char *text)
 void hist_add(history *h, const hist_event *e)
 {
     if (h->n == h->cap) {
-        h->cap = h->cap ? h->cap * 2 : 1024;
-        h->ev = sim_xrealloc(h->ev, h->cap * sizeof *h->ev);
+        size_t cap = h->cap ? h->cap * 2 : 1024;
+        h->ev = sim_xgrow(h->ev, h->cap * sizeof *h->ev, cap * sizeof *h->ev);
+        h->cap = cap;
     }
     h->ev[h->n++] = *e;
 }

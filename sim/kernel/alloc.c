@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sim/kernel/sim.h"
 
@@ -34,6 +35,57 @@ void *sim_xrealloc(void *p, size_t n)
     if (q == NULL) oom(n);
     return q;
 }
+
+#if SIM_FL_BYPASS
+void *sim_xgrow(void *p, size_t old_bytes, size_t new_bytes)
+{
+    sim_assert(new_bytes >= old_bytes);
+    return sim_xrealloc(p, new_bytes);
+}
+
+void sim_xgrow_free(void *p, size_t bytes)
+{
+    (void)bytes;
+    sim_xfree(p);
+}
+#else
+static void *map_fresh(size_t n)
+{
+    void *q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED) oom(n);
+    return q;
+}
+
+void *sim_xgrow(void *p, size_t old_bytes, size_t new_bytes)
+{
+    sim_assert(new_bytes >= old_bytes && (p != NULL || old_bytes == 0));
+    if (new_bytes < SIM_GROW_MAPPED) return sim_xrealloc(p, new_bytes);
+    void *q;
+    if (old_bytes >= SIM_GROW_MAPPED) {
+        q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED) oom(new_bytes);
+    } else {
+        q = map_fresh(new_bytes);
+        if (old_bytes) memcpy(q, p, old_bytes);
+        sim_xfree(p);
+    }
+#ifdef MADV_HUGEPAGE
+    (void)madvise(q, new_bytes, MADV_HUGEPAGE); /* a hint; refused is fine */
+#endif
+    return q;
+}
+
+void sim_xgrow_free(void *p, size_t bytes)
+{
+    if (p == NULL) return;
+    if (bytes < SIM_GROW_MAPPED) {
+        sim_xfree(p);
+        return;
+    }
+    int rc = munmap(p, bytes);
+    sim_assert(rc == 0);
+}
+#endif
 
 char *sim_xstrdup(const char *s)
 {

@@ -31,6 +31,15 @@ void *sim_xcalloc(size_t count, size_t size);
 void *sim_xrealloc(void *p, size_t n);
 char *sim_xstrdup(const char *s);
 char *sim_xmemdup(const void *p, size_t n); /* adds a NUL after n bytes */
+/* An array that only grows (a run's history: megabytes, appended to one
+ * element at a time): from old_bytes to new_bytes, its contents kept.
+ * Past SIM_GROW_MAPPED bytes it lives in its own mapping, moved by
+ * mremap (page tables, not bytes, are copied) and offered huge pages;
+ * below, and under AddressSanitizer, it is realloc'd. Freed with
+ * sim_xgrow_free and the size it last grew to. */
+#define SIM_GROW_MAPPED ((size_t)1 << 20)
+void *sim_xgrow(void *p, size_t old_bytes, size_t new_bytes);
+void sim_xgrow_free(void *p, size_t bytes);
 /* Inline: a run frees a million blocks, and NULL often (a message without
  * arguments, a reply without a string). */
 static inline void sim_xfree(void *p)

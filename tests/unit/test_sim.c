@@ -1,7 +1,7 @@
 /* test_sim.c — the kernel: event order and tie-breaking, timers, the run
  * loop, PRNG reproducibility and stream independence, the choice point,
- * the trace hash, node clocks (offset, jump, drift, inverse), and the
- * real-time waiter. */
+ * the trace hash, node clocks (offset, jump, drift, inverse), the
+ * real-time waiter, and arrays grown past the mapped size (sim_xgrow). */
 #include <stdio.h>
 #include <string.h>
 
@@ -377,6 +377,26 @@ START_TEST(real_time_waits_and_takes_input)
 }
 END_TEST
 
+/* An array grown one doubling at a time from nothing to 8 MB, across
+ * SIM_GROW_MAPPED (realloc'd below it, mapped and moved above), keeps
+ * every element written before each growth. */
+START_TEST(grown_arrays_keep_their_contents)
+{
+    uint64_t *v = NULL;
+    size_t cap = 0, n = 0;
+    while (cap * sizeof *v < ((size_t)8 << 20)) {
+        size_t grown = cap ? cap * 2 : 512;
+        v = sim_xgrow(v, cap * sizeof *v, grown * sizeof *v);
+        for (size_t i = 0; i < n; i++) ck_assert_uint_eq(v[i], i * UINT64_C(0x9e3779b97f4a7c15));
+        cap = grown;
+        for (; n < cap; n++) v[n] = n * UINT64_C(0x9e3779b97f4a7c15);
+    }
+    ck_assert_uint_gt(cap * sizeof *v, SIM_GROW_MAPPED);
+    sim_xgrow_free(v, cap * sizeof *v);
+    sim_xgrow_free(NULL, 0);
+}
+END_TEST
+
 Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -394,6 +414,7 @@ Suite *sim_suite(void)
     tcase_add_test(core, strjoin_cuts_as_snprintf);
     tcase_add_test(core, clocks_offset_jump_drift);
     tcase_add_test(core, real_time_waits_and_takes_input);
+    tcase_add_test(core, grown_arrays_keep_their_contents);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_loop_test(limits, rng_below_stays_in_range, 1, 12);
