@@ -337,8 +337,8 @@ static void observe_count(hist_observer *o, int group, uint64_t tag, const hist_
     sim_fmt_i64(lname + idlen + 1, thread);
     int64_t count = st->held && strcmp(st->owner, lname) == 0 ? st->count : 0;
     if (o->r.store_count) count = o->r.store_count(o->r.ud, group, lock, lname);
-    /* A command of the same operation that leaves the count as the last
-     * one recorded for this thread's lock found says nothing new (a
+    /* A command of the same operation that leaves the count where the
+     * last one recorded for this thread's lock put it says nothing new (a
      * contended acquire's retries): the first time the count changed
      * and its last value per operation are what the checkers read. */
     uint64_t key = tag >> 22;
