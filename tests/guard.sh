@@ -54,9 +54,9 @@ rc=$?
 grep -q "stopped: the event budget of 200000 events ran out at virtual .* raise it with --max-events" "$tmp/out" ||
     fail "the event budget's message: $(grep stopped "$tmp/out")"
 echo "ok   event budget: $(grep -o 'the event budget.*(seed 1)' "$tmp/out")"
-# A contended lock for ten virtual minutes: its history grows with every
-# operation (the 3,000 idle clients of big.scn stay near their start).
-printf '[scenario]\nname = grow\nduration = 10m\n[protocol]\nname = redisson.lock\nlease = -1\n[clients]\ncount = 10\nthreads = 2\nhold = 1ms..20ms\nthink = 5ms..50ms\nreentry = 0.25\n' > "$tmp/grow.scn"
+# The bench's contended lock for ten virtual minutes: its history grows
+# with every operation (big.scn's 3,000 waiters stay near their start).
+sed 's/^duration .*/duration = 10m/' scenarios/bench/contended-watchdog.scn > "$tmp/grow.scn"
 "$bin" run "$tmp/grow.scn" --max-memory 30M > "$tmp/out"
 rc=$?
 [ $rc = 1 ] || fail "a memory budget hit: exit $rc, want 1"
